@@ -1,0 +1,228 @@
+package io.reliableudp.transport;
+
+import io.reliableudp.link.LinkConditionerConfig;
+import io.reliableudp.message.MessageConfig;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Settings of a node. Immutable; build with {@link #builder()}. Every value is validated when built:
+ * a wrong one raises {@link IllegalArgumentException} naming the field. {@link #toString()} never
+ * shows the key.
+ *
+ * <p>Owned by the transport layer: fields may be added, none renamed without updating callers.
+ */
+public final class NodeConfig {
+
+    private final InetSocketAddress bindAddress;
+    private final MessageConfig message;
+    private final boolean acceptIncoming;
+    private final int maxConnections;
+    private final long protocolId;
+    private final double sendRateHz;
+    private final Duration keepAliveInterval;
+    private final Duration timeout;
+    private final Duration connectTimeout;
+    private final Duration sendQueueWait;
+    private final byte @Nullable [] preSharedKey;
+    private final ReceiveThreadMode receiveThreadMode;
+    private final int socketReceiveBufferSize;
+    private final int socketSendBufferSize;
+    private final @Nullable LinkConditionerConfig linkConditioner;
+
+    private NodeConfig(Builder b) {
+        if (b.bindAddress == null) {
+            throw new IllegalArgumentException("bindAddress must not be null");
+        }
+        if (b.maxConnections < 1 || b.maxConnections > 65_536) {
+            throw new IllegalArgumentException("maxConnections must be within 1..65536, was " + b.maxConnections);
+        }
+        if (!(b.sendRateHz >= 1 && b.sendRateHz <= 10_000)) {
+            throw new IllegalArgumentException("sendRateHz must be within 1..10000, was " + b.sendRateHz);
+        }
+        positive("keepAliveInterval", b.keepAliveInterval);
+        positive("timeout", b.timeout);
+        positive("connectTimeout", b.connectTimeout);
+        if (b.sendQueueWait == null || b.sendQueueWait.isNegative()) {
+            throw new IllegalArgumentException("sendQueueWait must be >= 0, was " + b.sendQueueWait);
+        }
+        if (b.timeout.compareTo(b.keepAliveInterval.multipliedBy(2)) < 0) {
+            throw new IllegalArgumentException("timeout (" + b.timeout + ") must be at least twice keepAliveInterval (" + b.keepAliveInterval + ")");
+        }
+        if (b.preSharedKey != null && b.preSharedKey.length != 32) {
+            throw new IllegalArgumentException("preSharedKey must be 32 bytes (256 bits), was " + b.preSharedKey.length + " bytes");
+        }
+        if (b.socketReceiveBufferSize < 0) {
+            throw new IllegalArgumentException("socketReceiveBufferSize must be >= 0 (0 = OS default), was " + b.socketReceiveBufferSize);
+        }
+        if (b.socketSendBufferSize < 0) {
+            throw new IllegalArgumentException("socketSendBufferSize must be >= 0 (0 = OS default), was " + b.socketSendBufferSize);
+        }
+        if (b.message == null || b.receiveThreadMode == null) {
+            throw new IllegalArgumentException("message and receiveThreadMode must not be null");
+        }
+        this.bindAddress = b.bindAddress;
+        this.message = b.message;
+        this.acceptIncoming = b.acceptIncoming;
+        this.maxConnections = b.maxConnections;
+        this.protocolId = b.protocolId;
+        this.sendRateHz = b.sendRateHz;
+        this.keepAliveInterval = b.keepAliveInterval;
+        this.timeout = b.timeout;
+        this.connectTimeout = b.connectTimeout;
+        this.sendQueueWait = b.sendQueueWait;
+        this.preSharedKey = b.preSharedKey == null ? null : b.preSharedKey.clone();
+        this.receiveThreadMode = b.receiveThreadMode;
+        this.socketReceiveBufferSize = b.socketReceiveBufferSize;
+        this.socketSendBufferSize = b.socketSendBufferSize;
+        this.linkConditioner = b.linkConditioner;
+    }
+
+    private static void positive(String name, @Nullable Duration d) {
+        if (d == null || d.isZero() || d.isNegative()) {
+            throw new IllegalArgumentException(name + " must be > 0, was " + d);
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.bindAddress = bindAddress;
+        b.message = message;
+        b.acceptIncoming = acceptIncoming;
+        b.maxConnections = maxConnections;
+        b.protocolId = protocolId;
+        b.sendRateHz = sendRateHz;
+        b.keepAliveInterval = keepAliveInterval;
+        b.timeout = timeout;
+        b.connectTimeout = connectTimeout;
+        b.sendQueueWait = sendQueueWait;
+        b.preSharedKey = preSharedKey == null ? null : preSharedKey.clone();
+        b.receiveThreadMode = receiveThreadMode;
+        b.socketReceiveBufferSize = socketReceiveBufferSize;
+        b.socketSendBufferSize = socketSendBufferSize;
+        b.linkConditioner = linkConditioner;
+        return b;
+    }
+
+    /** Local address to bind (port 0 = any free port). Default 0.0.0.0:0. */
+    public InetSocketAddress bindAddress() { return bindAddress; }
+
+    /** Message-layer settings used for every connection. */
+    public MessageConfig message() { return message; }
+
+    /** Whether this node accepts connections (server role). Default true. */
+    public boolean acceptIncoming() { return acceptIncoming; }
+
+    /** Most simultaneous connections (default 1024). */
+    public int maxConnections() { return maxConnections; }
+
+    /** 64-bit protocol id; both sides must agree (the application's own, to keep strangers out). */
+    public long protocolId() { return protocolId; }
+
+    /** Packets per second per connection while there is something to send (default 60). */
+    public double sendRateHz() { return sendRateHz; }
+
+    /** Keepalive interval when idle (default 100 ms). */
+    public Duration keepAliveInterval() { return keepAliveInterval; }
+
+    /** Silence after which a connection times out (default 5 s). */
+    public Duration timeout() { return timeout; }
+
+    /** How long a client handshake may take (default 5 s). */
+    public Duration connectTimeout() { return connectTimeout; }
+
+    /** How long a send waits for room in a full channel queue before failing with QUEUE_FULL (default 0). */
+    public Duration sendQueueWait() { return sendQueueWait; }
+
+    /** The 32-byte pre-shared key, or null for plain (unencrypted) mode. A copy. */
+    public byte @Nullable [] preSharedKey() { return preSharedKey == null ? null : preSharedKey.clone(); }
+
+    public boolean encrypted() { return preSharedKey != null; }
+
+    public ReceiveThreadMode receiveThreadMode() { return receiveThreadMode; }
+
+    /** SO_RCVBUF to ask for (0 = OS default; default 4 MiB). A warning is logged when the kernel gives less. */
+    public int socketReceiveBufferSize() { return socketReceiveBufferSize; }
+
+    /** SO_SNDBUF to ask for (0 = OS default; default 4 MiB). */
+    public int socketSendBufferSize() { return socketSendBufferSize; }
+
+    /** Link conditioner applied to outgoing datagrams, or null (default: none). */
+    public @Nullable LinkConditionerConfig linkConditioner() { return linkConditioner; }
+
+    @Override
+    public String toString() {
+        return "NodeConfig[bindAddress=" + bindAddress + ", acceptIncoming=" + acceptIncoming
+                + ", maxConnections=" + maxConnections + ", protocolId=0x" + Long.toHexString(protocolId)
+                + ", sendRateHz=" + sendRateHz + ", keepAliveInterval=" + keepAliveInterval
+                + ", timeout=" + timeout + ", connectTimeout=" + connectTimeout
+                + ", sendQueueWait=" + sendQueueWait
+                + ", preSharedKey=" + (preSharedKey == null ? "none" : "[redacted]")
+                + ", receiveThreadMode=" + receiveThreadMode
+                + ", socketReceiveBufferSize=" + socketReceiveBufferSize
+                + ", socketSendBufferSize=" + socketSendBufferSize
+                + ", linkConditioner=" + linkConditioner + "]";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o;
+    }
+
+    @Override
+    public int hashCode() {
+        return System.identityHashCode(this);
+    }
+
+    public static final class Builder {
+        private InetSocketAddress bindAddress = new InetSocketAddress(0);
+        private MessageConfig message = MessageConfig.defaults();
+        private boolean acceptIncoming = true;
+        private int maxConnections = 1024;
+        private long protocolId = 0x5255_4450_0001_0000L;
+        private double sendRateHz = 60;
+        private Duration keepAliveInterval = Duration.ofMillis(100);
+        private Duration timeout = Duration.ofSeconds(5);
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration sendQueueWait = Duration.ZERO;
+        private byte @Nullable [] preSharedKey;
+        private ReceiveThreadMode receiveThreadMode = ReceiveThreadMode.VIRTUAL;
+        private int socketReceiveBufferSize = 4 * 1024 * 1024;
+        private int socketSendBufferSize = 4 * 1024 * 1024;
+        private @Nullable LinkConditionerConfig linkConditioner;
+
+        private Builder() {
+        }
+
+        public Builder bindAddress(InetSocketAddress address) { this.bindAddress = address; return this; }
+        public Builder message(MessageConfig message) { this.message = message; return this; }
+        public Builder acceptIncoming(boolean accept) { this.acceptIncoming = accept; return this; }
+        public Builder maxConnections(int max) { this.maxConnections = max; return this; }
+        public Builder protocolId(long id) { this.protocolId = id; return this; }
+        public Builder sendRateHz(double hz) { this.sendRateHz = hz; return this; }
+        public Builder keepAliveInterval(Duration interval) { this.keepAliveInterval = interval; return this; }
+        public Builder timeout(Duration timeout) { this.timeout = timeout; return this; }
+        public Builder connectTimeout(Duration timeout) { this.connectTimeout = timeout; return this; }
+        public Builder sendQueueWait(Duration wait) { this.sendQueueWait = wait; return this; }
+        public Builder preSharedKey(byte @Nullable [] key) { this.preSharedKey = key == null ? null : key.clone(); return this; }
+        public Builder receiveThreadMode(ReceiveThreadMode mode) { this.receiveThreadMode = mode; return this; }
+        public Builder socketReceiveBufferSize(int bytes) { this.socketReceiveBufferSize = bytes; return this; }
+        public Builder socketSendBufferSize(int bytes) { this.socketSendBufferSize = bytes; return this; }
+        public Builder linkConditioner(@Nullable LinkConditionerConfig config) { this.linkConditioner = config; return this; }
+
+        public NodeConfig build() {
+            return new NodeConfig(this);
+        }
+
+        @Override
+        public String toString() {
+            return "NodeConfig.Builder[" + Arrays.toString(new Object[] {bindAddress, preSharedKey == null ? "no key" : "[redacted]"}) + "]";
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.reliableudp.transport;
+
+import java.util.Map;
+
+/**
+ * A snapshot of a node's own statistics (all counts monotonic since start).
+ *
+ * @param datagramsSent datagrams written to the socket
+ * @param datagramsReceived datagrams read from the socket
+ * @param bytesSent bytes written to the socket
+ * @param bytesReceived bytes read from the socket
+ * @param datagramsDropped datagrams dropped, by reason (e.g. "malformed", "unknown_sender", "replayed", "decrypt_failed", "wrong_protocol", "too_large", "rate_limited")
+ * @param handshakeFailures failed handshakes, by reason
+ * @param connections connections right now (connecting or connected)
+ * @param connectionsOpened connections that completed a handshake
+ * @param listenerErrors exceptions thrown by listeners
+ */
+public record NodeStats(
+        long datagramsSent,
+        long datagramsReceived,
+        long bytesSent,
+        long bytesReceived,
+        Map<String, Long> datagramsDropped,
+        Map<String, Long> handshakeFailures,
+        int connections,
+        long connectionsOpened,
+        long listenerErrors) {
+}

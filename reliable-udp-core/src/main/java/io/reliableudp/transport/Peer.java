@@ -1,0 +1,40 @@
+package io.reliableudp.transport;
+
+import io.reliableudp.connection.DisconnectReason;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One remote endpoint connected to a node. Thread-safe: any thread may send.
+ */
+public interface Peer {
+
+    /** The peer's address (the source address of its datagrams). */
+    InetSocketAddress address();
+
+    PeerState state();
+
+    /** Why the connection ended, or null while it has not. */
+    @Nullable DisconnectReason disconnectReason();
+
+    /**
+     * Sends a message on a channel, in that channel's delivery mode. The payload array is taken over:
+     * do not modify it afterwards.
+     *
+     * @return a future completed when the peer acknowledged the message (reliable channels) or when it
+     *     was written to a datagram (unreliable channels); completed exceptionally with a
+     *     {@link io.reliableudp.message.DeliveryException} naming the reason otherwise. Never null;
+     *     a send that cannot be accepted fails the future at once rather than throwing.
+     */
+    CompletableFuture<Delivery> send(int channel, byte[] payload);
+
+    /** Sends queued messages now instead of waiting for the next send tick. */
+    void flush();
+
+    /** Disconnects the peer: redundant disconnect packets, pending sends fail with CLOSED. */
+    void disconnect();
+
+    /** A snapshot of the statistics of this connection. */
+    PeerStats stats();
+}
