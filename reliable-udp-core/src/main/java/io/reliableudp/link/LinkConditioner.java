@@ -17,11 +17,11 @@ import java.util.SplittableRandom;
  */
 public final class LinkConditioner {
 
-    private final LinkConditionerConfig config;
     private final SplittableRandom random;
-    private final double latency;
-    private final double jitter;
-    private final double reorderDelay;
+    private LinkConditionerConfig config;
+    private double latency;
+    private double jitter;
+    private double reorderDelay;
 
     private byte[][] slotData = new byte[16][];
     private int[] slotLength = new int[16];
@@ -48,16 +48,25 @@ public final class LinkConditioner {
 
     /** Creates a conditioner with the given settings (its seed fixes every random choice). */
     public LinkConditioner(LinkConditionerConfig config) {
-        this.config = Objects.requireNonNull(config, "config");
         this.random = new SplittableRandom(config.seed());
+        reconfigure(config);
+    }
+
+    /** The current settings. */
+    public LinkConditionerConfig config() {
+        return config;
+    }
+
+    /**
+     * Changes the link's conditions from now on (datagrams already in flight keep their fate; the
+     * random sequence continues; the seed of {@code config} is ignored). For tests and demos that
+     * vary the network over time.
+     */
+    public void reconfigure(LinkConditionerConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
         this.latency = config.latencyMillis() / 1000.0;
         this.jitter = config.jitterMillis() / 1000.0;
         this.reorderDelay = config.reorderDelayMillis() / 1000.0;
-    }
-
-    /** The settings. */
-    public LinkConditionerConfig config() {
-        return config;
     }
 
     /**
