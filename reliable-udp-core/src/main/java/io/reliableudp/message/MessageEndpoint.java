@@ -1,5 +1,6 @@
 package io.reliableudp.message;
 
+import io.reliableudp.packet.ReliableEndpoint;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -50,7 +51,7 @@ public final class MessageEndpoint {
     private static final byte[] EMPTY = new byte[0];
 
     /** The packet layer used by the public constructor. */
-    static PacketLink.Factory defaultLinkFactory = MessageEndpoint::noPacketLayer;
+    static final PacketLink.Factory DEFAULT_LINK_FACTORY = ReliablePacketLink::new;
 
     private final MessageConfig config;
     private final DatagramSender sender;
@@ -112,7 +113,7 @@ public final class MessageEndpoint {
      * @param listener where delivered messages go
      */
     public MessageEndpoint(MessageConfig config, double time, DatagramSender sender, MessageListener listener) {
-        this(config, time, sender, listener, defaultLinkFactory);
+        this(config, time, sender, listener, DEFAULT_LINK_FACTORY);
     }
 
     MessageEndpoint(MessageConfig config, double time, DatagramSender sender, MessageListener listener,
@@ -150,16 +151,25 @@ public final class MessageEndpoint {
                 new Hooks());
     }
 
-    private static PacketLink noPacketLayer(double time, PacketLink.Sizing sizing, PacketLink.Hooks hooks) {
-        throw new IllegalStateException("the packet layer (io.reliableudp.packet.ReliableEndpoint) is not available");
-    }
-
     // ------------------------------------------------------------------------------------------
     // Public API
 
     /** The settings of this endpoint. */
     public MessageConfig config() {
         return config;
+    }
+
+    /**
+     * The packet-layer endpoint below this one, for its statistics and counters (RTT, jitter, loss,
+     * bandwidth). Do not send or receive through it directly.
+     *
+     * @throws IllegalStateException when this endpoint was built over another packet layer (tests only)
+     */
+    public ReliableEndpoint reliableEndpoint() {
+        if (link instanceof ReliablePacketLink r) {
+            return r.endpoint;
+        }
+        throw new IllegalStateException("not built over a ReliableEndpoint");
     }
 
     /** Number of channels. */

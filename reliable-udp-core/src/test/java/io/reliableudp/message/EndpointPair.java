@@ -12,7 +12,7 @@ import java.util.List;
 final class EndpointPair {
 
     /** The packet layer used by the tests. */
-    static PacketLink.Factory linkFactory = FakePacketLink::new;
+    static PacketLink.Factory linkFactory = MessageEndpoint.DEFAULT_LINK_FACTORY;
 
     record Received(int channel, int id, byte[] data) {
     }

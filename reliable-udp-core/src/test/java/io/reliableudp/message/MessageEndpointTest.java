@@ -171,7 +171,8 @@ class MessageEndpointTest {
         len = Frames.writeMsg(p, len, 0, 3, payload(3, 3), 0, 3);
         len = Frames.writeMsg(p, len, 0, 5, payload(5, 3), 0, 3);
         len = Frames.writeMsg(p, len, 0, 6, payload(6, 3), 0, 3);
-        pair.b.receive(packet(0, p, len), 0, 8 + len);
+        byte[] d = new RawPeer().packet(p, len);
+        pair.b.receive(d, 0, d.length);
         assertThat(pair.receivedByB).extracting(EndpointPair.Received::id).containsExactly(5, 6);
         assertThat(pair.b.channelStats(0).messagesDropped()).isEqualTo(1);
         assertThat(pair.b.channelStats(0).duplicatesDropped()).isEqualTo(1);
@@ -237,16 +238,18 @@ class MessageEndpointTest {
             {(byte) 0x80, 0, 0, 10, 4, 3, 1, 2},   // slice index 3 of 3 slices
             {(byte) 0x80, 0, 0, 0, 4, 0},          // total 0
         };
-        int seq = 0;
+        RawPeer raw = new RawPeer();
         for (byte[] b : bad) {
-            pair.b.receive(packet(seq++, b, b.length), 0, 8 + b.length);
+            byte[] d = raw.packet(b, b.length);
+            pair.b.receive(d, 0, d.length);
         }
         assertThat(pair.b.malformedPackets()).isEqualTo(bad.length);
         assertThat(pair.receivedByB).isEmpty();
         // a message id far beyond the receive window: rejected (not acked), not malformed
         byte[] p = new byte[16];
         int len = Frames.writeMsg(p, 0, 0, 10_000, payload(1, 2), 0, 2);
-        pair.b.receive(packet(seq++, p, len), 0, 8 + len);
+        byte[] d = raw.packet(p, len);
+        pair.b.receive(d, 0, d.length);
         assertThat(pair.b.rejectedPackets()).isEqualTo(1);
         assertThat(pair.receivedByB).isEmpty();
         // the endpoint still works
@@ -274,18 +277,7 @@ class MessageEndpointTest {
         for (int i = 0; i < 200; i++) {
             probe.update(i / 60.0);
         }
-        // the fake packet layer adds an 8-byte header; the real one at most 9
-        assertThat(largest[0]).isLessThanOrEqualTo(1200 - 40 - 1).isGreaterThan(1000);
-    }
-
-    /** A datagram in the fake packet layer's format: header with no acks, then the payload. */
-    static byte[] packet(int seq, byte[] payload, int length) {
-        byte[] d = new byte[8 + length];
-        d[0] = (byte) seq;
-        d[1] = (byte) (seq >>> 8);
-        d[2] = (byte) 0xFF;
-        d[3] = (byte) 0xFF;
-        System.arraycopy(payload, 0, d, 8, length);
-        return d;
+        // the packet layer adds at most 9 header bytes
+        assertThat(largest[0]).isLessThanOrEqualTo(1200 - 40).isGreaterThan(1000);
     }
 }
