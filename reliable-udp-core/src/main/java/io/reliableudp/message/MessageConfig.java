@@ -172,7 +172,10 @@ public final class MessageConfig {
      */
     public int receiveWindow() { return receiveWindow; }
 
-    /** Most packets one {@code update} or {@code flush} may send in the good mode (default 64). */
+    /**
+     * Most packets one {@code update} or {@code flush} may send in the good mode (default 32: a burst
+     * then stays within the 33 packets one ack header covers, even when the burst arrives reordered).
+     */
     public int maxPacketsPerUpdate() { return maxPacketsPerUpdate; }
 
     /** Smoothed RTT at or above which the connection is congested (default 250 ms). */
@@ -207,7 +210,7 @@ public final class MessageConfig {
         private boolean congestionAvoidance = true;
         private double sendRateHz = 60;
         private int receiveWindow = 4096;
-        private int maxPacketsPerUpdate = 64;
+        private int maxPacketsPerUpdate = 32;
         private double congestionRttThresholdMillis = 250;
         private double congestionLossThresholdPercent = 10;
 
