@@ -442,6 +442,16 @@ public final class MessageEndpoint {
         return listenerErrors;
     }
 
+    /** Total size of the sliced messages started and not yet fully acknowledged (capped by maxBytesInFlight). */
+    public long largeBytesInFlight() {
+        return largeBytesStarted;
+    }
+
+    /** Bytes held by this side's reassembly buffers of sliced messages being received. */
+    public long reassemblyBytes() {
+        return reassemblyBytes;
+    }
+
     /** Bytes of message frames one packet can carry. */
     public int packetPayloadBudget() {
         return payloadBudget;
