@@ -260,25 +260,25 @@ class MessageEndpointTest {
 
     @Test
     void packetsNeverExceedTheDatagramBudget() {
-        MessageConfig config = EndpointPair.config(RELIABLE_ORDERED, RELIABLE_UNORDERED).toBuilder()
+        MessageConfig config = EndpointPair.config(RELIABLE_ORDERED, RELIABLE_UNORDERED, UNRELIABLE).toBuilder()
                 .lowerLayerOverhead(40).build();
         int[] largest = {0};
-        EndpointPair pair = new EndpointPair(config);
+        int[] count = {0};
+        MessageEndpoint probe = new MessageEndpoint(config, 0, (d, o, l) -> {
+            largest[0] = Math.max(largest[0], l);
+            count[0]++;
+        }, (c, id, d, o, l) -> { });
         for (int i = 0; i < 500; i++) {
-            pair.a.offer(i % 2, payload(i, i * 13 % 1500 + 1));
-        }
-        pair.a.offer(0, payload(7, 50_000));
-        MessageEndpoint probe = new MessageEndpoint(config, 0, (d, o, l) -> largest[0] = Math.max(largest[0], l),
-                (c, id, d, o, l) -> { }, EndpointPair.linkFactory);
-        for (int i = 0; i < 500; i++) {
-            probe.offer(i % 2, payload(i, i * 13 % 1500 + 1));
+            probe.offer(i % 3, payload(i, i * 13 % 1500 + 1));
         }
         probe.offer(0, payload(7, 50_000));
+        probe.offer(2, payload(8, probe.maxUnreliableMessageSize()));
         for (int i = 0; i < 200; i++) {
             probe.update(i / 60.0);
         }
-        // the packet layer adds at most 9 header bytes
-        assertThat(largest[0]).isLessThanOrEqualTo(1200 - 40).isGreaterThan(1000);
+        assertThat(count[0]).isGreaterThan(100);
+        assertThat(largest[0]).isLessThanOrEqualTo(1200 - 40).isGreaterThan(1100);
+        assertThat(probe.packetsNotSent()).isZero();
     }
 
     @Test
