@@ -30,6 +30,8 @@ final class PacketLog {
     private long head;
     private int current = -1;
     private long ordinal;
+    /** Start of the oldest live packet's entries: the log must keep everything from here. */
+    private long floor;
     private final long[] ordinalStart;
 
     private double srttSeconds = -1;
@@ -87,11 +89,11 @@ final class PacketLog {
         start[slot] = head;
         count[slot] = 0;
         ordinalStart[(int) (ordinal & mask)] = head;
+        floor = oldestLiveStart();
     }
 
     void add(long e) {
         int slot = current;
-        long floor = oldestLiveStart();
         if (head - floor >= entries.length) {
             grow(floor);
         }
