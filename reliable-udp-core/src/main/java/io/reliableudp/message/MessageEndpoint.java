@@ -36,6 +36,8 @@ public final class MessageEndpoint {
 
     /** After this many received data packets without sending one, an ack-only packet goes out at once. */
     static final int ACK_EVERY_PACKETS = 16;
+    /** Idle send ticks that still repeat an ack-only packet after the last data packet arrived. */
+    static final int REDUNDANT_ACKS = 2;
     /** Largest packet header of the packet layer. */
     static final int PACKET_HEADER_MAX = 9;
     /** Fragment header of the packet layer. */
@@ -87,6 +89,7 @@ public final class MessageEndpoint {
     private boolean flushRequested;
     private boolean composing;
     private int dataPacketsSinceSend;
+    private int redundantAcksLeft;
     private int bigUnreliableQueued;
     private long largeBytesStarted;
     private long reassemblyBytes;
@@ -554,7 +557,10 @@ public final class MessageEndpoint {
             while (sent < limit && composeAndSend()) {
                 sent++;
             }
-            if (sent == 0 && ackIfIdle && dataPacketsSinceSend > 0) {
+            if (sent == 0 && ackIfIdle && (dataPacketsSinceSend > 0 || redundantAcksLeft > 0)) {
+                if (dataPacketsSinceSend == 0) {
+                    redundantAcksLeft--;
+                }
                 sendAckOnly();
             }
         } finally {
@@ -916,6 +922,7 @@ public final class MessageEndpoint {
         }
         apply(data, offset, length);
         dataPacketsSinceSend++;
+        redundantAcksLeft = REDUNDANT_ACKS;
         return true;
     }
 
