@@ -913,10 +913,12 @@ public final class MessageEndpoint {
         if (verdict != 0) {
             if (verdict < 0) {
                 malformedPackets++;
-                LOG.log(System.Logger.Level.DEBUG, () -> "malformed packet " + sequence + " rejected: " + reader.error);
             } else {
                 rejectedPackets++;
-                LOG.log(System.Logger.Level.DEBUG, () -> "packet " + sequence + " rejected: " + reader.error);
+            }
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, (verdict < 0 ? "malformed packet " : "packet ") + sequence
+                        + " rejected: " + reader.error);
             }
             return false;
         }
@@ -936,29 +938,29 @@ public final class MessageEndpoint {
         int result;
         while ((result = r.next()) == Frames.Reader.FRAME) {
             if (r.channel >= channelCount) {
-                r.error = "unknown channel " + r.channel;
+                r.error = "unknown channel";
                 return -1;
             }
             ReceiveChannel rc = receiveChannels[r.channel];
             if (r.type == Frames.TYPE_SLICE) {
                 if (!rc.reliable) {
-                    r.error = "slice on unreliable channel " + r.channel;
+                    r.error = "slice on an unreliable channel";
                     return -1;
                 }
                 if (r.total > config.maxMessageSize()) {
-                    r.error = "sliced message of " + r.total + " bytes exceeds maxMessageSize";
+                    r.error = "sliced message larger than maxMessageSize";
                     return -1;
                 }
                 int ahead = rc.ahead(r.id);
                 if (ahead >= window && ahead < 32768) {
-                    r.error = "message id beyond the receive window on channel " + r.channel;
+                    r.error = "message id beyond the receive window";
                     return 1;
                 }
                 if (ahead < window && !rc.bit(r.id)) {
                     Reassembly existing = rc.findReassembly(r.id);
                     if (existing != null) {
                         if (existing.total != r.total || existing.sliceSize != r.sliceSize) {
-                            r.error = "slice geometry differs from earlier slices of message " + r.id;
+                            r.error = "slice geometry differs from earlier slices";
                             return -1;
                         }
                     } else if (r.channel != lastNewChannel || r.id != lastNewId) {
@@ -969,13 +971,13 @@ public final class MessageEndpoint {
                 }
             } else {
                 if (r.dataLength > config.maxMessageSize()) {
-                    r.error = "message of " + r.dataLength + " bytes exceeds maxMessageSize";
+                    r.error = "message larger than maxMessageSize";
                     return -1;
                 }
                 if (rc.reliable) {
                     int ahead = rc.ahead(r.id);
                     if (ahead >= window && ahead < 32768) {
-                        r.error = "message id beyond the receive window on channel " + r.channel;
+                        r.error = "message id beyond the receive window";
                         return 1;
                     }
                 }
@@ -985,7 +987,7 @@ public final class MessageEndpoint {
             return -1;
         }
         if (newReassembly > 0 && reassemblyBytes + newReassembly > reassemblyLimit) {
-            r.error = "reassembly buffers would exceed " + reassemblyLimit + " bytes";
+            r.error = "reassembly buffers would exceed maxBytesInFlight + maxMessageSize";
             return 1;
         }
         return 0;
