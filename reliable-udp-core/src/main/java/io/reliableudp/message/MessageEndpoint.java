@@ -46,6 +46,8 @@ public final class MessageEndpoint {
     static final int MAX_UNRELIABLE_FRAGMENTS = 16;
     /** Packets remembered for acks (ring of the packet log and the packet layer's sent buffer). */
     static final int SENT_PACKETS = 1024;
+    /** Bytes in flight always allowed, in full packets (the window before any bandwidth sample). */
+    static final int INITIAL_WINDOW_PACKETS = 16;
     /** Resend interval base before the first RTT sample. */
     static final double INITIAL_RTT_SECONDS = 0.1;
 
@@ -69,6 +71,8 @@ public final class MessageEndpoint {
     private final int maxUnreliableSize;
     private final boolean everyPacket;
     private final long reassemblyLimit;
+    private final boolean bandwidthEstimation;
+    private final long inflightFloor;
     private final byte[] packetBuffer;
     private final Frames.Reader reader = new Frames.Reader();
     private byte[] bigBuffer = EMPTY;
@@ -145,6 +149,8 @@ public final class MessageEndpoint {
                 MAX_UNRELIABLE_FRAGMENTS * fragmentSize - Frames.msgFrameSize(0) - 4);
         this.everyPacket = config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET;
         this.reassemblyLimit = config.maxBytesInFlight() + (long) config.maxMessageSize();
+        this.bandwidthEstimation = config.congestionAvoidance() && config.bandwidthEstimation();
+        this.inflightFloor = (long) INITIAL_WINDOW_PACKETS * payloadBudget;
         this.packetBuffer = new byte[payloadBudget];
         this.log = new PacketLog(SENT_PACKETS);
         this.congestion = new CongestionController(config.congestionAvoidance(), config.sendRateHz(),
@@ -451,6 +457,21 @@ public final class MessageEndpoint {
         return listenerErrors;
     }
 
+    /** Payload bytes of data packets sent and neither acknowledged nor counted lost. */
+    public long bytesInFlight() {
+        return log.bytesInFlight();
+    }
+
+    /** The delivery-rate estimate (bytes per second; max over the last 1-2 s), 0 before any sample. */
+    public double bandwidthEstimateBytesPerSecond() {
+        return log.bandwidthEstimate();
+    }
+
+    /** The current cap on {@link #bytesInFlight()}, or -1 when bandwidth estimation is off. */
+    public long inflightLimitBytes() {
+        return bandwidthEstimation ? inflightLimit() : -1;
+    }
+
     /** Total size of the sliced messages started and not yet fully acknowledged (capped by maxBytesInFlight). */
     public long largeBytesInFlight() {
         return largeBytesStarted;
@@ -554,7 +575,7 @@ public final class MessageEndpoint {
             resendInterval = computeResendInterval();
             int limit = congestion.congested() ? 1 : config.maxPacketsPerUpdate();
             int sent = 0;
-            while (sent < limit && composeAndSend()) {
+            while (sent < limit && !inflightCapped() && composeAndSend()) {
                 sent++;
             }
             if (sent == 0 && ackIfIdle && (dataPacketsSinceSend > 0 || redundantAcksLeft > 0)) {
@@ -568,6 +589,14 @@ public final class MessageEndpoint {
         }
     }
 
+    private boolean inflightCapped() {
+        return bandwidthEstimation && log.bytesInFlight() >= inflightLimit();
+    }
+
+    private long inflightLimit() {
+        return log.inflightLimit(1.0 / config.sendRateHz(), inflightFloor);
+    }
+
     private void sendAckOnly() {
         int seq = link.nextPacketSequence();
         log.begin(seq, time);
@@ -577,7 +606,7 @@ public final class MessageEndpoint {
             packetsNotSent++;
             return;
         }
-        log.commit(false);
+        log.commit(false, 0);
         ackOnlyPacketsSent++;
         dataPacketsSinceSend = 0;
     }
@@ -621,7 +650,7 @@ public final class MessageEndpoint {
             log.abort();
             packetsNotSent++;
         } else {
-            log.commit(true);
+            log.commit(true, pos);
             packetsSent++;
             dataPacketsSinceSend = 0;
         }
@@ -808,7 +837,7 @@ public final class MessageEndpoint {
                 log.abort();
                 packetsNotSent++;
             } else {
-                log.commit(true);
+                log.commit(true, len);
                 packetsSent++;
                 dataPacketsSinceSend = 0;
             }

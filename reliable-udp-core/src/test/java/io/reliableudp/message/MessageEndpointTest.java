@@ -260,8 +260,9 @@ class MessageEndpointTest {
 
     @Test
     void packetsNeverExceedTheDatagramBudget() {
+        // no peer, so no acks: without the bytes-in-flight cap, to see many packets
         MessageConfig config = EndpointPair.config(RELIABLE_ORDERED, RELIABLE_UNORDERED, UNRELIABLE).toBuilder()
-                .lowerLayerOverhead(40).build();
+                .lowerLayerOverhead(40).bandwidthEstimation(false).build();
         int[] largest = {0};
         int[] count = {0};
         MessageEndpoint probe = new MessageEndpoint(config, 0, (d, o, l) -> {
@@ -321,7 +322,9 @@ class MessageEndpointTest {
 
     @Test
     void severalLargeMessagesInFlightWithinTheByteCap() {
-        MessageConfig config = EndpointPair.config(RELIABLE_UNORDERED).toBuilder().maxBytesInFlight(100_000).build();
+        // the black hole never acks: without the bytes-in-flight cap of congestion control, to isolate maxBytesInFlight
+        MessageConfig config = EndpointPair.config(RELIABLE_UNORDERED).toBuilder().maxBytesInFlight(100_000)
+                .bandwidthEstimation(false).build();
         LinkConditionerConfig blackHole = new LinkConditionerConfig(0, 0, 1.0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 7);
         EndpointPair pair = new EndpointPair(config, blackHole, LinkConditionerConfig.PERFECT);
         List<SendHandle> handles = new ArrayList<>();
