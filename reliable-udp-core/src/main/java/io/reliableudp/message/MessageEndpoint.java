@@ -186,7 +186,11 @@ public final class MessageEndpoint {
         return channelCount;
     }
 
-    /** Sets (or clears, with null) the listener told of acknowledged messages and ack receipts. */
+    /**
+     * Sets (or clears, with null) the listener told of acknowledged messages and ack receipts.
+     *
+     * @param ackListener the listener, or null
+     */
     public void setAckListener(@Nullable MessageAckListener ackListener) {
         this.ackListener = ackListener;
     }
@@ -194,6 +198,8 @@ public final class MessageEndpoint {
     /**
      * Queues a message. The payload array is taken over: do not modify it afterwards.
      *
+     * @param channel channel index
+     * @param payload the message (0 bytes allowed)
      * @return the handle; its future already failed when the message was not accepted (see class doc)
      * @throws IllegalArgumentException when the channel does not exist
      */
@@ -215,6 +221,8 @@ public final class MessageEndpoint {
      * Queues a message without a future (no allocation): the result is told only through the
      * {@link MessageAckListener} and the statistics. The payload array is taken over.
      *
+     * @param channel channel index
+     * @param payload the message (0 bytes allowed)
      * @return the message id (0..65535), or {@link #OFFER_QUEUE_FULL}, {@link #OFFER_TOO_LARGE} or
      *     {@link #OFFER_CLOSED}
      * @throws IllegalArgumentException when the channel does not exist
@@ -236,6 +244,10 @@ public final class MessageEndpoint {
     /**
      * Feeds one datagram received from the peer (packet header and frames). Never throws for any
      * content: a malformed packet is rejected (not acknowledged) and counted.
+     *
+     * @param data buffer holding the datagram (only read during the call)
+     * @param offset first byte
+     * @param length number of bytes
      */
     public void receive(byte[] data, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, data.length);
@@ -271,6 +283,8 @@ public final class MessageEndpoint {
      * (or an ack-only packet when there is nothing to send but received data to acknowledge).
      * Called from a listener during {@link #receive}, it only records the time; the send runs when
      * {@code receive} returns.
+     *
+     * @param time current time in seconds (a time before the last one given is taken as the last one)
      */
     public void update(double time) {
         if (closed) {
@@ -295,7 +309,11 @@ public final class MessageEndpoint {
         }
     }
 
-    /** Sends the queued messages now instead of at the next tick (within the congestion limits). */
+    /**
+     * Sends the queued messages now instead of at the next tick (within the congestion limits).
+     *
+     * @param time current time in seconds
+     */
     public void flush(double time) {
         if (closed) {
             return;
@@ -330,6 +348,8 @@ public final class MessageEndpoint {
     /**
      * Closes the endpoint: every pending message's future fails with a {@link DeliveryException}
      * naming {@code reason}, later sends fail at once with it, and nothing more is sent or delivered.
+     *
+     * @param reason what the futures of pending messages fail with
      */
     public void close(DeliveryFailure reason) {
         Objects.requireNonNull(reason, "reason");
@@ -363,7 +383,13 @@ public final class MessageEndpoint {
         return closed;
     }
 
-    /** A snapshot of one channel's counters. */
+    /**
+     * A snapshot of one channel's counters.
+     *
+     * @param channel channel index
+     * @return the counters
+     * @throws IllegalArgumentException when the channel does not exist
+     */
     public MessageChannelStats channelStats(int channel) {
         SendChannel s = channel(channel);
         ReceiveChannel r = receiveChannels[channel];
