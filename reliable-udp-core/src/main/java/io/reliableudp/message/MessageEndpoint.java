@@ -71,6 +71,7 @@ public final class MessageEndpoint {
     private final int maxUnreliableSize;
     private final boolean everyPacket;
     private final long reassemblyLimit;
+    private final int sliceSize;
     private final boolean bandwidthEstimation;
     private final long inflightFloor;
     private final byte[] packetBuffer;
@@ -149,6 +150,7 @@ public final class MessageEndpoint {
                 MAX_UNRELIABLE_FRAGMENTS * fragmentSize - Frames.msgFrameSize(0) - 4);
         this.everyPacket = config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET;
         this.reassemblyLimit = config.maxBytesInFlight() + (long) config.maxMessageSize();
+        this.sliceSize = config.effectiveSliceSize();
         this.bandwidthEstimation = config.congestionAvoidance() && config.bandwidthEstimation();
         this.inflightFloor = (long) INITIAL_WINDOW_PACKETS * payloadBudget;
         this.packetBuffer = new byte[payloadBudget];
@@ -564,7 +566,7 @@ public final class MessageEndpoint {
         ch.lastTick[i] = tick - 1;
         if (ch.reliable) {
             ch.large[i] = Frames.msgFrameSize(payload.length) > payloadBudget
-                    ? new LargeSend(payload.length, config.sliceSize()) : null;
+                    ? new LargeSend(payload.length, sliceSize) : null;
         } else if (Frames.msgFrameSize(payload.length) > payloadBudget) {
             ch.bigUnreliable++;
             bigUnreliableQueued++;
