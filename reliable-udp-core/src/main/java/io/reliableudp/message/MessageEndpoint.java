@@ -301,12 +301,11 @@ public final class MessageEndpoint {
         log.updateLoss(time, link.nextPacketSequence());
         double srtt = log.srttSeconds();
         congestion.update(time, srtt < 0 ? 0 : srtt * 1000, log.loss() * 100);
-        if (time >= nextSendTime) {
-            double interval = 1.0 / congestion.sendRateHz();
-            nextSendTime += interval;
-            if (nextSendTime <= time) {
-                nextSendTime = time + interval;
-            }
+        // A tick is due within half an interval of its time, so a caller ticking at the send rate
+        // itself, with some scheduling jitter, sends on every call; the schedule keeps the average rate.
+        double interval = 1.0 / congestion.sendRateHz();
+        if (time >= nextSendTime - 0.5 * interval) {
+            nextSendTime = Math.max(nextSendTime + interval, time + 0.5 * interval);
             sendRound(true);
         }
     }
