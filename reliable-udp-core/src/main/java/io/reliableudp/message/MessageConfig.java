@@ -25,6 +25,12 @@ public final class MessageConfig {
     private final int sliceSize;
     private final long maxBytesInFlight;
     private final boolean congestionAvoidance;
+    private final double sendRateHz;
+    private final int receiveWindow;
+    private final int maxPacketsPerUpdate;
+    private final double congestionRttThresholdMillis;
+    private final double congestionLossThresholdPercent;
+    private final boolean bandwidthEstimation;
 
     private MessageConfig(Builder b) {
         if (b.channels.isEmpty() || b.channels.size() > MAX_CHANNELS) {
@@ -54,6 +60,34 @@ public final class MessageConfig {
         if (b.maxBytesInFlight < b.sliceSize) {
             throw new IllegalArgumentException("maxBytesInFlight must be >= sliceSize, was " + b.maxBytesInFlight);
         }
+        if (!(b.sendRateHz >= 1 && b.sendRateHz <= 10_000)) {
+            throw new IllegalArgumentException("sendRateHz must be within 1..10000, was " + b.sendRateHz);
+        }
+        if (b.receiveWindow < 64 || b.receiveWindow > 16_384 || Integer.bitCount(b.receiveWindow) != 1) {
+            throw new IllegalArgumentException("receiveWindow must be a power of two within 64..16384, was " + b.receiveWindow);
+        }
+        if (b.maxPacketsPerUpdate < 1 || b.maxPacketsPerUpdate > 4096) {
+            throw new IllegalArgumentException("maxPacketsPerUpdate must be within 1..4096, was " + b.maxPacketsPerUpdate);
+        }
+        if (!(b.congestionRttThresholdMillis > 0 && b.congestionRttThresholdMillis <= 60_000)) {
+            throw new IllegalArgumentException("congestionRttThresholdMillis must be within (0, 60000], was " + b.congestionRttThresholdMillis);
+        }
+        if (!(b.congestionLossThresholdPercent > 0 && b.congestionLossThresholdPercent <= 100)) {
+            throw new IllegalArgumentException("congestionLossThresholdPercent must be within (0, 100], was " + b.congestionLossThresholdPercent);
+        }
+        for (int i = 0; i < b.channels.size(); i++) {
+            if (b.channels.get(i) == null) {
+                throw new IllegalArgumentException("channels[" + i + "] must not be null");
+            }
+        }
+        if (b.resendPolicy == null) {
+            throw new IllegalArgumentException("resendPolicy must not be null");
+        }
+        int effectiveSlice = effectiveSliceSize(b.sliceSize, b.datagramBudget, b.lowerLayerOverhead);
+        if (Frames.sliceCount(b.maxMessageSize, effectiveSlice) > Frames.MAX_SLICES) {
+            throw new IllegalArgumentException("maxMessageSize must be at most " + Frames.MAX_SLICES + " slices of "
+                    + effectiveSlice + " bytes, was " + b.maxMessageSize);
+        }
         this.channels = List.copyOf(b.channels);
         this.datagramBudget = b.datagramBudget;
         this.lowerLayerOverhead = b.lowerLayerOverhead;
@@ -65,16 +99,25 @@ public final class MessageConfig {
         this.sliceSize = b.sliceSize;
         this.maxBytesInFlight = b.maxBytesInFlight;
         this.congestionAvoidance = b.congestionAvoidance;
+        this.sendRateHz = b.sendRateHz;
+        this.receiveWindow = b.receiveWindow;
+        this.maxPacketsPerUpdate = b.maxPacketsPerUpdate;
+        this.congestionRttThresholdMillis = b.congestionRttThresholdMillis;
+        this.congestionLossThresholdPercent = b.congestionLossThresholdPercent;
+        this.bandwidthEstimation = b.bandwidthEstimation;
     }
 
+    /** A builder holding the defaults. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** The defaults: four channels (one per delivery mode, in the enum's order), 1200-byte datagrams. */
     public static MessageConfig defaults() {
         return builder().build();
     }
 
+    /** A builder holding these values. */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.channels = new ArrayList<>(channels);
@@ -88,6 +131,12 @@ public final class MessageConfig {
         b.sliceSize = sliceSize;
         b.maxBytesInFlight = maxBytesInFlight;
         b.congestionAvoidance = congestionAvoidance;
+        b.sendRateHz = sendRateHz;
+        b.receiveWindow = receiveWindow;
+        b.maxPacketsPerUpdate = maxPacketsPerUpdate;
+        b.congestionRttThresholdMillis = congestionRttThresholdMillis;
+        b.congestionLossThresholdPercent = congestionLossThresholdPercent;
+        b.bandwidthEstimation = bandwidthEstimation;
         return b;
     }
 
@@ -100,13 +149,16 @@ public final class MessageConfig {
     /** Bytes of each datagram taken by the layers below the packet header (connection framing, AEAD tag). */
     public int lowerLayerOverhead() { return lowerLayerOverhead; }
 
+    /** When reliable messages are sent again (default {@link ResendPolicy#RTT_BASED}). */
     public ResendPolicy resendPolicy() { return resendPolicy; }
 
     /** Resend interval = clamp(rtt * factor, min, max) under {@link ResendPolicy#RTT_BASED}. */
     public double resendRttFactor() { return resendRttFactor; }
 
+    /** Lower bound of the RTT-based resend interval (default 20 ms). */
     public double minResendIntervalSeconds() { return minResendIntervalSeconds; }
 
+    /** Upper bound of the RTT-based resend interval (default 1 s). */
     public double maxResendIntervalSeconds() { return maxResendIntervalSeconds; }
 
     /** Largest message accepted by send (default 1 MiB); larger sends fail at once with TOO_LARGE. */
@@ -115,10 +167,55 @@ public final class MessageConfig {
     /** Slice size of large messages (default 1024). */
     public int sliceSize() { return sliceSize; }
 
+    /**
+     * The slice size actually used: {@link #sliceSize()}, made smaller when a slice frame would not
+     * fit the packet that the datagram budget leaves (1024-byte slices need a wire of at least 1046 bytes).
+     */
+    public int effectiveSliceSize() {
+        return effectiveSliceSize(sliceSize, datagramBudget, lowerLayerOverhead);
+    }
+
+    private static int effectiveSliceSize(int sliceSize, int datagramBudget, int lowerLayerOverhead) {
+        // packet header at most 9 bytes, slice frame header at most 13 (1 + 2 id + 5 total + 2 size + 3 index)
+        return Math.min(sliceSize, datagramBudget - lowerLayerOverhead - 9 - 13);
+    }
+
     /** Cap on unacknowledged large-message bytes in flight per connection. */
     public long maxBytesInFlight() { return maxBytesInFlight; }
 
+    /** Whether the good/bad congestion avoidance drives the send rate (default true). */
     public boolean congestionAvoidance() { return congestionAvoidance; }
+
+    /**
+     * Packet send rate in the good (uncongested) mode, in send ticks per second (default 60). The
+     * transport sets it from {@code NodeConfig.sendRateHz}. The bad mode ticks at a third of it.
+     */
+    public double sendRateHz() { return sendRateHz; }
+
+    /**
+     * Receive window per channel, in messages (power of two, 64..16384, default 4096). A sender never
+     * has a message in flight whose id is this far or further past its oldest unacknowledged one,
+     * so the receiver never has to hold more. Both ends must use the same value.
+     */
+    public int receiveWindow() { return receiveWindow; }
+
+    /**
+     * Most packets one {@code update} or {@code flush} may send in the good mode (default 32: a burst
+     * then stays within the 33 packets one ack header covers, even when the burst arrives reordered).
+     */
+    public int maxPacketsPerUpdate() { return maxPacketsPerUpdate; }
+
+    /** Smoothed RTT at or above which the connection is congested (default 250 ms). */
+    public double congestionRttThresholdMillis() { return congestionRttThresholdMillis; }
+
+    /** Packet loss at or above which the connection is congested (default 10 percent). */
+    public double congestionLossThresholdPercent() { return congestionLossThresholdPercent; }
+
+    /**
+     * Whether, with {@link #congestionAvoidance()}, bytes in flight are also capped at twice the
+     * estimated bandwidth-delay product (delivery rate from acks times the min RTT; default true).
+     */
+    public boolean bandwidthEstimation() { return bandwidthEstimation; }
 
     /** When a reliable message is sent again. */
     public enum ResendPolicy {
@@ -128,6 +225,7 @@ public final class MessageConfig {
         EVERY_PACKET
     }
 
+    /** Builds a {@link MessageConfig}; each setter sets the value of the getter of the same name. */
     public static final class Builder {
         private List<ChannelConfig> channels = new ArrayList<>(List.of(
                 ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED),
@@ -144,22 +242,53 @@ public final class MessageConfig {
         private int sliceSize = 1024;
         private long maxBytesInFlight = 256 * 1024;
         private boolean congestionAvoidance = true;
+        private double sendRateHz = 60;
+        private int receiveWindow = 4096;
+        private int maxPacketsPerUpdate = 32;
+        private double congestionRttThresholdMillis = 250;
+        private double congestionLossThresholdPercent = 10;
+        private boolean bandwidthEstimation = true;
 
         private Builder() {
         }
 
+        /** Sets {@link MessageConfig#channels()}. */
         public Builder channels(List<ChannelConfig> channels) { this.channels = new ArrayList<>(channels); return this; }
+        /** Sets {@link MessageConfig#datagramBudget()}. */
         public Builder datagramBudget(int bytes) { this.datagramBudget = bytes; return this; }
+        /** Sets {@link MessageConfig#lowerLayerOverhead()}. */
         public Builder lowerLayerOverhead(int bytes) { this.lowerLayerOverhead = bytes; return this; }
+        /** Sets {@link MessageConfig#resendPolicy()}. */
         public Builder resendPolicy(ResendPolicy policy) { this.resendPolicy = policy; return this; }
+        /** Sets {@link MessageConfig#resendRttFactor()}. */
         public Builder resendRttFactor(double factor) { this.resendRttFactor = factor; return this; }
+        /** Sets {@link MessageConfig#minResendIntervalSeconds()}. */
         public Builder minResendIntervalSeconds(double seconds) { this.minResendIntervalSeconds = seconds; return this; }
+        /** Sets {@link MessageConfig#maxResendIntervalSeconds()}. */
         public Builder maxResendIntervalSeconds(double seconds) { this.maxResendIntervalSeconds = seconds; return this; }
+        /** Sets {@link MessageConfig#maxMessageSize()}. */
         public Builder maxMessageSize(int bytes) { this.maxMessageSize = bytes; return this; }
+        /** Sets {@link MessageConfig#sliceSize()}. */
         public Builder sliceSize(int bytes) { this.sliceSize = bytes; return this; }
+        /** Sets {@link MessageConfig#maxBytesInFlight()}. */
         public Builder maxBytesInFlight(long bytes) { this.maxBytesInFlight = bytes; return this; }
+        /** Sets {@link MessageConfig#congestionAvoidance()}. */
         public Builder congestionAvoidance(boolean enabled) { this.congestionAvoidance = enabled; return this; }
+        /** Sets {@link MessageConfig#sendRateHz()}. */
+        public Builder sendRateHz(double hz) { this.sendRateHz = hz; return this; }
+        /** Sets {@link MessageConfig#receiveWindow()}. */
+        public Builder receiveWindow(int messages) { this.receiveWindow = messages; return this; }
+        /** Sets {@link MessageConfig#maxPacketsPerUpdate()}. */
+        public Builder maxPacketsPerUpdate(int packets) { this.maxPacketsPerUpdate = packets; return this; }
+        /** Sets {@link MessageConfig#congestionRttThresholdMillis()}. */
+        public Builder congestionRttThresholdMillis(double millis) { this.congestionRttThresholdMillis = millis; return this; }
+        /** Sets {@link MessageConfig#congestionLossThresholdPercent()}. */
+        public Builder congestionLossThresholdPercent(double percent) { this.congestionLossThresholdPercent = percent; return this; }
 
+        /** Sets {@link MessageConfig#bandwidthEstimation()}. */
+        public Builder bandwidthEstimation(boolean enabled) { this.bandwidthEstimation = enabled; return this; }
+
+        /** Validates and builds; a wrong value raises {@link IllegalArgumentException} naming it. */
         public MessageConfig build() {
             return new MessageConfig(this);
         }
