@@ -614,6 +614,23 @@ final class DatagramNode implements ReliableUdpNode {
         LOG.log(Level.DEBUG, () -> "reliable-udp node on " + localAddress + " closed");
     }
 
+    /**
+     * Stops like a crashed process: closes the socket without telling any peer. Peers see a timeout.
+     * For tests of timeout and restart handling.
+     */
+    void abort() {
+        acceptingSends = false;
+        open = false;
+        try {
+            channel.close();
+            ioThread.join(5_000);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "abort: closing failed: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public String toString() {
         return "ReliableUdpNode[" + localAddress + ", peers=" + peers.size() + (open ? "" : ", closed") + "]";
