@@ -98,8 +98,10 @@ final class DatagramNode implements ReliableUdpNode {
         this.listener = listener;
         MessageConfig requested = config.message();
         int overhead = Protocol.frameOverhead(config.encrypted());
-        MessageConfig message = requested.lowerLayerOverhead() >= overhead ? requested
-                : requested.toBuilder().lowerLayerOverhead(overhead).build();
+        MessageConfig message = requested.toBuilder()
+                .lowerLayerOverhead(Math.max(overhead, requested.lowerLayerOverhead()))
+                .sendRateHz(config.sendRateHz())
+                .build();
         this.budget = message.datagramBudget();
         double keepAlive = seconds(config.keepAliveInterval());
         this.settings = new ConnectionSettings(config.protocolId(), config.preSharedKey(), keepAlive,

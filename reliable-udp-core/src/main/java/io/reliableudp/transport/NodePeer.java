@@ -10,7 +10,6 @@ import io.reliableudp.message.DeliveryFailure;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -92,6 +91,13 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
         if (!node.acceptsSends()) {
             return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "node is shutting down"));
         }
+        if (channel < 0 || channel >= reliable.length) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "channel " + channel + " does not exist (0.." + (reliable.length - 1) + ")"));
+        }
+        if (payload == null) {
+            return CompletableFuture.failedFuture(new NullPointerException("payload"));
+        }
         long waitNanos = node.config().sendQueueWait().toNanos();
         long deadline = waitNanos > 0 ? System.nanoTime() + waitNanos : 0;
         while (true) {
@@ -107,8 +113,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
                 LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
                 continue;
             }
-            boolean acked = channel >= 0 && channel < reliable.length && reliable[channel];
-            return f.thenApply(new ToDelivery(address, sent.channel(), sent.messageId(), acked));
+            return f.thenApply(new ToDelivery(address, sent.channel(), sent.messageId(), reliable[channel]));
         }
     }
 
@@ -219,10 +224,6 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
     @Override
     public void transmit(byte[] data, int offset, int length) {
         node.transmit(sendBuffer, address, data, offset, length);
-    }
-
-    Map<String, Long> emptyCounters() {
-        return Map.of();
     }
 
     @Override
