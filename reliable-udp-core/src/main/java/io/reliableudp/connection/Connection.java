@@ -135,10 +135,12 @@ public final class Connection implements Session.Output, Session.Input {
         return c;
     }
 
+    /** The current state. */
     public State state() {
         return state;
     }
 
+    /** Whether this side started the handshake. */
     public boolean isClient() {
         return client;
     }
@@ -153,6 +155,7 @@ public final class Connection implements Session.Output, Session.Input {
         return cookieTime;
     }
 
+    /** Why the connection ended, or null while it has not. */
     public @Nullable DisconnectReason disconnectReason() {
         return reason;
     }
@@ -162,18 +165,22 @@ public final class Connection implements Session.Output, Session.Input {
         return session;
     }
 
+    /** Datagrams this connection sent (handshake and frames). */
     public long datagramsSent() {
         return datagramsSent;
     }
 
+    /** Datagrams accepted for this connection. */
     public long datagramsReceived() {
         return datagramsReceived;
     }
 
+    /** Bytes this connection sent, as on the wire. */
     public long bytesSent() {
         return bytesSent;
     }
 
+    /** Bytes accepted for this connection, as on the wire. */
     public long bytesReceived() {
         return bytesReceived;
     }

@@ -87,6 +87,28 @@ class NodeConnectTest {
     }
 
     @Test
+    void clientWithTheDefaultWildcardBindTalksToAnIpv4Server() throws Exception {
+        RecordingListener serverEvents = new RecordingListener();
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), serverEvents);
+             ReliableUdpNode client = ReliableUdpNode.start(NodeConfig.builder().build(), new RecordingListener())) {
+            Peer p = client.connect(new InetSocketAddress("127.0.0.1", server.localAddress().getPort())).get(5, TimeUnit.SECONDS);
+            p.send(0, "wild".getBytes(UTF_8)).get(5, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.texts(0).contains("wild"));
+        }
+    }
+
+    @Test
+    void badChannelAndSendsBeforeConnectFailTheFuture() throws Exception {
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), new RecordingListener());
+             ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {
+            Peer p = client.connect(target(server)).get(5, TimeUnit.SECONDS);
+            assertThat(p.send(99, new byte[1])).isCompletedExceptionally();
+            assertThat(p.send(-1, new byte[1])).isCompletedExceptionally();
+            assertThat(p.send(0, new byte[2 * 1024 * 1024])).isCompletedExceptionally(); // larger than maxMessageSize
+        }
+    }
+
+    @Test
     void sendAfterDisconnectFailsWithoutThrowing() throws Exception {
         try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), new RecordingListener());
              ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {

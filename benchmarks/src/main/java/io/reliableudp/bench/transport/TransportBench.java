@@ -38,6 +38,7 @@ import org.HdrHistogram.Histogram;
  * </ul>
  * Options: {@code --seconds N} (per measurement, default 3), {@code --runs N} (default 3, the median
  * is reported), {@code --pings N} (default 20000), {@code --psk} (encrypted mode),
+ * {@code --only throughput|pingpong},
  * {@code --mode virtual|platform|both} (default both).
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.reliableudp.bench.transport.TransportBench</pre>
@@ -55,6 +56,7 @@ public final class TransportBench {
         int runs = 3;
         int pings = 20_000;
         boolean psk = false;
+        String only = "all";
         List<ReceiveThreadMode> modes = List.of(ReceiveThreadMode.VIRTUAL, ReceiveThreadMode.PLATFORM);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -62,6 +64,7 @@ public final class TransportBench {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--pings" -> pings = Integer.parseInt(args[++i]);
                 case "--psk" -> psk = true;
+                case "--only" -> only = args[++i];
                 case "--mode" -> {
                     String m = args[++i];
                     modes = m.equals("both") ? modes : List.of(ReceiveThreadMode.valueOf(m.toUpperCase(Locale.ROOT)));
@@ -73,14 +76,28 @@ public final class TransportBench {
                 MESSAGE_BYTES, seconds, runs, psk ? "encrypted (PSK)" : "plain", Runtime.getRuntime().availableProcessors(),
                 Runtime.version());
 
+        boolean throughput = !only.equals("pingpong");
+        boolean pingPong = !only.equals("throughput");
         // warm-up of every path (JIT)
-        rawThroughput(1);
         for (ReceiveThreadMode mode : modes) {
-            nodeThroughput(mode, psk, 1);
-            nodePingPong(mode, psk, 2_000);
+            if (throughput) {
+                nodeThroughput(mode, psk, 1);
+            }
+            if (pingPong) {
+                nodePingPong(mode, psk, 2_000);
+            }
         }
-        rawPingPong(2_000);
+        if (throughput) {
+            rawThroughput(1);
+            throughput(seconds, runs, psk, modes);
+        }
+        if (pingPong) {
+            rawPingPong(2_000);
+            pingPong(pings, psk, modes);
+        }
+    }
 
+    private static void throughput(double seconds, int runs, boolean psk, List<ReceiveThreadMode> modes) throws Exception {
         double[] raw = new double[runs];
         for (int r = 0; r < runs; r++) {
             raw[r] = rawThroughput(seconds);
@@ -96,6 +113,9 @@ public final class TransportBench {
                     "node reliable-ordered 32 B, " + mode.name().toLowerCase(Locale.ROOT) + " I/O thread",
                     median(node), fmt(node), median(node) / median(raw));
         }
+    }
+
+    private static void pingPong(int pings, boolean psk, List<ReceiveThreadMode> modes) throws Exception {
         Histogram rawRtt = rawPingPong(pings);
         print("raw UDP ping-pong 32 B", rawRtt);
         for (ReceiveThreadMode mode : modes) {
