@@ -68,6 +68,10 @@ class NodeConnectTest {
             // loopback without conditioner: unreliable ones arrive too (no duplicates)
             await().atMost(Duration.ofSeconds(2)).until(() -> serverEvents.texts(2).size() == 50);
             assertThat(serverEvents.texts(2)).doesNotHaveDuplicates();
+            // unreliable sequenced: never an older one after a newer one
+            await().atMost(Duration.ofSeconds(2)).until(() -> !serverEvents.texts(3).isEmpty());
+            List<Integer> sequenced = serverEvents.texts(3).stream().map(t -> Integer.parseInt(t.substring(3))).toList();
+            assertThat(sequenced).isSorted().doesNotHaveDuplicates();
 
             // and back
             toClient.send(0, "pong".getBytes(UTF_8)).get(5, TimeUnit.SECONDS);
