@@ -113,6 +113,25 @@ class NodeConnectTest {
     }
 
     @Test
+    void aThrowingListenerIsCountedAndTheLoopGoesOn() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        NodeListener throwing = (peer, channel, id, payload) -> {
+            calls.incrementAndGet();
+            throw new IllegalStateException("listener bug");
+        };
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), throwing);
+             ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {
+            Peer p = client.connect(target(server)).get(5, TimeUnit.SECONDS);
+            for (int i = 0; i < 3; i++) {
+                p.send(0, new byte[] {(byte) i}).get(5, TimeUnit.SECONDS);
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() == 3);
+            assertThat(server.stats().listenerErrors()).isEqualTo(3);
+            assertThat(p.state()).isEqualTo(PeerState.CONNECTED);
+        }
+    }
+
+    @Test
     void sendAfterDisconnectFailsWithoutThrowing() throws Exception {
         try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), new RecordingListener());
              ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {
