@@ -330,6 +330,20 @@ public final class Connection implements Session.Output, Session.Input {
         return s.send(channel, payload);
     }
 
+    /**
+     * Queues a message without a future.
+     *
+     * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
+     */
+    public int offer(int channel, byte[] payload, double time) {
+        this.now = time;
+        Session s = session;
+        if (state != State.CONNECTED || s == null) {
+            return io.reliableudp.message.MessageEndpoint.OFFER_CLOSED;
+        }
+        return s.offer(channel, payload);
+    }
+
     /** Sends what the session has queued now. */
     public void flush(double time) {
         this.now = time;

@@ -63,7 +63,9 @@ final class DatagramNode implements ReliableUdpNode {
     private final InetSocketAddress localAddress;
     private final ConnectionSettings settings;
     private final HandshakeServer handshake;
-    private final SecureRandom random = new SecureRandom();
+    /** Thread-safe; shared by every node of the process (nonces, salts, cookie keys). */
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private final SecureRandom random = RANDOM;
     private final long startNanos = System.nanoTime();
     private final double tickSeconds;
     private final int budget;

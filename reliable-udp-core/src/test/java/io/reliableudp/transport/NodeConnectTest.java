@@ -132,6 +132,26 @@ class NodeConnectTest {
     }
 
     @Test
+    void offerQueuesWithoutAFuture() throws Exception {
+        RecordingListener serverEvents = new RecordingListener();
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), serverEvents);
+             ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {
+            Peer p = client.connect(target(server)).get(5, TimeUnit.SECONDS);
+            for (int i = 0; i < 100; i++) {
+                assertThat(p.offer(0, ("o" + i).getBytes(UTF_8))).isTrue();
+            }
+            p.flush();
+            await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.texts(0).size() == 100);
+            assertThat(serverEvents.texts(0).get(99)).isEqualTo("o99");
+            await().atMost(Duration.ofSeconds(5)).until(() -> p.stats().channels().get(0).messagesAcked() == 100);
+            assertThat(p.offer(7, new byte[1])).isFalse();
+            assertThat(p.offer(0, new byte[2 * 1024 * 1024])).isFalse();
+            p.disconnect();
+            assertThat(p.offer(0, new byte[1])).isFalse();
+        }
+    }
+
+    @Test
     void sendAfterDisconnectFailsWithoutThrowing() throws Exception {
         try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), new RecordingListener());
              ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {

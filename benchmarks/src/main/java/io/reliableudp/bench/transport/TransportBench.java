@@ -3,7 +3,6 @@ package io.reliableudp.bench.transport;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.message.MessageConfig;
-import io.reliableudp.transport.Delivery;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.Peer;
@@ -19,7 +18,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,7 +27,8 @@ import org.HdrHistogram.Histogram;
  * Transport benchmark harness over loopback, each figure next to its raw-UDP baseline measured in
  * the same run:
  * <ul>
- *   <li>throughput: 32-byte reliable-ordered messages over one connection (messages/s delivered)
+ *   <li>throughput: 32-byte reliable-ordered messages over one connection (messages/s delivered),
+ *       with {@link Peer#send} (a future per message) and with {@link Peer#offer} (none),
  *       vs. raw {@link DatagramChannel} datagrams/s (one 32-byte datagram each, one sender thread,
  *       one receiver thread);</li>
  *   <li>ping-pong: round trip of a 32-byte reliable message (send + flush, echoed by the server's
@@ -81,7 +80,8 @@ public final class TransportBench {
         // warm-up of every path (JIT)
         for (ReceiveThreadMode mode : modes) {
             if (throughput) {
-                nodeThroughput(mode, psk, 1);
+                nodeThroughput(mode, psk, 1, false);
+                nodeThroughput(mode, psk, 1, true);
             }
             if (pingPong) {
                 nodePingPong(mode, psk, 2_000);
@@ -105,13 +105,16 @@ public final class TransportBench {
         System.out.printf("%-44s %12.0f datagrams/s (median; runs %s)%n", "raw DatagramChannel 32 B, 1 sender 1 receiver",
                 median(raw), fmt(raw));
         for (ReceiveThreadMode mode : modes) {
-            double[] node = new double[runs];
-            for (int r = 0; r < runs; r++) {
-                node[r] = nodeThroughput(mode, psk, seconds);
+            for (boolean offer : new boolean[] {false, true}) {
+                double[] node = new double[runs];
+                for (int r = 0; r < runs; r++) {
+                    node[r] = nodeThroughput(mode, psk, seconds, offer);
+                }
+                System.out.printf("%-44s %12.0f messages/s (median; runs %s) = %.1fx raw datagrams/s%n",
+                        "node reliable-ordered 32 B, " + (offer ? "offer" : "send") + ", "
+                                + mode.name().toLowerCase(Locale.ROOT),
+                        median(node), fmt(node), median(node) / median(raw));
             }
-            System.out.printf("%-44s %12.0f messages/s (median; runs %s) = %.1fx raw datagrams/s%n",
-                    "node reliable-ordered 32 B, " + mode.name().toLowerCase(Locale.ROOT) + " I/O thread",
-                    median(node), fmt(node), median(node) / median(raw));
         }
     }
 
@@ -256,7 +259,8 @@ public final class TransportBench {
         }
     }
 
-    static double nodeThroughput(ReceiveThreadMode mode, boolean psk, double seconds) throws Exception {
+    /** {@code offer}: {@link Peer#offer} (no future per message) instead of {@link Peer#send}. */
+    static double nodeThroughput(ReceiveThreadMode mode, boolean psk, double seconds, boolean offer) throws Exception {
         Counter counter = new Counter();
         try (ReliableUdpNode server = ReliableUdpNode.start(config(mode, psk).build(), counter);
              ReliableUdpNode client = ReliableUdpNode.start(config(mode, psk).acceptIncoming(false).build(), (p, c, i, d) -> { })) {
@@ -272,8 +276,8 @@ public final class TransportBench {
                         Thread.yield();
                         continue;
                     }
-                    CompletableFuture<Delivery> f = peer.send(0, payload);
-                    if (f.isCompletedExceptionally()) {
+                    boolean accepted = offer ? peer.offer(0, payload) : !peer.send(0, payload).isCompletedExceptionally();
+                    if (!accepted) {
                         peer.flush();
                         Thread.yield();
                         continue;
