@@ -195,6 +195,23 @@ final class DatagramNode implements ReliableUdpNode {
     // ------------------------------------------------------------------ I/O loop
 
     private void ioLoop() {
+        try {
+            receiveLoop();
+        } catch (Throwable t) {
+            // an Error (or a bug) killed the loop: nothing would be received or ticked any more, so
+            // close the node for real (pending sends fail with CLOSED, peers are told) instead of hanging
+            LOG.log(Level.ERROR, "I/O thread of " + localAddress + " died; closing the node", t);
+            if (open) {
+                close();
+                dispatchEvents();
+            }
+            if (t instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+        }
+    }
+
+    private void receiveLoop() {
         DatagramPacket packet = new DatagramPacket(receiveBuffer, receiveBuffer.length);
         double nextTick = now() + tickSeconds;
         // the channel hands back the same InetAddress while the sender stays the same: reuse the socket address
