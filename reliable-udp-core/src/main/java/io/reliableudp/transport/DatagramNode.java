@@ -234,8 +234,10 @@ final class DatagramNode implements ReliableUdpNode {
                 // no datagram within a tick: fall through to the tick
             } catch (ClosedChannelException | java.net.SocketException e) {
                 if (open) {
-                    LOG.log(Level.ERROR, "receive loop of " + localAddress + " stopped: socket failed", e);
-                    open = false;
+                    // the socket broke under us: end every connection properly rather than go deaf
+                    LOG.log(Level.ERROR, "receive loop of " + localAddress + " stopped: socket failed; closing the node", e);
+                    close();
+                    dispatchEvents();
                 }
                 break;
             } catch (IOException e) {
@@ -252,7 +254,10 @@ final class DatagramNode implements ReliableUdpNode {
             }
             if (now >= nextTick) {
                 tick(now);
-                nextTick = Math.max(nextTick + tickSeconds, now);
+                nextTick += tickSeconds;
+                if (nextTick <= now) {
+                    nextTick = now + tickSeconds; // fell behind: skip the missed ticks rather than run them back to back
+                }
             }
             dispatchEvents();
         }
