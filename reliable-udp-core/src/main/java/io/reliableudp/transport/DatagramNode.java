@@ -53,6 +53,13 @@ import org.jspecify.annotations.Nullable;
 final class DatagramNode implements ReliableUdpNode {
 
     private static final System.Logger LOG = System.getLogger(DatagramNode.class.getName());
+    /**
+     * Handshake work budget: requests and responses that reach the cookie crypto, per second, with a
+     * burst allowance. Beyond it they are dropped as {@code rate_limited}, so a flood of handshakes
+     * cannot starve established connections of the I/O thread. Legitimate clients retry every 250 ms.
+     */
+    static final double HANDSHAKES_PER_SECOND = 10_000;
+    static final double HANDSHAKE_BURST = 1_000;
     /** Larger than any UDP payload (65,507 over IPv4, 65,527 over IPv6): nothing is ever truncated. */
     static final int RECEIVE_BUFFER_BYTES = 65_536;
 
@@ -93,6 +100,8 @@ final class DatagramNode implements ReliableUdpNode {
 
     // I/O thread only
     private final byte[] receiveBuffer = new byte[RECEIVE_BUFFER_BYTES];
+    private double handshakeTokens = HANDSHAKE_BURST;
+    private double handshakeTokensAt;
     private final byte[] reply = new byte[Protocol.REQUEST_SIZE];
     private final ByteBuffer replyBuffer = ByteBuffer.allocateDirect(Protocol.REQUEST_SIZE);
 
@@ -287,6 +296,10 @@ final class DatagramNode implements ReliableUdpNode {
         }
         byte type = receiveBuffer[0];
         double now = now();
+        if ((type == Protocol.REQUEST || type == Protocol.RESPONSE) && !handshakeBudget(now)) {
+            countDrop(DropReason.RATE_LIMITED);
+            return;
+        }
         if (type == Protocol.REQUEST) {
             int n = handshake.onRequest(from, receiveBuffer, 0, length, nowMillis(), config.acceptIncoming(),
                     serverConnections.get() < config.maxConnections(), reply);
@@ -305,6 +318,17 @@ final class DatagramNode implements ReliableUdpNode {
             return;
         }
         peer.receive(receiveBuffer, 0, length, now);
+    }
+
+    /** Token bucket of {@link #HANDSHAKES_PER_SECOND}; I/O thread only. */
+    private boolean handshakeBudget(double now) {
+        handshakeTokens = Math.min(HANDSHAKE_BURST, handshakeTokens + (now - handshakeTokensAt) * HANDSHAKES_PER_SECOND);
+        handshakeTokensAt = now;
+        if (handshakeTokens < 1) {
+            return false;
+        }
+        handshakeTokens -= 1;
+        return true;
     }
 
     private void onResponse(InetSocketAddress from, int length, double now) {

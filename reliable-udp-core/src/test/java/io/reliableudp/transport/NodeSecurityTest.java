@@ -114,6 +114,24 @@ class NodeSecurityTest {
     }
 
     @Test
+    void aHandshakeFloodIsRateLimitedAndRealClientsStillConnect() throws Exception {
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), new RecordingListener());
+             DatagramChannel attacker = DatagramChannel.open()) {
+            attacker.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            byte[] request = new byte[Protocol.REQUEST_SIZE];
+            io.reliableudp.connection.Handshake.encodeRequest(server.config().protocolId(), 0, new byte[16], request);
+            int flood = 5_000;
+            for (int i = 0; i < flood; i++) {
+                attacker.send(ByteBuffer.wrap(request), target(server));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> dropped(server, "rate_limited") > 0);
+            try (ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {
+                client.connect(target(server)).get(5, TimeUnit.SECONDS).send(0, "ok".getBytes(UTF_8)).get(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
     void unverifiedSendersNeverGetMoreBytesThanTheySent() throws Exception {
         try (ReliableUdpNode server = ReliableUdpNode.start(loopback().maxConnections(1).build(), new RecordingListener());
              DatagramChannel attacker = DatagramChannel.open()) {
