@@ -278,7 +278,11 @@ final class DatagramNode implements ReliableUdpNode {
                 peer.tick(now);
             } catch (RuntimeException e) {
                 LOG.log(Level.ERROR, "bug: update of " + peer.address() + " threw; disconnecting it", e);
-                peer.disconnect(DisconnectReason.PROTOCOL_ERROR, "internal error: " + e);
+                try {
+                    peer.disconnect(DisconnectReason.PROTOCOL_ERROR, "internal error: " + e);
+                } catch (RuntimeException again) {
+                    peers.remove(peer.address(), peer); // cannot even disconnect: forget it
+                }
             }
         }
     }
@@ -572,7 +576,12 @@ final class DatagramNode implements ReliableUdpNode {
             }
             byte[] nonce = new byte[Protocol.NONCE_BYTES];
             random.nextBytes(nonce);
-            peer.attach(Connection.client(settings, peer, peer, nonce, now()), false);
+            try {
+                peer.attach(Connection.client(settings, peer, peer, nonce, now()), false);
+            } catch (RuntimeException e) {
+                peers.remove(remote, peer);
+                return CompletableFuture.failedFuture(e);
+            }
         } finally {
             peer.lock.unlock();
         }
