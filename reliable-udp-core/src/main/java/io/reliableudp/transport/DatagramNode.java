@@ -100,6 +100,8 @@ final class DatagramNode implements ReliableUdpNode {
 
     // I/O thread only
     private final byte[] receiveBuffer = new byte[RECEIVE_BUFFER_BYTES];
+    private volatile double handshakeRate = HANDSHAKES_PER_SECOND;
+    private volatile double handshakeBurst = HANDSHAKE_BURST;
     private double handshakeTokens = HANDSHAKE_BURST;
     private double handshakeTokensAt;
     private final byte[] reply = new byte[Protocol.REQUEST_SIZE];
@@ -324,9 +326,15 @@ final class DatagramNode implements ReliableUdpNode {
         peer.receive(receiveBuffer, 0, length, now);
     }
 
+    /** Changes the handshake budget (tests use a small one to make a flood deterministic). */
+    void handshakeBudget(double perSecond, double burst) {
+        this.handshakeRate = perSecond;
+        this.handshakeBurst = burst;
+    }
+
     /** Token bucket of {@link #HANDSHAKES_PER_SECOND}; I/O thread only. */
     private boolean handshakeBudget(double now) {
-        handshakeTokens = Math.min(HANDSHAKE_BURST, handshakeTokens + (now - handshakeTokensAt) * HANDSHAKES_PER_SECOND);
+        handshakeTokens = Math.min(handshakeBurst, handshakeTokens + (now - handshakeTokensAt) * handshakeRate);
         handshakeTokensAt = now;
         if (handshakeTokens < 1) {
             return false;
