@@ -54,6 +54,7 @@ public class ReliableUdpMessageHandler extends AbstractReplyProducingMessageHand
      * @param template the template
      * @param expectReply true for a gateway (reply with the send result), false for a one-way adapter
      */
+    @SuppressWarnings("this-escape")
     public ReliableUdpMessageHandler(ReliableUdpTemplate template, boolean expectReply) {
         this.template = Objects.requireNonNull(template, "template");
         this.expectReply = expectReply;
