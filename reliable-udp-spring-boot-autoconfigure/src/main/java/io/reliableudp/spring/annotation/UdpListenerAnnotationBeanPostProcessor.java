@@ -45,6 +45,7 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
     private final AtomicInteger counter = new AtomicInteger();
     private final List<MethodUdpListenerEndpoint> endpoints = new ArrayList<>();
     private final Map<MethodUdpListenerEndpoint, String> factoryNames = new ConcurrentHashMap<>();
+    private final Map<MethodUdpListenerEndpoint, String> errorHandlerNames = new ConcurrentHashMap<>();
     private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
     private @Nullable BeanFactory beanFactory;
     private @Nullable BeanExpressionContext expressionContext;
@@ -98,7 +99,8 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
         }
         String errorHandler = resolve(annotation.errorHandler());
         if (StringUtils.hasText(errorHandler)) {
-            endpoint.setErrorHandler(requireBeanFactory().getBean(errorHandler, UdpListenerErrorHandler.class));
+            // looked up once every singleton exists: the handler may depend on the listener bean
+            errorHandlerNames.put(endpoint, errorHandler);
         }
         SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
         if (sendTo != null && sendTo.value().length > 0 && StringUtils.hasText(sendTo.value()[0])) {
@@ -163,6 +165,15 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
         UdpListenerEndpointRegistry registry = bf.getBean(UdpListenerConfigUtils.LISTENER_ENDPOINT_REGISTRY_BEAN_NAME, UdpListenerEndpointRegistry.class);
         MessageHandlerMethodFactory methodFactory = methodFactory(bf);
         for (MethodUdpListenerEndpoint endpoint : toRegister) {
+            String errorHandlerName = errorHandlerNames.remove(endpoint);
+            if (errorHandlerName != null) {
+                try {
+                    endpoint.setErrorHandler(bf.getBean(errorHandlerName, UdpListenerErrorHandler.class));
+                } catch (BeansException e) {
+                    throw new BeanInitializationException("@UdpMessageListener " + endpoint.getMethod()
+                            + " names the error handler '" + errorHandlerName + "': no UdpListenerErrorHandler bean has that name", e);
+                }
+            }
             String factoryName = factoryNames.remove(endpoint);
             UdpListenerContainerFactory factory;
             try {
