@@ -1,0 +1,319 @@
+package io.reliableudp.transport;
+
+import io.reliableudp.connection.Connection;
+import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.connection.DropReason;
+import io.reliableudp.connection.Session;
+import io.reliableudp.link.DatagramConsumer;
+import io.reliableudp.link.LinkConditioner;
+import io.reliableudp.link.LinkConditionerConfig;
+import io.reliableudp.message.ChannelConfig;
+import io.reliableudp.message.DeliveryException;
+import io.reliableudp.message.DeliveryFailure;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A peer of a {@link DatagramNode}: the {@link Connection} of one remote address behind a lock.
+ * Every call into the connection (and so into the message layer) holds {@link #lock}; the receive
+ * loop, the send tick and application threads take turns.
+ */
+final class NodePeer implements Peer, Connection.Events, Connection.Transmitter {
+
+    private final DatagramNode node;
+    private final InetSocketAddress address;
+    final ReentrantLock lock = new ReentrantLock();
+    private final ByteBuffer sendBuffer;
+    private final @Nullable CompletableFuture<Peer> connectFuture;
+    private final boolean[] reliable;
+    private @Nullable Connection connection;
+    private volatile PeerState state = PeerState.CONNECTING;
+    private volatile @Nullable DisconnectReason reason;
+    private volatile boolean serverSide;
+    // under lock
+    private @Nullable LinkConditioner conditioner;
+    private int conditionerGeneration;
+    private double queueFullSince = -1;
+    private final DatagramConsumer forward = this::transmitNow;
+
+    NodePeer(DatagramNode node, InetSocketAddress address, boolean client) {
+        this.node = node;
+        this.address = address;
+        this.sendBuffer = ByteBuffer.allocateDirect(node.config().message().datagramBudget() + 512);
+        this.connectFuture = client ? new CompletableFuture<>() : null;
+        List<ChannelConfig> channels = node.config().message().channels();
+        this.reliable = new boolean[channels.size()];
+        for (int i = 0; i < reliable.length; i++) {
+            reliable[i] = channels.get(i).mode().isReliable();
+        }
+    }
+
+    void attach(Connection c, boolean server) {
+        this.connection = c;
+        this.serverSide = server;
+        if (server) {
+            state = PeerState.CONNECTED;
+        }
+    }
+
+    Connection connection() {
+        Connection c = connection;
+        if (c == null) {
+            throw new IllegalStateException("peer without connection");
+        }
+        return c;
+    }
+
+    boolean serverSide() {
+        return serverSide;
+    }
+
+    @Nullable CompletableFuture<Peer> connectFuture() {
+        return connectFuture;
+    }
+
+    @Override
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    @Override
+    public PeerState state() {
+        return state;
+    }
+
+    @Override
+    public @Nullable DisconnectReason disconnectReason() {
+        return reason;
+    }
+
+    @Override
+    public CompletableFuture<Delivery> send(int channel, byte[] payload) {
+        if (!node.acceptsSends()) {
+            return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "node is shutting down"));
+        }
+        if (channel < 0 || channel >= reliable.length) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "channel " + channel + " does not exist (0.." + (reliable.length - 1) + ")"));
+        }
+        if (payload == null) {
+            return CompletableFuture.failedFuture(new NullPointerException("payload"));
+        }
+        long waitNanos = node.config().sendQueueWait().toNanos();
+        long deadline = waitNanos > 0 ? System.nanoTime() + waitNanos : 0;
+        while (true) {
+            Session.Send sent;
+            lock.lock();
+            try {
+                sent = connection().send(channel, payload, node.now());
+            } finally {
+                lock.unlock();
+            }
+            CompletableFuture<Void> f = sent.future();
+            if (sent.messageId() < 0 && isQueueFull(f)) {
+                if (waitNanos > 0 && System.nanoTime() - deadline < 0) {
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+                    continue;
+                }
+                queueStayedFull();
+            } else if (sent.messageId() >= 0) {
+                queueFullSince = -1;
+            }
+            return f.thenApply(new ToDelivery(address, sent.channel(), sent.messageId(), reliable[channel]));
+        }
+    }
+
+    /**
+     * A peer that leaves a send queue full for a whole timeout period (every send refused, none
+     * accepted in between) cannot keep up: it is disconnected with PROTOCOL_ERROR.
+     */
+    private void queueStayedFull() {
+        double now = node.now();
+        lock.lock();
+        try {
+            if (queueFullSince < 0) {
+                queueFullSince = now;
+            } else if (now - queueFullSince > node.settings().timeout()) {
+                connection().disconnect(DisconnectReason.PROTOCOL_ERROR,
+                        "the peer cannot keep up: its send queue stayed full for " + (now - queueFullSince) + " s", true, now);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static boolean isQueueFull(CompletableFuture<Void> f) {
+        if (!f.isCompletedExceptionally()) {
+            return false;
+        }
+        Throwable t = f.exceptionNow();
+        return t instanceof DeliveryException d && d.reason() == DeliveryFailure.QUEUE_FULL;
+    }
+
+    /** Maps the message layer's completion to the public {@link Delivery}. */
+    private record ToDelivery(InetSocketAddress peer, int channel, int messageId, boolean acked)
+            implements Function<Void, Delivery> {
+        @Override
+        public Delivery apply(Void ignored) {
+            return new Delivery(peer, channel, messageId, acked);
+        }
+    }
+
+    @Override
+    public void flush() {
+        lock.lock();
+        try {
+            connection().flush(node.now());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void disconnect() {
+        disconnect(DisconnectReason.CLOSED_LOCALLY, "disconnected by the application");
+    }
+
+    void disconnect(DisconnectReason why, String detail) {
+        lock.lock();
+        try {
+            connection().disconnect(why, detail, true, node.now());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean hasPendingReliable() {
+        lock.lock();
+        try {
+            return connection().hasPendingReliable();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void tick(double now) {
+        lock.lock();
+        try {
+            connection().update(now);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void receive(byte[] data, int offset, int length, double now) {
+        lock.lock();
+        try {
+            connection().receive(data, offset, length, now);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public PeerStats stats() {
+        lock.lock();
+        try {
+            Connection c = connection();
+            return node.statsOf(this, c);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------ connection events (under lock)
+
+    @Override
+    public void onConnected() {
+        state = PeerState.CONNECTED;
+        node.post(DatagramNode.Event.connected(this));
+    }
+
+    @Override
+    public void onDisconnected(DisconnectReason why, String detail) {
+        reason = why;
+        state = PeerState.DISCONNECTED;
+        node.removed(this, why, detail);
+        node.post(DatagramNode.Event.disconnected(this, why, detail));
+    }
+
+    @Override
+    public void onMessage(int channel, int messageId, byte[] data, int offset, int length) {
+        byte[] copy = new byte[length];
+        System.arraycopy(data, offset, copy, 0, length);
+        node.post(DatagramNode.Event.message(this, channel, messageId, copy));
+    }
+
+    @Override
+    public void onDrop(DropReason why) {
+        node.countDrop(why);
+    }
+
+    /** Called under lock by the connection: through the link conditioner when the node has one. */
+    @Override
+    public void transmit(byte[] data, int offset, int length) {
+        LinkConditioner c = conditioner();
+        if (c == null) {
+            node.transmit(sendBuffer, address, data, offset, length);
+        } else {
+            double now = node.now();
+            c.submit(data, offset, length, now);
+            c.poll(now, forward);
+        }
+    }
+
+    private void transmitNow(byte[] data, int offset, int length) {
+        node.transmit(sendBuffer, address, data, offset, length);
+    }
+
+    /** The peer's conditioner, following the node's current setting (under lock). */
+    private @Nullable LinkConditioner conditioner() {
+        int generation = node.conditionerGeneration();
+        if (generation != conditionerGeneration) {
+            conditionerGeneration = generation;
+            LinkConditionerConfig config = node.linkConditionerConfig();
+            LinkConditioner old = conditioner;
+            if (config == null) {
+                conditioner = null;
+                if (old != null) {
+                    old.poll(Double.POSITIVE_INFINITY, forward); // deliver what was in flight
+                }
+            } else if (old == null) {
+                // one seeded stream per peer: the same seed and port give the same fates
+                conditioner = new LinkConditioner(new LinkConditionerConfig(config.latencyMillis(), config.jitterMillis(),
+                        config.lossProbability(), config.burstEnterProbability(), config.burstExitProbability(),
+                        config.burstLossProbability(), config.duplicateProbability(), config.reorderProbability(),
+                        config.reorderDelayMillis(), config.bandwidthBytesPerSecond(), config.queueLimitBytes(),
+                        config.seed() * 31 + address.getPort()));
+            } else {
+                old.reconfigure(config);
+            }
+        }
+        return conditioner;
+    }
+
+    /** Sends conditioned datagrams that are due (I/O thread, every loop turn while a conditioner is set). */
+    void pollConditioner(double now) {
+        lock.lock();
+        try {
+            LinkConditioner c = conditioner();
+            if (c != null && c.nextDueTime() <= now) {
+                c.poll(now, forward);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Peer[" + address + ", " + state + (reason == null ? "" : ", " + reason) + "]";
+    }
+}
