@@ -198,6 +198,22 @@ public class ReliableUdpTemplate {
     }
 
     /**
+     * Sends over an existing connection (never connects): how listeners reply to the sender. A peer
+     * whose connection ended fails the future with the transport's reason.
+     *
+     * @param peer the connected peer
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @param headers headers to carry
+     * @return the result future
+     */
+    public CompletableFuture<SendResult> send(Peer peer, String channel, Object payload, Map<String, ?> headers) {
+        String name = node.peerName(peer.address());
+        return doSend(name != null ? name : peer.address().toString(), () -> CompletableFuture.completedFuture(peer),
+                node.channels().resolve(channel), payload, headers);
+    }
+
+    /**
      * Sends a spring-messaging message: its payload and headers. The peer comes from the
      * {@link ReliableUdpHeaders#PEER} header (a name, {@code host:port} or an {@link InetSocketAddress}),
      * the channel from {@link ReliableUdpHeaders#SEND_CHANNEL} (a name or index); the defaults apply
