@@ -1,6 +1,7 @@
 package io.reliableudp.spring.annotation;
 
 import io.reliableudp.spring.listener.MethodUdpListenerEndpoint;
+import io.reliableudp.spring.support.ReliableUdpMessageConverters;
 import io.reliableudp.spring.listener.UdpListenerContainerFactory;
 import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
 import io.reliableudp.spring.listener.UdpListenerErrorHandler;
@@ -182,7 +183,11 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
                 throw new BeanInitializationException("@UdpMessageListener " + endpoint.getMethod() + " needs a UdpListenerContainerFactory bean named '"
                         + factoryName + "' (add the reliable-udp starter, or declare one)", e);
             }
-            registry.registerListenerContainer(endpoint, factory, methodFactory);
+            try {
+                registry.registerListenerContainer(endpoint, factory, methodFactory);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new BeanInitializationException("@UdpMessageListener " + endpoint.getMethod() + ": " + e.getMessage(), e);
+            }
         }
     }
 
@@ -193,6 +198,8 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
         DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
         if (bf.containsBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)) {
             factory.setMessageConverter(bf.getBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME, MessageConverter.class));
+        } else {
+            factory.setMessageConverter(ReliableUdpMessageConverters.createDefault());
         }
         if (bf instanceof ListableBeanFactory lbf) {
             Validator validator = lbf.getBeanProvider(Validator.class).getIfUnique();

@@ -51,7 +51,7 @@ import org.springframework.util.MimeTypeUtils;
 public class ReliableUdpTemplate {
 
     private final ManagedReliableUdpNode node;
-    private MessageConverter messageConverter = ReliableUdpMessageConverters.create(null);
+    private MessageConverter messageConverter = ReliableUdpMessageConverters.createDefault();
     private @Nullable String defaultPeer;
     private @Nullable String defaultChannel;
     private @Nullable String defaultUnreliableChannel;

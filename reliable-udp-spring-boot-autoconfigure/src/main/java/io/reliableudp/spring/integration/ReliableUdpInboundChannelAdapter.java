@@ -137,7 +137,7 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
             org.springframework.beans.factory.BeanFactory bf = getBeanFactory();
             messageConverter = bf != null && bf.containsBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)
                     ? bf.getBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME, MessageConverter.class)
-                    : ReliableUdpMessageConverters.create(null);
+                    : ReliableUdpMessageConverters.createDefault();
         }
         this.serial = new KeyedSerialExecutor(executor != null ? executor : Executors.newVirtualThreadPerTaskExecutor());
     }
