@@ -103,7 +103,7 @@ final class NodeConfigMapper {
         if (key != null) {
             Arrays.fill(key, (byte) 0);
         }
-        guard(builder::build, "the value is out of range");
+        guard(builder::build);
         return builder;
     }
 
@@ -187,7 +187,7 @@ final class NodeConfigMapper {
                 .sliceSize(m.sliceSize())
                 .maxBytesInFlight(m.maxBytesInFlight().toBytes())
                 .congestionAvoidance(m.congestionAvoidance());
-        return guard(b::build, "the value is out of range");
+        return guard(b::build);
     }
 
     private static List<ChannelConfig> channels(ReliableUdpProperties props) {
@@ -227,7 +227,7 @@ final class NodeConfigMapper {
             }
             String prefix = P + "channels." + name + ".";
             byIndex[i] = guard(() -> new ChannelConfig(c.deliveryMode(), c.maxQueuedMessages(), c.maxQueuedBytes().toBytes()),
-                    prefix, "the value is out of range");
+                    prefix);
             names[i] = name;
         }
         return List.of(byIndex);
@@ -261,7 +261,7 @@ final class NodeConfigMapper {
         }
         return guard(() -> new LinkConditionerConfig(l.latency().toNanos() / 1e6, l.jitter().toNanos() / 1e6, l.loss(),
                 l.burstEnter(), l.burstExit(), l.burstLoss(), l.duplicate(), l.reorder(), l.reorderDelay().toNanos() / 1e6,
-                l.bandwidth().toBytes(), l.queueLimit().toBytes(), l.seed()), "the value is out of range");
+                l.bandwidth().toBytes(), l.queueLimit().toBytes(), l.seed()));
     }
 
     private static int intBytes(String property, long bytes) {
@@ -271,11 +271,11 @@ final class NodeConfigMapper {
         return (int) bytes;
     }
 
-    private static <T> T guard(Supplier<T> build, String fallbackAction) {
-        return guard(build, null, fallbackAction);
+    private static <T> T guard(Supplier<T> build) {
+        return guard(build, null);
     }
 
-    private static <T> T guard(Supplier<T> build, String prefix, String fallbackAction) {
+    private static <T> T guard(Supplier<T> build, String prefix) {
         try {
             return build.get();
         } catch (InvalidReliableUdpPropertyException e) {
@@ -294,7 +294,7 @@ final class NodeConfigMapper {
             int was = message.lastIndexOf("was ");
             String value = secret ? "[redacted]" : was >= 0 ? message.substring(was + 4) : null;
             throw new InvalidReliableUdpPropertyException(property, value, message,
-                    "change it to a value the message above allows (" + fallbackAction + ")");
+                    "choose a value that meets the rule: " + message.replaceFirst(", was .*$", ""));
         }
     }
 
