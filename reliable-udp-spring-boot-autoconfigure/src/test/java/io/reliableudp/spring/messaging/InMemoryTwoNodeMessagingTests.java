@@ -79,6 +79,46 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
     }
 
     @Test
+    void aNamedPeerIsReconnectedAfterItCameBack() throws Exception {
+        ConfigurableApplicationContext station = start(TestApps.ServerApp.class, "reliable-udp.port=0");
+        int port = station.getBean(io.reliableudp.spring.core.ManagedReliableUdpNode.class).localAddress().getPort();
+        ConfigurableApplicationContext rover = start(TestApps.ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port,
+                "reliable-udp.reconnect.initial-backoff=50ms", "reliable-udp.reconnect.max-backoff=200ms");
+        extra.add(rover);
+        try {
+            ReliableUdpTemplate t = rover.getBean(ReliableUdpTemplate.class);
+            assertThat(t.send("server", "events", new Position("before", 0, 0, 0)).get(5, TimeUnit.SECONDS).acknowledged()).isTrue();
+            station.close();
+            // while it is away, sends fail with a reason instead of hanging
+            assertThat(t.send("server", "events", new Position("away", 0, 0, 1))).failsWithin(Duration.ofSeconds(5))
+                    .withThrowableThat().havingCause().isInstanceOfSatisfying(ReliableUdpSendException.class,
+                            e -> assertThat(e.reason()).isIn(DeliveryFailure.NOT_CONNECTED, DeliveryFailure.DISCONNECTED));
+            station = start(TestApps.ServerApp.class, "reliable-udp.port=" + port);
+            ConfigurableApplicationContext back = station;
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).untilAsserted(() ->
+                    assertThat(t.send("server", "events", new Position("after", 0, 0, 2))).succeedsWithin(Duration.ofSeconds(2)));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> back.getBean(TestApps.ServerListeners.class)
+                    .positions.stream().anyMatch(r -> r.position().unit().equals("after")));
+        } finally {
+            station.close();
+        }
+    }
+
+    @Test
+    void programmingErrorsThrowAtOnce() {
+        ReliableUdpTemplate t = template();
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> t.send("server", "nope", "x"))
+                .withMessageContaining("unknown channel 'nope'").withMessageContaining("events=0");
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> t.sendUnreliable("server", "events", "x"))
+                .withMessageContaining("not an unreliable channel");
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> t.send("no-such-peer", "events", "x"))
+                .withMessageContaining("neither a configured peer name nor host:port");
+        ReliableUdpTemplate bare = new ReliableUdpTemplate(t.getNode());
+        org.assertj.core.api.Assertions.assertThatIllegalStateException().isThrownBy(() -> bare.send("x"))
+                .withMessageContaining("default peer");
+    }
+
+    @Test
     void sendsAfterShutdownFailAtOnce() {
         ConfigurableApplicationContext leaving = startClient();
         ReliableUdpTemplate t = leaving.getBean(ReliableUdpTemplate.class);
