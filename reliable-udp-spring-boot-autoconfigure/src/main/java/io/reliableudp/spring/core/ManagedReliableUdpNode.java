@@ -11,7 +11,6 @@ import io.reliableudp.transport.Peer;
 import io.reliableudp.transport.PeerState;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collection;
@@ -295,8 +294,8 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, SmartLifecycle {
             ReliableUdpNode started;
             try {
                 started = factory.start(config, new Dispatcher());
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not start the reliable-udp node on " + config.bindAddress() + ": " + e.getMessage(), e);
+            } catch (IOException | RuntimeException e) {
+                throw new ReliableUdpNodeStartException(config.bindAddress(), e);
             }
             node = started;
             reconnectScheduler = Executors.newSingleThreadScheduledExecutor(
@@ -569,6 +568,10 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, SmartLifecycle {
             }
             if (attempt != null && !attempt.isDone()) {
                 return attempt;
+            }
+            Peer existing = n.peer(address);
+            if (existing != null && existing.state() == PeerState.CONNECTED) {
+                return CompletableFuture.completedFuture(existing);
             }
             CompletableFuture<Peer> f;
             try {

@@ -218,6 +218,29 @@ class ReliableUdpAutoConfigurationTests {
         });
     }
 
+    @Test
+    void aTakenPortIsReportedWithTheFix() {
+        runner.withPropertyValues("reliable-udp.port=0").run(first -> {
+            int port = first.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
+            runner.withPropertyValues("reliable-udp.port=" + port).run(second -> {
+                assertThat(second).hasFailed();
+                FailureAnalysis analysis = new ReliableUdpNodeStartFailureAnalyzer().analyze(second.getStartupFailure());
+                assertThat(analysis).isNotNull();
+                assertThat(analysis.getDescription()).contains(":" + port).contains("in use");
+                assertThat(analysis.getAction()).contains("reliable-udp.port");
+            });
+        });
+    }
+
+    @Test
+    void failureAnalyzersAreRegistered() {
+        assertThat(org.springframework.core.io.support.SpringFactoriesLoader.forDefaultResourceLocation()
+                .load(org.springframework.boot.diagnostics.FailureAnalyzer.class, null,
+                        org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> { })))
+                .hasAtLeastOneElementOfType(ReliableUdpFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(ReliableUdpNodeStartFailureAnalyzer.class);
+    }
+
     // ---- bad configuration: a failure analysis naming the property and the fix
 
     @Test

@@ -76,7 +76,7 @@ public final class InMemoryNetwork {
         InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
         FakeNode node = new FakeNode(address, config, listener);
         if (nodes.putIfAbsent(address, node) != null) {
-            throw new IOException("address in use: " + address);
+            throw new java.net.BindException("Address already in use: " + address);
         }
         return node;
     }
