@@ -34,6 +34,7 @@ public record LinkConditionerConfig(
     public static final LinkConditionerConfig PERFECT =
             new LinkConditionerConfig(0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 1);
 
+    /** Validates the values; a wrong one raises {@link IllegalArgumentException} naming it. */
     public LinkConditionerConfig {
         nonNegative("latencyMillis", latencyMillis);
         nonNegative("jitterMillis", jitterMillis);

@@ -30,6 +30,7 @@ public final class MessageConfig {
     private final int maxPacketsPerUpdate;
     private final double congestionRttThresholdMillis;
     private final double congestionLossThresholdPercent;
+    private final boolean bandwidthEstimation;
 
     private MessageConfig(Builder b) {
         if (b.channels.isEmpty() || b.channels.size() > MAX_CHANNELS) {
@@ -98,6 +99,7 @@ public final class MessageConfig {
         this.maxPacketsPerUpdate = b.maxPacketsPerUpdate;
         this.congestionRttThresholdMillis = b.congestionRttThresholdMillis;
         this.congestionLossThresholdPercent = b.congestionLossThresholdPercent;
+        this.bandwidthEstimation = b.bandwidthEstimation;
     }
 
     /** A builder holding the defaults. */
@@ -129,6 +131,7 @@ public final class MessageConfig {
         b.maxPacketsPerUpdate = maxPacketsPerUpdate;
         b.congestionRttThresholdMillis = congestionRttThresholdMillis;
         b.congestionLossThresholdPercent = congestionLossThresholdPercent;
+        b.bandwidthEstimation = bandwidthEstimation;
         return b;
     }
 
@@ -190,6 +193,12 @@ public final class MessageConfig {
     /** Packet loss at or above which the connection is congested (default 10 percent). */
     public double congestionLossThresholdPercent() { return congestionLossThresholdPercent; }
 
+    /**
+     * Whether, with {@link #congestionAvoidance()}, bytes in flight are also capped at twice the
+     * estimated bandwidth-delay product (delivery rate from acks times the min RTT; default true).
+     */
+    public boolean bandwidthEstimation() { return bandwidthEstimation; }
+
     /** When a reliable message is sent again. */
     public enum ResendPolicy {
         /** Resend when not sent within an interval derived from the RTT (default). */
@@ -220,6 +229,7 @@ public final class MessageConfig {
         private int maxPacketsPerUpdate = 32;
         private double congestionRttThresholdMillis = 250;
         private double congestionLossThresholdPercent = 10;
+        private boolean bandwidthEstimation = true;
 
         private Builder() {
         }
@@ -256,6 +266,9 @@ public final class MessageConfig {
         public Builder congestionRttThresholdMillis(double millis) { this.congestionRttThresholdMillis = millis; return this; }
         /** Sets {@link MessageConfig#congestionLossThresholdPercent()}. */
         public Builder congestionLossThresholdPercent(double percent) { this.congestionLossThresholdPercent = percent; return this; }
+
+        /** Sets {@link MessageConfig#bandwidthEstimation()}. */
+        public Builder bandwidthEstimation(boolean enabled) { this.bandwidthEstimation = enabled; return this; }
 
         /** Validates and builds; a wrong value raises {@link IllegalArgumentException} naming it. */
         public MessageConfig build() {

@@ -36,6 +36,8 @@ public final class MessageEndpoint {
 
     /** After this many received data packets without sending one, an ack-only packet goes out at once. */
     static final int ACK_EVERY_PACKETS = 16;
+    /** Idle send ticks that still repeat an ack-only packet after the last data packet arrived. */
+    static final int REDUNDANT_ACKS = 2;
     /** Largest packet header of the packet layer. */
     static final int PACKET_HEADER_MAX = 9;
     /** Fragment header of the packet layer. */
@@ -44,6 +46,8 @@ public final class MessageEndpoint {
     static final int MAX_UNRELIABLE_FRAGMENTS = 16;
     /** Packets remembered for acks (ring of the packet log and the packet layer's sent buffer). */
     static final int SENT_PACKETS = 1024;
+    /** Bytes in flight always allowed, in full packets (the window before any bandwidth sample). */
+    static final int INITIAL_WINDOW_PACKETS = 16;
     /** Resend interval base before the first RTT sample. */
     static final double INITIAL_RTT_SECONDS = 0.1;
 
@@ -67,6 +71,8 @@ public final class MessageEndpoint {
     private final int maxUnreliableSize;
     private final boolean everyPacket;
     private final long reassemblyLimit;
+    private final boolean bandwidthEstimation;
+    private final long inflightFloor;
     private final byte[] packetBuffer;
     private final Frames.Reader reader = new Frames.Reader();
     private byte[] bigBuffer = EMPTY;
@@ -87,6 +93,7 @@ public final class MessageEndpoint {
     private boolean flushRequested;
     private boolean composing;
     private int dataPacketsSinceSend;
+    private int redundantAcksLeft;
     private int bigUnreliableQueued;
     private long largeBytesStarted;
     private long reassemblyBytes;
@@ -142,6 +149,8 @@ public final class MessageEndpoint {
                 MAX_UNRELIABLE_FRAGMENTS * fragmentSize - Frames.msgFrameSize(0) - 4);
         this.everyPacket = config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET;
         this.reassemblyLimit = config.maxBytesInFlight() + (long) config.maxMessageSize();
+        this.bandwidthEstimation = config.congestionAvoidance() && config.bandwidthEstimation();
+        this.inflightFloor = (long) INITIAL_WINDOW_PACKETS * payloadBudget;
         this.packetBuffer = new byte[payloadBudget];
         this.log = new PacketLog(SENT_PACKETS);
         this.congestion = new CongestionController(config.congestionAvoidance(), config.sendRateHz(),
@@ -448,6 +457,21 @@ public final class MessageEndpoint {
         return listenerErrors;
     }
 
+    /** Payload bytes of data packets sent and neither acknowledged nor counted lost. */
+    public long bytesInFlight() {
+        return log.bytesInFlight();
+    }
+
+    /** The delivery-rate estimate (bytes per second; max over the last 1-2 s), 0 before any sample. */
+    public double bandwidthEstimateBytesPerSecond() {
+        return log.bandwidthEstimate();
+    }
+
+    /** The current cap on {@link #bytesInFlight()}, or -1 when bandwidth estimation is off. */
+    public long inflightLimitBytes() {
+        return bandwidthEstimation ? inflightLimit() : -1;
+    }
+
     /** Total size of the sliced messages started and not yet fully acknowledged (capped by maxBytesInFlight). */
     public long largeBytesInFlight() {
         return largeBytesStarted;
@@ -551,15 +575,26 @@ public final class MessageEndpoint {
             resendInterval = computeResendInterval();
             int limit = congestion.congested() ? 1 : config.maxPacketsPerUpdate();
             int sent = 0;
-            while (sent < limit && composeAndSend()) {
+            while (sent < limit && !inflightCapped() && composeAndSend()) {
                 sent++;
             }
-            if (sent == 0 && ackIfIdle && dataPacketsSinceSend > 0) {
+            if (sent == 0 && ackIfIdle && (dataPacketsSinceSend > 0 || redundantAcksLeft > 0)) {
+                if (dataPacketsSinceSend == 0) {
+                    redundantAcksLeft--;
+                }
                 sendAckOnly();
             }
         } finally {
             composing = false;
         }
+    }
+
+    private boolean inflightCapped() {
+        return bandwidthEstimation && log.bytesInFlight() >= inflightLimit();
+    }
+
+    private long inflightLimit() {
+        return log.inflightLimit(1.0 / config.sendRateHz(), inflightFloor);
     }
 
     private void sendAckOnly() {
@@ -571,7 +606,7 @@ public final class MessageEndpoint {
             packetsNotSent++;
             return;
         }
-        log.commit(false);
+        log.commit(false, 0);
         ackOnlyPacketsSent++;
         dataPacketsSinceSend = 0;
     }
@@ -615,7 +650,7 @@ public final class MessageEndpoint {
             log.abort();
             packetsNotSent++;
         } else {
-            log.commit(true);
+            log.commit(true, pos);
             packetsSent++;
             dataPacketsSinceSend = 0;
         }
@@ -802,7 +837,7 @@ public final class MessageEndpoint {
                 log.abort();
                 packetsNotSent++;
             } else {
-                log.commit(true);
+                log.commit(true, len);
                 packetsSent++;
                 dataPacketsSinceSend = 0;
             }
@@ -907,15 +942,18 @@ public final class MessageEndpoint {
         if (verdict != 0) {
             if (verdict < 0) {
                 malformedPackets++;
-                LOG.log(System.Logger.Level.DEBUG, () -> "malformed packet " + sequence + " rejected: " + reader.error);
             } else {
                 rejectedPackets++;
-                LOG.log(System.Logger.Level.DEBUG, () -> "packet " + sequence + " rejected: " + reader.error);
+            }
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, (verdict < 0 ? "malformed packet " : "packet ") + sequence
+                        + " rejected: " + reader.error);
             }
             return false;
         }
         apply(data, offset, length);
         dataPacketsSinceSend++;
+        redundantAcksLeft = REDUNDANT_ACKS;
         return true;
     }
 
@@ -929,29 +967,29 @@ public final class MessageEndpoint {
         int result;
         while ((result = r.next()) == Frames.Reader.FRAME) {
             if (r.channel >= channelCount) {
-                r.error = "unknown channel " + r.channel;
+                r.error = "unknown channel";
                 return -1;
             }
             ReceiveChannel rc = receiveChannels[r.channel];
             if (r.type == Frames.TYPE_SLICE) {
                 if (!rc.reliable) {
-                    r.error = "slice on unreliable channel " + r.channel;
+                    r.error = "slice on an unreliable channel";
                     return -1;
                 }
                 if (r.total > config.maxMessageSize()) {
-                    r.error = "sliced message of " + r.total + " bytes exceeds maxMessageSize";
+                    r.error = "sliced message larger than maxMessageSize";
                     return -1;
                 }
                 int ahead = rc.ahead(r.id);
                 if (ahead >= window && ahead < 32768) {
-                    r.error = "message id beyond the receive window on channel " + r.channel;
+                    r.error = "message id beyond the receive window";
                     return 1;
                 }
                 if (ahead < window && !rc.bit(r.id)) {
                     Reassembly existing = rc.findReassembly(r.id);
                     if (existing != null) {
                         if (existing.total != r.total || existing.sliceSize != r.sliceSize) {
-                            r.error = "slice geometry differs from earlier slices of message " + r.id;
+                            r.error = "slice geometry differs from earlier slices";
                             return -1;
                         }
                     } else if (r.channel != lastNewChannel || r.id != lastNewId) {
@@ -962,13 +1000,13 @@ public final class MessageEndpoint {
                 }
             } else {
                 if (r.dataLength > config.maxMessageSize()) {
-                    r.error = "message of " + r.dataLength + " bytes exceeds maxMessageSize";
+                    r.error = "message larger than maxMessageSize";
                     return -1;
                 }
                 if (rc.reliable) {
                     int ahead = rc.ahead(r.id);
                     if (ahead >= window && ahead < 32768) {
-                        r.error = "message id beyond the receive window on channel " + r.channel;
+                        r.error = "message id beyond the receive window";
                         return 1;
                     }
                 }
@@ -978,7 +1016,7 @@ public final class MessageEndpoint {
             return -1;
         }
         if (newReassembly > 0 && reassemblyBytes + newReassembly > reassemblyLimit) {
-            r.error = "reassembly buffers would exceed " + reassemblyLimit + " bytes";
+            r.error = "reassembly buffers would exceed maxBytesInFlight + maxMessageSize";
             return 1;
         }
         return 0;

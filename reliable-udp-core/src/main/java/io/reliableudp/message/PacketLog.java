@@ -15,6 +15,10 @@ final class PacketLog {
     private static final double LOSS_ALPHA = 0.05;
     /** A data packet not acknowledged after this long (or twice the RTT, if longer) counts as lost. */
     static final double LOSS_TIMEOUT_SECONDS = 1.0;
+    /** Bytes in flight may reach this many bandwidth-delay products. */
+    static final double INFLIGHT_GAIN = 2.0;
+    static final double BANDWIDTH_WINDOW_SECONDS = 1.0;
+    static final double MIN_RTT_WINDOW_SECONDS = 10.0;
 
     private final int size;
     private final int mask;
@@ -30,7 +34,24 @@ final class PacketLog {
     private long head;
     private int current = -1;
     private long ordinal;
+    /** Start of the oldest live packet's entries: the log must keep everything from here. */
+    private long floor;
     private final long[] ordinalStart;
+
+    private final int[] bytes;
+    private final boolean[] outstanding;
+    private final boolean[] unsettled;
+    private final long[] deliveredAtSend;
+    private final double[] deliveredTimeAtSend;
+    private long inflight;
+    private long delivered;
+    private double deliveredTime = -1;
+    private double bwCurrentMax;
+    private double bwPreviousMax;
+    private double bwBucketStart = -1;
+    private double minRttCurrent = -1;
+    private double minRttPrevious = -1;
+    private double minRttBucketStart = -1;
 
     private double srttSeconds = -1;
     private double loss;
@@ -49,6 +70,11 @@ final class PacketLog {
         this.start = new long[size];
         this.count = new int[size];
         this.ordinalStart = new long[size];
+        this.bytes = new int[size];
+        this.outstanding = new boolean[size];
+        this.unsettled = new boolean[size];
+        this.deliveredAtSend = new long[size];
+        this.deliveredTimeAtSend = new double[size];
     }
 
     static long entry(int channel, int id) {
@@ -79,6 +105,10 @@ final class PacketLog {
     void begin(int seq, double time) {
         int slot = seq & mask;
         current = slot;
+        if (valid[slot]) {
+            // reused before the loss walk reached it: the packet layer can no longer ack it either
+            settle(slot);
+        }
         sequence[slot] = seq;
         valid[slot] = false;
         acked[slot] = false;
@@ -87,11 +117,11 @@ final class PacketLog {
         start[slot] = head;
         count[slot] = 0;
         ordinalStart[(int) (ordinal & mask)] = head;
+        floor = oldestLiveStart();
     }
 
     void add(long e) {
         int slot = current;
-        long floor = oldestLiveStart();
         if (head - floor >= entries.length) {
             grow(floor);
         }
@@ -110,10 +140,25 @@ final class PacketLog {
         }
     }
 
-    /** The packet was sent; {@code carriesData} tells whether it counts for RTT and loss. */
-    void commit(boolean carriesData) {
-        valid[current] = true;
-        tracked[current] = carriesData;
+    /**
+     * The packet was sent; {@code carriesData} tells whether it counts for RTT, loss and bytes in
+     * flight; {@code length} is its payload size.
+     */
+    void commit(boolean carriesData, int length) {
+        int slot = current;
+        valid[slot] = true;
+        tracked[slot] = carriesData;
+        if (carriesData) {
+            bytes[slot] = length;
+            unsettled[slot] = true;
+            outstanding[slot] = true;
+            inflight += length;
+            if (deliveredTime < 0) {
+                deliveredTime = sendTime[slot];
+            }
+            deliveredAtSend[slot] = delivered;
+            deliveredTimeAtSend[slot] = deliveredTime;
+        }
         current = -1;
         ordinal++;
     }
@@ -150,6 +195,17 @@ final class PacketLog {
         if (tracked[slot]) {
             double sample = Math.max(0, time - sendTime[slot]);
             srttSeconds = srttSeconds < 0 ? sample : srttSeconds + (sample - srttSeconds) * RTT_ALPHA;
+            minRttSample(time, sample);
+            if (outstanding[slot]) {
+                outstanding[slot] = false;
+                inflight -= bytes[slot];
+            }
+            delivered += bytes[slot];
+            deliveredTime = time;
+            double interval = time - deliveredTimeAtSend[slot];
+            if (interval > 0) {
+                bandwidthSample(time, (delivered - deliveredAtSend[slot]) / interval);
+            }
         }
         return slot;
     }
@@ -188,16 +244,83 @@ final class PacketLog {
                 if (time - sendTime[slot] < timeout) {
                     break;
                 }
-                if (tracked[slot]) {
-                    boolean lost = !acked[slot];
-                    if (lost) {
-                        packetsLost++;
-                    }
-                    loss += ((lost ? 1.0 : 0.0) - loss) * LOSS_ALPHA;
-                }
+                settle(slot);
             }
             lossCursor = (lossCursor + 1) & 0xFFFF;
         }
+    }
+
+    /**
+     * Decides once whether a data packet was lost (not acknowledged in time): when the loss walk
+     * reaches it, or when its slot is reused first (more packets in flight than the ring holds).
+     */
+    private void settle(int slot) {
+        if (!unsettled[slot]) {
+            return;
+        }
+        unsettled[slot] = false;
+        if (outstanding[slot]) {
+            outstanding[slot] = false;
+            inflight -= bytes[slot];
+        }
+        boolean lost = !acked[slot];
+        if (lost) {
+            packetsLost++;
+        }
+        loss += ((lost ? 1.0 : 0.0) - loss) * LOSS_ALPHA;
+    }
+
+    /** Delivery-rate sample (BBR style: bytes acknowledged between this packet's send and its ack, per second). */
+    private void bandwidthSample(double time, double rate) {
+        if (bwBucketStart < 0 || time - bwBucketStart >= BANDWIDTH_WINDOW_SECONDS) {
+            bwPreviousMax = bwBucketStart >= 0 && time - bwBucketStart < 2 * BANDWIDTH_WINDOW_SECONDS ? bwCurrentMax : 0;
+            bwCurrentMax = 0;
+            bwBucketStart = time;
+        }
+        bwCurrentMax = Math.max(bwCurrentMax, rate);
+    }
+
+    private void minRttSample(double time, double sample) {
+        if (minRttBucketStart < 0 || time - minRttBucketStart >= MIN_RTT_WINDOW_SECONDS) {
+            minRttPrevious = minRttBucketStart >= 0 && time - minRttBucketStart < 2 * MIN_RTT_WINDOW_SECONDS ? minRttCurrent : -1;
+            minRttCurrent = -1;
+            minRttBucketStart = time;
+        }
+        if (minRttCurrent < 0 || sample < minRttCurrent) {
+            minRttCurrent = sample;
+        }
+    }
+
+    /** Max delivery rate over the last one to two seconds (bytes per second), 0 before any sample. */
+    double bandwidthEstimate() {
+        return Math.max(bwCurrentMax, bwPreviousMax);
+    }
+
+    /** Min RTT over the last 10 to 20 seconds (seconds), -1 before any sample. */
+    double minRttSeconds() {
+        if (minRttPrevious < 0) {
+            return minRttCurrent;
+        }
+        return minRttCurrent < 0 ? minRttPrevious : Math.min(minRttCurrent, minRttPrevious);
+    }
+
+    /** Payload bytes of data packets sent and neither acknowledged nor counted lost. */
+    long bytesInFlight() {
+        return inflight;
+    }
+
+    /**
+     * The cap on bytes in flight: twice the estimated bandwidth-delay product (delivery rate times
+     * the min RTT plus two send ticks), never below {@code floorBytes}.
+     */
+    long inflightLimit(double tickSeconds, long floorBytes) {
+        double bw = bandwidthEstimate();
+        if (bw <= 0) {
+            return floorBytes;
+        }
+        // the pipe as this layer sees it: min RTT plus a send tick here and an ack tick at the peer
+        double rtt = Math.max(0, minRttSeconds()) + 2 * tickSeconds;
+        return Math.max(floorBytes, (long) Math.min(Long.MAX_VALUE / 4, INFLIGHT_GAIN * bw * rtt));
     }
 
     /** Smoothed RTT in seconds, or -1 before the first sample. */

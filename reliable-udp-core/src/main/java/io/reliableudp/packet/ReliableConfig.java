@@ -340,6 +340,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#name()}.
+         *
          * @param value see {@link ReliableConfig#name()}
          * @return this builder
          */
@@ -349,6 +351,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#maxPacketSize()}.
+         *
          * @param value see {@link ReliableConfig#maxPacketSize()}
          * @return this builder
          */
@@ -358,6 +362,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#fragmentAbove()}.
+         *
          * @param value see {@link ReliableConfig#fragmentAbove()}
          * @return this builder
          */
@@ -367,6 +373,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#maxFragments()}.
+         *
          * @param value see {@link ReliableConfig#maxFragments()}
          * @return this builder
          */
@@ -376,6 +384,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#fragmentSize()}.
+         *
          * @param value see {@link ReliableConfig#fragmentSize()}
          * @return this builder
          */
@@ -385,6 +395,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#ackBufferSize()}.
+         *
          * @param value see {@link ReliableConfig#ackBufferSize()}
          * @return this builder
          */
@@ -394,6 +406,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#sentPacketsBufferSize()}.
+         *
          * @param value see {@link ReliableConfig#sentPacketsBufferSize()}
          * @return this builder
          */
@@ -403,6 +417,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#receivedPacketsBufferSize()}.
+         *
          * @param value see {@link ReliableConfig#receivedPacketsBufferSize()}
          * @return this builder
          */
@@ -412,6 +428,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#fragmentReassemblyBufferSize()}.
+         *
          * @param value see {@link ReliableConfig#fragmentReassemblyBufferSize()}
          * @return this builder
          */
@@ -421,6 +439,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#rttSmoothingFactor()}.
+         *
          * @param value see {@link ReliableConfig#rttSmoothingFactor()}
          * @return this builder
          */
@@ -430,6 +450,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#rttHistorySize()}.
+         *
          * @param value see {@link ReliableConfig#rttHistorySize()}
          * @return this builder
          */
@@ -439,6 +461,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#packetLossSmoothingFactor()}.
+         *
          * @param value see {@link ReliableConfig#packetLossSmoothingFactor()}
          * @return this builder
          */
@@ -448,6 +472,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#bandwidthSmoothingFactor()}.
+         *
          * @param value see {@link ReliableConfig#bandwidthSmoothingFactor()}
          * @return this builder
          */
@@ -457,6 +483,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#packetHeaderSize()}.
+         *
          * @param value see {@link ReliableConfig#packetHeaderSize()}
          * @return this builder
          */
@@ -466,6 +494,8 @@ public final class ReliableConfig {
         }
 
         /**
+         * Sets {@link ReliableConfig#allowEmptyPayload()}.
+         *
          * @param value see {@link ReliableConfig#allowEmptyPayload()}
          * @return this builder
          */

@@ -58,6 +58,7 @@ public final class ReliableEndpoint {
     private final int[] acks;
     private int sequence;
     private final float[] rttHistory;
+    private final int rttHistoryMask;
     private final byte[] transmitBuffer;
     private final byte[] headerScratch = new byte[MAX_HEADER];
     private final PacketHeaderCodec decoder = new PacketHeaderCodec();
@@ -98,6 +99,8 @@ public final class ReliableEndpoint {
         this.acks = new int[config.ackBufferSize()];
         this.rttHistory = new float[config.rttHistorySize()];
         Arrays.fill(rttHistory, -1.0f);
+        int historySize = config.rttHistorySize();
+        this.rttHistoryMask = (historySize & (historySize - 1)) == 0 ? historySize - 1 : -1;
         this.transmitBuffer = new byte[Math.max(config.maxPacketSize() + MAX_HEADER,
                 FRAGMENT_HEADER + MAX_HEADER + config.fragmentSize())];
 
@@ -334,7 +337,7 @@ public final class ReliableEndpoint {
             counters[PacketCounter.NUM_PACKETS_ACKED.ordinal()]++;
             sentAcked[slot] = true;
             float sample = (float) (time - sentTime[slot]) * 1000.0f;
-            rttHistory[ackSequence % rttHistory.length] = sample;
+            rttHistory[rttHistoryMask >= 0 ? ackSequence & rttHistoryMask : ackSequence % rttHistory.length] = sample;
             if ((rtt == 0.0f && sample > 0.0f) || Math.abs(rtt - sample) < 0.00001) {
                 rtt = sample;
             } else {

@@ -20,6 +20,8 @@ public final class SequenceBuffer {
     private static final int EMPTY = -1;
 
     private final int size;
+    /** {@code size - 1} when size is a power of two (then {@code s & mask == s % size} for s >= 0), else -1. */
+    private final int mask;
     private final int[] entrySequence;
     private int sequence;
 
@@ -34,8 +36,14 @@ public final class SequenceBuffer {
             throw new IllegalArgumentException("size must be within 1..32768, was " + size);
         }
         this.size = size;
+        this.mask = (size & (size - 1)) == 0 ? size - 1 : -1;
         this.entrySequence = new int[size];
         Arrays.fill(entrySequence, EMPTY);
+    }
+
+    /** The slot of a non-negative sequence value: {@code seq % size}, without a division when possible. */
+    private int slot(int seq) {
+        return mask >= 0 ? seq & mask : seq % size;
     }
 
     /**
@@ -75,7 +83,7 @@ public final class SequenceBuffer {
         }
         if (finish - start < size) {
             for (int s = start; s <= finish; ++s) {
-                entrySequence[s % size] = EMPTY;
+                entrySequence[slot(s)] = EMPTY;
             }
         } else {
             Arrays.fill(entrySequence, EMPTY);
@@ -105,7 +113,7 @@ public final class SequenceBuffer {
             return -1;
         }
         advance(seq);
-        int index = seq % size;
+        int index = slot(seq);
         entrySequence[index] = seq;
         return index;
     }
@@ -125,7 +133,7 @@ public final class SequenceBuffer {
         } else if (SequenceNumbers.lessThan(seq, (sequence - size) & 0xFFFF)) {
             return -1;
         }
-        int index = seq % size;
+        int index = slot(seq);
         entrySequence[index] = seq;
         return index;
     }
@@ -149,7 +157,7 @@ public final class SequenceBuffer {
      * @param seq a sequence number
      */
     public void remove(int seq) {
-        entrySequence[seq % size] = EMPTY;
+        entrySequence[slot(seq)] = EMPTY;
     }
 
     /**
@@ -159,7 +167,7 @@ public final class SequenceBuffer {
      * @return true when nothing occupies the slot
      */
     public boolean available(int seq) {
-        return entrySequence[seq % size] == EMPTY;
+        return entrySequence[slot(seq)] == EMPTY;
     }
 
     /**
@@ -169,7 +177,7 @@ public final class SequenceBuffer {
      * @return true when present
      */
     public boolean exists(int seq) {
-        return entrySequence[seq % size] == seq;
+        return entrySequence[slot(seq)] == seq;
     }
 
     /**
@@ -179,7 +187,7 @@ public final class SequenceBuffer {
      * @return the slot index, or -1 when {@code seq} is not present
      */
     public int find(int seq) {
-        int index = seq % size;
+        int index = slot(seq);
         return entrySequence[index] == seq ? index : -1;
     }
 

@@ -195,6 +195,23 @@ final class DatagramNode implements ReliableUdpNode {
     // ------------------------------------------------------------------ I/O loop
 
     private void ioLoop() {
+        try {
+            receiveLoop();
+        } catch (Throwable t) {
+            // an Error (or a bug) killed the loop: nothing would be received or ticked any more, so
+            // close the node for real (pending sends fail with CLOSED, peers are told) instead of hanging
+            LOG.log(Level.ERROR, "I/O thread of " + localAddress + " died; closing the node", t);
+            if (open) {
+                close();
+                dispatchEvents();
+            }
+            if (t instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+        }
+    }
+
+    private void receiveLoop() {
         DatagramPacket packet = new DatagramPacket(receiveBuffer, receiveBuffer.length);
         double nextTick = now() + tickSeconds;
         // the channel hands back the same InetAddress while the sender stays the same: reuse the socket address
@@ -217,8 +234,10 @@ final class DatagramNode implements ReliableUdpNode {
                 // no datagram within a tick: fall through to the tick
             } catch (ClosedChannelException | java.net.SocketException e) {
                 if (open) {
-                    LOG.log(Level.ERROR, "receive loop of " + localAddress + " stopped: socket failed", e);
-                    open = false;
+                    // the socket broke under us: end every connection properly rather than go deaf
+                    LOG.log(Level.ERROR, "receive loop of " + localAddress + " stopped: socket failed; closing the node", e);
+                    close();
+                    dispatchEvents();
                 }
                 break;
             } catch (IOException e) {
@@ -235,7 +254,10 @@ final class DatagramNode implements ReliableUdpNode {
             }
             if (now >= nextTick) {
                 tick(now);
-                nextTick = Math.max(nextTick + tickSeconds, now);
+                nextTick += tickSeconds;
+                if (nextTick <= now) {
+                    nextTick = now + tickSeconds; // fell behind: skip the missed ticks rather than run them back to back
+                }
             }
             dispatchEvents();
         }

@@ -116,4 +116,40 @@ class CongestionAvoidanceTest {
         }
         assertThat(c.penaltySeconds()).isEqualTo(CongestionController.MIN_PENALTY_SECONDS);
     }
+
+    /** Bulk transfer through a 200 kB/s bottleneck with a 32 kB queue; returns {delivered bytes/s, queue drops}. */
+    private static double[] bulkThroughBottleneck(MessageConfig config) {
+        LinkConditionerConfig bottleneck = new LinkConditionerConfig(25, 0, 0, 0, 1, 0, 0, 0, 0, 200_000, 32_000, 1);
+        EndpointPair pair = new EndpointPair(config, bottleneck, link(25, 0, 2));
+        pair.recordB = false;
+        byte[] chunk = new byte[1000];
+        double start = pair.time;
+        int steps = (int) Math.round(20 / DT);
+        for (int i = 0; i < steps; i++) {
+            while (pair.a.offer(0, chunk) >= 0) {
+                // keep the queue full: a bulk sender
+            }
+            pair.step(DT);
+        }
+        double seconds = pair.time - start;
+        System.out.printf("  bulk (bandwidth estimation %s): congested=%s loss=%.1f%% rtt=%.0f ms episodes=%d packets=%d lost=%d%n", config.bandwidthEstimation(),
+                pair.a.congested(), pair.a.packetLossPercent(), pair.a.rttMillis(), pair.a.congestionEpisodes(), pair.a.packetsSent(), pair.a.packetsLost());
+        return new double[] {pair.b.channelStats(0).messagesReceived() * 1000.0 / seconds, pair.ab.droppedQueueFull(),
+                pair.a.congested() ? 1 : 0, pair.a.bandwidthEstimateBytesPerSecond()};
+    }
+
+    @Test
+    void bandwidthEstimateKeepsABottleneckBusyWithoutOverflowingItsQueue() {
+        MessageConfig base = EndpointPair.config(DeliveryMode.RELIABLE_ORDERED).toBuilder()
+                .channels(java.util.List.of(new ChannelConfig(DeliveryMode.RELIABLE_ORDERED, 4096, 64L << 20))).build();
+        double[] estimated = bulkThroughBottleneck(base);
+        double[] gafferOnly = bulkThroughBottleneck(base.toBuilder().bandwidthEstimation(false).build());
+        System.out.printf("bottleneck 200 kB/s: with bandwidth estimate %.0f B/s delivered, %.0f queue drops, estimate %.0f B/s;"
+                + " Gaffer only %.0f B/s, %.0f queue drops%n", estimated[0], estimated[1], estimated[3], gafferOnly[0], gafferOnly[1]);
+        // message payload is 1000 of every ~1010 bytes on the link: close to the 200 kB/s cap
+        assertThat(estimated[0]).isGreaterThan(0.85 * 200_000);
+        assertThat(estimated[1]).isLessThan(Math.max(1, gafferOnly[1] / 10));
+        assertThat(estimated[0]).isGreaterThan(3 * gafferOnly[0]);
+        assertThat(estimated[3]).isBetween(150_000.0, 260_000.0);
+    }
 }

@@ -260,8 +260,9 @@ class MessageEndpointTest {
 
     @Test
     void packetsNeverExceedTheDatagramBudget() {
+        // no peer, so no acks: without the bytes-in-flight cap, to see many packets
         MessageConfig config = EndpointPair.config(RELIABLE_ORDERED, RELIABLE_UNORDERED, UNRELIABLE).toBuilder()
-                .lowerLayerOverhead(40).build();
+                .lowerLayerOverhead(40).bandwidthEstimation(false).build();
         int[] largest = {0};
         int[] count = {0};
         MessageEndpoint probe = new MessageEndpoint(config, 0, (d, o, l) -> {
@@ -321,7 +322,9 @@ class MessageEndpointTest {
 
     @Test
     void severalLargeMessagesInFlightWithinTheByteCap() {
-        MessageConfig config = EndpointPair.config(RELIABLE_UNORDERED).toBuilder().maxBytesInFlight(100_000).build();
+        // the black hole never acks: without the bytes-in-flight cap of congestion control, to isolate maxBytesInFlight
+        MessageConfig config = EndpointPair.config(RELIABLE_UNORDERED).toBuilder().maxBytesInFlight(100_000)
+                .bandwidthEstimation(false).build();
         LinkConditionerConfig blackHole = new LinkConditionerConfig(0, 0, 1.0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 7);
         EndpointPair pair = new EndpointPair(config, blackHole, LinkConditionerConfig.PERFECT);
         List<SendHandle> handles = new ArrayList<>();
@@ -354,5 +357,71 @@ class MessageEndpointTest {
         long resent = pair.a.channelStats(0).messagesResent();
         // about a fifth of the slices needed a resend (and a fifth of those another): never the whole message
         assertThat(resent).isBetween(slices / 10, slices / 2);
+    }
+
+    @Test
+    void listenerExceptionsAreCountedAndNeverEscape() {
+        EndpointPair pair = new EndpointPair(EndpointPair.config(RELIABLE_ORDERED));
+        pair.extraB = (c, id, d, o, l) -> {
+            throw new IllegalStateException("application bug");
+        };
+        SendHandle h = pair.a.send(0, payload(1, 5));
+        pair.a.send(0, payload(2, 5));
+        assertThat(pair.runUntil(() -> h.future().isDone(), 2, DT)).isTrue();
+        assertThat(pair.b.listenerErrors()).isEqualTo(2);
+        assertThat(pair.b.channelStats(0).messagesReceived()).isEqualTo(2);
+    }
+
+    @Test
+    void flushAndSendFromInsideTheListenerAreSafe() {
+        EndpointPair pair = new EndpointPair(EndpointPair.config(RELIABLE_ORDERED));
+        // B echoes every message and flushes at once, from inside its listener
+        pair.extraB = (c, id, d, o, l) -> {
+            pair.b.send(0, java.util.Arrays.copyOfRange(d, o, o + l));
+            pair.b.flush(pair.time);
+        };
+        for (int i = 0; i < 50; i++) {
+            pair.a.send(0, payload(i, 8));
+        }
+        pair.a.flush(pair.time);
+        pair.step(0.0001); // deliver to B: its echo goes out when receive returns, without waiting for a tick
+        assertThat(pair.b.packetsSent()).isEqualTo(1);
+        assertThat(pair.runUntil(() -> pair.receivedByA.size() == 50 && !pair.b.hasPendingReliable(), 2, DT)).isTrue();
+        for (int i = 0; i < 50; i++) {
+            assertThat(pair.receivedByA.get(i).data()).isEqualTo(payload(i, 8));
+        }
+    }
+
+    @Test
+    void closedEndpointDeliversAndSendsNothing() {
+        EndpointPair pair = new EndpointPair(EndpointPair.config(RELIABLE_ORDERED));
+        pair.a.send(0, payload(1, 5));
+        pair.a.flush(pair.time);
+        pair.b.close(DeliveryFailure.CLOSED);
+        pair.run(0.5, DT);
+        assertThat(pair.receivedByB).isEmpty();
+        assertThat(pair.b.datagramsSent()).isZero();
+        assertThat(pair.b.isClosed()).isTrue();
+    }
+
+    @Test
+    void configurationIsValidatedNamingTheField() {
+        assertThatThrownBy(() -> MessageConfig.builder().receiveWindow(100).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("receiveWindow");
+        assertThatThrownBy(() -> MessageConfig.builder().sendRateHz(0).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sendRateHz");
+        assertThatThrownBy(() -> MessageConfig.builder().maxPacketsPerUpdate(0).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxPacketsPerUpdate");
+        assertThatThrownBy(() -> MessageConfig.builder().congestionRttThresholdMillis(-1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("congestionRttThresholdMillis");
+        assertThatThrownBy(() -> MessageConfig.builder().congestionLossThresholdPercent(0).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("congestionLossThresholdPercent");
+        assertThatThrownBy(() -> MessageConfig.builder().resendPolicy(null).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("resendPolicy");
+        assertThatThrownBy(() -> new MessageEndpoint(MessageConfig.defaults(), Double.NaN, (d, o, l) -> { }, (c, i, d, o, l) -> { }))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("time");
+        MessageConfig c = MessageConfig.builder().receiveWindow(1024).sendRateHz(30).build();
+        assertThat(c.toBuilder().build().receiveWindow()).isEqualTo(1024);
+        assertThat(c.toBuilder().build().sendRateHz()).isEqualTo(30);
     }
 }

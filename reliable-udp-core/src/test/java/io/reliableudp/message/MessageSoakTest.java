@@ -129,6 +129,11 @@ class MessageSoakTest {
                 lg++;
             }
             pair.step(dt);
+            if (Boolean.getBoolean("soak.trace") && ((int) (pair.time * 120)) % 600 == 0) {
+                System.out.printf("t=%.1f inflight=%d limit=%d bw=%.0f rtt=%.1f congested=%s rate=%.0f queued=%d%n", pair.time,
+                        pair.a.bytesInFlight(), pair.a.inflightLimitBytes(), pair.a.bandwidthEstimateBytesPerSecond(),
+                        pair.a.rttMillis(), pair.a.congested(), pair.a.sendRateHz(), pair.a.queuedMessages());
+            }
             assertThat(pair.time).as("simulated time limit").isLessThan(limit);
         }
         pair.run(1, dt);
