@@ -15,7 +15,11 @@ import io.reliableudp.spring.observation.ReliableUdpTemplateObservationConventio
 import io.reliableudp.spring.support.ReliableUdpMessageConverters;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.ReliableUdpNode;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -83,7 +87,7 @@ public final class ReliableUdpAutoConfiguration {
     @ConditionalOnMissingBean
     ManagedReliableUdpNode reliableUdpNode(NodeConfig config, ReliableUdpNodeFactory factory, UdpChannels channels,
             ReliableUdpProperties properties, ApplicationEventPublisher publisher,
-            @org.springframework.beans.factory.annotation.Qualifier(LISTENER_EXECUTOR_BEAN_NAME) java.util.concurrent.Executor executor) {
+            @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor) {
         ReliableUdpProperties.Reconnect r = properties.reconnect();
         ReconnectPolicy policy;
         try {
@@ -111,7 +115,7 @@ public final class ReliableUdpAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ReliableUdpTemplate reliableUdpTemplate(ManagedReliableUdpNode node, ReliableUdpProperties properties,
-            @org.springframework.beans.factory.annotation.Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) MessageConverter converter,
+            @Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) MessageConverter converter,
             ObjectProvider<ObservationRegistry> observationRegistry,
             ObjectProvider<ReliableUdpTemplateObservationConvention> convention) {
         ReliableUdpTemplate template = new ReliableUdpTemplate(node);
@@ -137,7 +141,7 @@ public final class ReliableUdpAutoConfiguration {
         return template;
     }
 
-    private static void setChannel(String property, @org.jspecify.annotations.Nullable String value, java.util.function.Consumer<String> setter) {
+    private static void setChannel(String property, @Nullable String value, Consumer<String> setter) {
         if (value == null) {
             return;
         }
@@ -182,7 +186,7 @@ public final class ReliableUdpAutoConfiguration {
         @ConditionalOnMissingBean(name = UdpListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
         DefaultUdpListenerContainerFactory udpListenerContainerFactory(ManagedReliableUdpNode node, ReliableUdpTemplate template,
                 ReliableUdpProperties properties,
-                @org.springframework.beans.factory.annotation.Qualifier(LISTENER_EXECUTOR_BEAN_NAME) java.util.concurrent.Executor executor,
+                @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor,
                 ObjectProvider<UdpListenerErrorHandler> errorHandler, ObjectProvider<ObservationRegistry> observationRegistry,
                 ObjectProvider<ReliableUdpListenerObservationConvention> convention) {
             DefaultUdpListenerContainerFactory factory = new DefaultUdpListenerContainerFactory(node, executor);

@@ -50,6 +50,8 @@ class EnableUdpListenersTests {
                 await().atMost(Duration.ofSeconds(5)).until(() -> listeners.all.size() == 3 && listeners.one.size() == 1);
                 assertThat(listeners.all).containsExactlyInAnyOrder("on-0", "on-1", "on-2");
                 assertThat(listeners.one).containsExactly("on-1");
+                await().atMost(Duration.ofSeconds(5)).until(() -> listeners.zero.size() == 1);
+                assertThat(listeners.zero).containsExactly("on-0");
                 UdpListenerEndpointRegistry registry = server.getBean(UdpListenerEndpointRegistry.class);
                 // autoStartup = ${app.start} = false: registered, not started
                 UdpMessageListenerContainer stopped = registry.getListenerContainer("notStarted");
@@ -110,11 +112,24 @@ class EnableUdpListenersTests {
         }
     }
 
+    /** A composed annotation: {@code @UdpMessageListener} works as a meta-annotation. */
+    @java.lang.annotation.Target(java.lang.annotation.ElementType.METHOD)
+    @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+    @UdpMessageListener(channels = "0")
+    @interface OnChannelZero {
+    }
+
     static class Listeners {
+        final List<String> zero = new CopyOnWriteArrayList<>();
         final List<String> all = new CopyOnWriteArrayList<>();
         final List<String> one = new CopyOnWriteArrayList<>();
         final List<String> notStarted = new CopyOnWriteArrayList<>();
         final List<String> filtered = new CopyOnWriteArrayList<>();
+
+        @OnChannelZero
+        void zero(String text) {
+            zero.add(text);
+        }
 
         @UdpMessageListener
         void all(String text) {
