@@ -99,6 +99,15 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
                     assertThat(t.send("server", "events", new Position("after", 0, 0, 2))).succeedsWithin(Duration.ofSeconds(2)));
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> back.getBean(TestApps.ServerListeners.class)
                     .positions.stream().anyMatch(r -> r.position().unit().equals("after")));
+            // connect, disconnect and reconnect were published as application events, off the receive thread
+            List<org.springframework.context.ApplicationEvent> events = rover.getBean(TestApps.ClientListeners.class).peerEvents;
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                    assertThat(events).filteredOn(io.reliableudp.spring.core.UdpPeerConnectedEvent.class::isInstance)
+                            .extracting(e -> ((io.reliableudp.spring.core.UdpPeerConnectedEvent) e).getPeerName())
+                            .containsOnly("server").hasSizeGreaterThanOrEqualTo(2));
+            assertThat(events).filteredOn(io.reliableudp.spring.core.UdpPeerDisconnectedEvent.class::isInstance)
+                    .extracting(e -> ((io.reliableudp.spring.core.UdpPeerDisconnectedEvent) e).getReason())
+                    .contains(io.reliableudp.connection.DisconnectReason.CLOSED_BY_PEER);
         } finally {
             station.close();
         }

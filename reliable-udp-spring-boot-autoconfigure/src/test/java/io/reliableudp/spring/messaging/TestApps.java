@@ -128,6 +128,14 @@ final class TestApps {
     }
 
     static class ClientListeners {
+        final List<org.springframework.context.ApplicationEvent> peerEvents = new CopyOnWriteArrayList<>();
+
+        @org.springframework.context.event.EventListener({io.reliableudp.spring.core.UdpPeerConnectedEvent.class,
+                io.reliableudp.spring.core.UdpPeerDisconnectedEvent.class})
+        void onPeerEvent(org.springframework.context.ApplicationEvent event) {
+            peerEvents.add(event);
+        }
+
         final List<Ack> acks = new CopyOnWriteArrayList<>();
         final List<String> ackPeers = new CopyOnWriteArrayList<>();
         final List<String> replies = new CopyOnWriteArrayList<>();
