@@ -83,6 +83,11 @@ public final class MessageConfig {
         if (b.resendPolicy == null) {
             throw new IllegalArgumentException("resendPolicy must not be null");
         }
+        int effectiveSlice = effectiveSliceSize(b.sliceSize, b.datagramBudget, b.lowerLayerOverhead);
+        if (Frames.sliceCount(b.maxMessageSize, effectiveSlice) > Frames.MAX_SLICES) {
+            throw new IllegalArgumentException("maxMessageSize must be at most " + Frames.MAX_SLICES + " slices of "
+                    + effectiveSlice + " bytes, was " + b.maxMessageSize);
+        }
         this.channels = List.copyOf(b.channels);
         this.datagramBudget = b.datagramBudget;
         this.lowerLayerOverhead = b.lowerLayerOverhead;
@@ -161,6 +166,19 @@ public final class MessageConfig {
 
     /** Slice size of large messages (default 1024). */
     public int sliceSize() { return sliceSize; }
+
+    /**
+     * The slice size actually used: {@link #sliceSize()}, made smaller when a slice frame would not
+     * fit the packet that the datagram budget leaves (1024-byte slices need a wire of at least 1046 bytes).
+     */
+    public int effectiveSliceSize() {
+        return effectiveSliceSize(sliceSize, datagramBudget, lowerLayerOverhead);
+    }
+
+    private static int effectiveSliceSize(int sliceSize, int datagramBudget, int lowerLayerOverhead) {
+        // packet header at most 9 bytes, slice frame header at most 13 (1 + 2 id + 5 total + 2 size + 3 index)
+        return Math.min(sliceSize, datagramBudget - lowerLayerOverhead - 9 - 13);
+    }
 
     /** Cap on unacknowledged large-message bytes in flight per connection. */
     public long maxBytesInFlight() { return maxBytesInFlight; }

@@ -71,6 +71,7 @@ public final class MessageEndpoint {
     private final int maxUnreliableSize;
     private final boolean everyPacket;
     private final long reassemblyLimit;
+    private final int sliceSize;
     private final boolean bandwidthEstimation;
     private final long inflightFloor;
     private final byte[] packetBuffer;
@@ -149,6 +150,7 @@ public final class MessageEndpoint {
                 MAX_UNRELIABLE_FRAGMENTS * fragmentSize - Frames.msgFrameSize(0) - 4);
         this.everyPacket = config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET;
         this.reassemblyLimit = config.maxBytesInFlight() + (long) config.maxMessageSize();
+        this.sliceSize = config.effectiveSliceSize();
         this.bandwidthEstimation = config.congestionAvoidance() && config.bandwidthEstimation();
         this.inflightFloor = (long) INITIAL_WINDOW_PACKETS * payloadBudget;
         this.packetBuffer = new byte[payloadBudget];
@@ -186,7 +188,11 @@ public final class MessageEndpoint {
         return channelCount;
     }
 
-    /** Sets (or clears, with null) the listener told of acknowledged messages and ack receipts. */
+    /**
+     * Sets (or clears, with null) the listener told of acknowledged messages and ack receipts.
+     *
+     * @param ackListener the listener, or null
+     */
     public void setAckListener(@Nullable MessageAckListener ackListener) {
         this.ackListener = ackListener;
     }
@@ -194,6 +200,8 @@ public final class MessageEndpoint {
     /**
      * Queues a message. The payload array is taken over: do not modify it afterwards.
      *
+     * @param channel channel index
+     * @param payload the message (0 bytes allowed)
      * @return the handle; its future already failed when the message was not accepted (see class doc)
      * @throws IllegalArgumentException when the channel does not exist
      */
@@ -215,6 +223,8 @@ public final class MessageEndpoint {
      * Queues a message without a future (no allocation): the result is told only through the
      * {@link MessageAckListener} and the statistics. The payload array is taken over.
      *
+     * @param channel channel index
+     * @param payload the message (0 bytes allowed)
      * @return the message id (0..65535), or {@link #OFFER_QUEUE_FULL}, {@link #OFFER_TOO_LARGE} or
      *     {@link #OFFER_CLOSED}
      * @throws IllegalArgumentException when the channel does not exist
@@ -236,6 +246,10 @@ public final class MessageEndpoint {
     /**
      * Feeds one datagram received from the peer (packet header and frames). Never throws for any
      * content: a malformed packet is rejected (not acknowledged) and counted.
+     *
+     * @param data buffer holding the datagram (only read during the call)
+     * @param offset first byte
+     * @param length number of bytes
      */
     public void receive(byte[] data, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, data.length);
@@ -271,6 +285,8 @@ public final class MessageEndpoint {
      * (or an ack-only packet when there is nothing to send but received data to acknowledge).
      * Called from a listener during {@link #receive}, it only records the time; the send runs when
      * {@code receive} returns.
+     *
+     * @param time current time in seconds (a time before the last one given is taken as the last one)
      */
     public void update(double time) {
         if (closed) {
@@ -285,17 +301,20 @@ public final class MessageEndpoint {
         log.updateLoss(time, link.nextPacketSequence());
         double srtt = log.srttSeconds();
         congestion.update(time, srtt < 0 ? 0 : srtt * 1000, log.loss() * 100);
-        if (time >= nextSendTime) {
-            double interval = 1.0 / congestion.sendRateHz();
-            nextSendTime += interval;
-            if (nextSendTime <= time) {
-                nextSendTime = time + interval;
-            }
+        // A tick is due within half an interval of its time, so a caller ticking at the send rate
+        // itself, with some scheduling jitter, sends on every call; the schedule keeps the average rate.
+        double interval = 1.0 / congestion.sendRateHz();
+        if (time >= nextSendTime - 0.5 * interval) {
+            nextSendTime = Math.max(nextSendTime + interval, time + 0.5 * interval);
             sendRound(true);
         }
     }
 
-    /** Sends the queued messages now instead of at the next tick (within the congestion limits). */
+    /**
+     * Sends the queued messages now instead of at the next tick (within the congestion limits).
+     *
+     * @param time current time in seconds
+     */
     public void flush(double time) {
         if (closed) {
             return;
@@ -330,6 +349,8 @@ public final class MessageEndpoint {
     /**
      * Closes the endpoint: every pending message's future fails with a {@link DeliveryException}
      * naming {@code reason}, later sends fail at once with it, and nothing more is sent or delivered.
+     *
+     * @param reason what the futures of pending messages fail with
      */
     public void close(DeliveryFailure reason) {
         Objects.requireNonNull(reason, "reason");
@@ -363,7 +384,13 @@ public final class MessageEndpoint {
         return closed;
     }
 
-    /** A snapshot of one channel's counters. */
+    /**
+     * A snapshot of one channel's counters.
+     *
+     * @param channel channel index
+     * @return the counters
+     * @throws IllegalArgumentException when the channel does not exist
+     */
     public MessageChannelStats channelStats(int channel) {
         SendChannel s = channel(channel);
         ReceiveChannel r = receiveChannels[channel];
@@ -538,7 +565,7 @@ public final class MessageEndpoint {
         ch.lastTick[i] = tick - 1;
         if (ch.reliable) {
             ch.large[i] = Frames.msgFrameSize(payload.length) > payloadBudget
-                    ? new LargeSend(payload.length, config.sliceSize()) : null;
+                    ? new LargeSend(payload.length, sliceSize) : null;
         } else if (Frames.msgFrameSize(payload.length) > payloadBudget) {
             ch.bigUnreliable++;
             bigUnreliableQueued++;

@@ -52,7 +52,7 @@ final class SendChannel {
         allocate(16);
     }
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     private void allocate(int capacity) {
         mask = capacity - 1;
         payload = new byte[capacity][];

@@ -27,7 +27,6 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,6 +52,13 @@ import org.jspecify.annotations.Nullable;
 final class DatagramNode implements ReliableUdpNode {
 
     private static final System.Logger LOG = System.getLogger(DatagramNode.class.getName());
+    /**
+     * Handshake work budget: requests and responses that reach the cookie crypto, per second, with a
+     * burst allowance. Beyond it they are dropped as {@code rate_limited}, so a flood of handshakes
+     * cannot starve established connections of the I/O thread. Legitimate clients retry every 250 ms.
+     */
+    static final double HANDSHAKES_PER_SECOND = 10_000;
+    static final double HANDSHAKE_BURST = 1_000;
     /** Larger than any UDP payload (65,507 over IPv4, 65,527 over IPv6): nothing is ever truncated. */
     static final int RECEIVE_BUFFER_BYTES = 65_536;
 
@@ -74,7 +80,7 @@ final class DatagramNode implements ReliableUdpNode {
     private final ConcurrentHashMap<InetSocketAddress, NodePeer> peers = new ConcurrentHashMap<>();
     private final AtomicInteger serverConnections = new AtomicInteger();
     private final ConcurrentLinkedQueue<Event> crossThreadEvents = new ConcurrentLinkedQueue<>();
-    private final ArrayList<Event> ioEvents = new ArrayList<>();
+    private final EventBuffer ioEvents = new EventBuffer();
 
     private final LongAdder datagramsSent = new LongAdder();
     private final LongAdder datagramsReceived = new LongAdder();
@@ -93,6 +99,10 @@ final class DatagramNode implements ReliableUdpNode {
 
     // I/O thread only
     private final byte[] receiveBuffer = new byte[RECEIVE_BUFFER_BYTES];
+    private volatile double handshakeRate = HANDSHAKES_PER_SECOND;
+    private volatile double handshakeBurst = HANDSHAKE_BURST;
+    private double handshakeTokens = HANDSHAKE_BURST;
+    private double handshakeTokensAt;
     private final byte[] reply = new byte[Protocol.REQUEST_SIZE];
     private final ByteBuffer replyBuffer = ByteBuffer.allocateDirect(Protocol.REQUEST_SIZE);
 
@@ -269,7 +279,11 @@ final class DatagramNode implements ReliableUdpNode {
                 peer.tick(now);
             } catch (RuntimeException e) {
                 LOG.log(Level.ERROR, "bug: update of " + peer.address() + " threw; disconnecting it", e);
-                peer.disconnect(DisconnectReason.PROTOCOL_ERROR, "internal error: " + e);
+                try {
+                    peer.disconnect(DisconnectReason.PROTOCOL_ERROR, "internal error: " + e);
+                } catch (RuntimeException again) {
+                    peers.remove(peer.address(), peer); // cannot even disconnect: forget it
+                }
             }
         }
     }
@@ -287,6 +301,10 @@ final class DatagramNode implements ReliableUdpNode {
         }
         byte type = receiveBuffer[0];
         double now = now();
+        if ((type == Protocol.REQUEST || type == Protocol.RESPONSE) && !handshakeBudget(now)) {
+            countDrop(DropReason.RATE_LIMITED);
+            return;
+        }
         if (type == Protocol.REQUEST) {
             int n = handshake.onRequest(from, receiveBuffer, 0, length, nowMillis(), config.acceptIncoming(),
                     serverConnections.get() < config.maxConnections(), reply);
@@ -305,6 +323,23 @@ final class DatagramNode implements ReliableUdpNode {
             return;
         }
         peer.receive(receiveBuffer, 0, length, now);
+    }
+
+    /** Changes the handshake budget (tests use a small one to make a flood deterministic). */
+    void handshakeBudget(double perSecond, double burst) {
+        this.handshakeRate = perSecond;
+        this.handshakeBurst = burst;
+    }
+
+    /** Token bucket of {@link #HANDSHAKES_PER_SECOND}; I/O thread only. */
+    private boolean handshakeBudget(double now) {
+        handshakeTokens = Math.min(handshakeBurst, handshakeTokens + (now - handshakeTokensAt) * handshakeRate);
+        handshakeTokensAt = now;
+        if (handshakeTokens < 1) {
+            return false;
+        }
+        handshakeTokens -= 1;
+        return true;
     }
 
     private void onResponse(InetSocketAddress from, int length, double now) {
@@ -368,48 +403,60 @@ final class DatagramNode implements ReliableUdpNode {
     /** Queues a listener call: on the I/O thread in order, from other threads for the I/O thread. */
     void post(Event event) {
         if (Thread.currentThread() == ioThread) {
-            ioEvents.add(event);
+            ioEvents.add(event.kind, event.peer, event.channel, event.messageId, event.payload, event.reason, event.detail);
         } else {
             crossThreadEvents.add(event);
         }
     }
 
-    private void dispatchEvents() {
-        // index loop: a listener may post more events while we dispatch
-        for (int i = 0; i < ioEvents.size(); i++) {
-            dispatch(ioEvents.get(i));
-        }
-        ioEvents.clear();
-        Event e;
-        while ((e = crossThreadEvents.poll()) != null) {
-            dispatch(e);
-            for (int i = 0; i < ioEvents.size(); i++) {
-                dispatch(ioEvents.get(i));
-            }
-            ioEvents.clear();
+    /** Queues a delivered message (the message layer delivers only on the I/O thread): no event object. */
+    void postMessage(NodePeer peer, int channel, int messageId, byte[] payload) {
+        if (Thread.currentThread() == ioThread) {
+            ioEvents.add(Event.Kind.MESSAGE, peer, channel, messageId, payload, null, "");
+        } else {
+            crossThreadEvents.add(Event.message(peer, channel, messageId, payload));
         }
     }
 
-    private void dispatch(Event e) {
+    private void dispatchEvents() {
+        dispatchIoEvents();
+        Event e;
+        while ((e = crossThreadEvents.poll()) != null) {
+            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.reason, e.detail);
+            dispatchIoEvents();
+        }
+    }
+
+    private void dispatchIoEvents() {
+        EventBuffer b = ioEvents;
+        // index loop: a listener may post more events while we dispatch
+        for (int i = 0; i < b.size; i++) {
+            dispatch(b.kinds[i], b.peers[i], b.channels[i], b.ids[i], b.payloads[i], b.reasons[i], b.details[i]);
+        }
+        b.clear();
+    }
+
+    private void dispatch(Event.Kind kind, NodePeer peer, int channel, int messageId, byte[] payload,
+                          @Nullable DisconnectReason reason, String detail) {
         try {
-            switch (e.kind) {
-                case MESSAGE -> listener.onMessage(e.peer, e.channel, e.messageId, e.payload);
+            switch (kind) {
+                case MESSAGE -> listener.onMessage(peer, channel, messageId, payload);
                 case CONNECTED -> {
-                    listener.onConnected(e.peer);
-                    CompletableFuture<Peer> f = e.peer.connectFuture();
+                    listener.onConnected(peer);
+                    CompletableFuture<Peer> f = peer.connectFuture();
                     if (f != null) {
-                        f.complete(e.peer);
+                        f.complete(peer);
                     }
                 }
                 case DISCONNECTED -> {
-                    CompletableFuture<Peer> f = e.peer.connectFuture();
-                    DisconnectReason why = e.reason == null ? DisconnectReason.CLOSED_LOCALLY : e.reason;
+                    CompletableFuture<Peer> f = peer.connectFuture();
+                    DisconnectReason why = reason == null ? DisconnectReason.CLOSED_LOCALLY : reason;
                     if (f != null && !f.isDone()) {
                         f.completeExceptionally(new ConnectionFailedException(why,
-                                "connection to " + e.peer.address() + " failed: " + why + " (" + e.detail + ")"));
+                                "connection to " + peer.address() + " failed: " + why + " (" + detail + ")"));
                     }
                     if (f == null || f.isDone() && !f.isCompletedExceptionally()) {
-                        listener.onDisconnected(e.peer, why);
+                        listener.onDisconnected(peer, why);
                     }
                 }
             }
@@ -418,7 +465,49 @@ final class DatagramNode implements ReliableUdpNode {
                 throw vme;
             }
             listenerErrors.increment();
-            LOG.log(Level.WARNING, "listener threw on " + e.kind + " of " + e.peer.address() + "; ignored", ex);
+            LOG.log(Level.WARNING, "listener threw on " + kind + " of " + peer.address() + "; ignored", ex);
+        }
+    }
+
+    /** Listener calls queued by the I/O thread, in parallel arrays: no object per message. I/O thread only. */
+    private static final class EventBuffer {
+        Event.Kind[] kinds = new Event.Kind[64];
+        NodePeer[] peers = new NodePeer[64];
+        int[] channels = new int[64];
+        int[] ids = new int[64];
+        byte[][] payloads = new byte[64][];
+        @Nullable DisconnectReason[] reasons = new DisconnectReason[64];
+        String[] details = new String[64];
+        int size;
+
+        void add(Event.Kind kind, NodePeer peer, int channel, int id, byte[] payload, @Nullable DisconnectReason reason, String detail) {
+            if (size == kinds.length) {
+                int n = size * 2;
+                kinds = java.util.Arrays.copyOf(kinds, n);
+                peers = java.util.Arrays.copyOf(peers, n);
+                channels = java.util.Arrays.copyOf(channels, n);
+                ids = java.util.Arrays.copyOf(ids, n);
+                payloads = java.util.Arrays.copyOf(payloads, n);
+                reasons = java.util.Arrays.copyOf(reasons, n);
+                details = java.util.Arrays.copyOf(details, n);
+            }
+            kinds[size] = kind;
+            peers[size] = peer;
+            channels[size] = channel;
+            ids[size] = id;
+            payloads[size] = payload;
+            reasons[size] = reason;
+            details[size] = detail;
+            size++;
+        }
+
+        /** Drops the references (payloads belong to the listener now). */
+        void clear() {
+            java.util.Arrays.fill(peers, 0, size, null);
+            java.util.Arrays.fill(payloads, 0, size, null);
+            java.util.Arrays.fill(reasons, 0, size, null);
+            java.util.Arrays.fill(details, 0, size, null);
+            size = 0;
         }
     }
 
@@ -548,7 +637,12 @@ final class DatagramNode implements ReliableUdpNode {
             }
             byte[] nonce = new byte[Protocol.NONCE_BYTES];
             random.nextBytes(nonce);
-            peer.attach(Connection.client(settings, peer, peer, nonce, now()), false);
+            try {
+                peer.attach(Connection.client(settings, peer, peer, nonce, now()), false);
+            } catch (RuntimeException e) {
+                peers.remove(remote, peer);
+                return CompletableFuture.failedFuture(e);
+            }
         } finally {
             peer.lock.unlock();
         }
@@ -673,7 +767,7 @@ final class DatagramNode implements ReliableUdpNode {
             }
             Event e;
             while ((e = crossThreadEvents.poll()) != null) {
-                dispatch(e);
+                dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.reason, e.detail);
             }
         }
         LOG.log(Level.DEBUG, () -> "reliable-udp node on " + localAddress + " closed");

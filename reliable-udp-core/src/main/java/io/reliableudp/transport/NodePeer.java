@@ -272,7 +272,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
     public void onMessage(int channel, int messageId, byte[] data, int offset, int length) {
         byte[] copy = new byte[length];
         System.arraycopy(data, offset, copy, 0, length);
-        node.post(DatagramNode.Event.message(this, channel, messageId, copy));
+        node.postMessage(this, channel, messageId, copy);
     }
 
     @Override

@@ -152,4 +152,29 @@ class CongestionAvoidanceTest {
         assertThat(estimated[0]).isGreaterThan(3 * gafferOnly[0]);
         assertThat(estimated[3]).isBetween(150_000.0, 260_000.0);
     }
+
+    @Test
+    void aCallerTickingAtTheSendRateWithJitterSendsOnEveryTick() {
+        int[] datagrams = {0};
+        // no peer, so no acks: congestion avoidance off, to look at the tick schedule alone
+        MessageConfig config = EndpointPair.config(DeliveryMode.UNRELIABLE).toBuilder().congestionAvoidance(false).build();
+        MessageEndpoint e = new MessageEndpoint(config, 0, (d, o, l) -> datagrams[0]++,
+                (c, id, d, o, l) -> { });
+        java.util.SplittableRandom jitter = new java.util.SplittableRandom(5);
+        double t = 0;
+        for (int i = 0; i < 600; i++) {
+            e.offer(0, new byte[10]);
+            e.update(t + (jitter.nextDouble() - 0.5) * 0.006); // +-3 ms around a 60 Hz tick
+            t += 1.0 / 60;
+        }
+        assertThat(datagrams[0]).isEqualTo(600);
+        // ticking faster than the rate keeps the rate
+        datagrams[0] = 0;
+        for (int i = 0; i < 10_000; i++) {
+            e.offer(0, new byte[10]);
+            e.update(t);
+            t += 0.001;
+        }
+        assertThat(datagrams[0]).isBetween(595, 605);
+    }
 }

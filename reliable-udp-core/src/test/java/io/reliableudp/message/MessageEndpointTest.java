@@ -424,4 +424,18 @@ class MessageEndpointTest {
         assertThat(c.toBuilder().build().receiveWindow()).isEqualTo(1024);
         assertThat(c.toBuilder().build().sendRateHz()).isEqualTo(30);
     }
+
+    @Test
+    void slicesShrinkToFitASmallDatagramBudget() {
+        MessageConfig config = EndpointPair.config(RELIABLE_ORDERED).toBuilder()
+                .datagramBudget(600).lowerLayerOverhead(100).build();
+        assertThat(config.effectiveSliceSize()).isEqualTo(600 - 100 - 9 - 13);
+        EndpointPair pair = new EndpointPair(config);
+        byte[] big = payload(3, 20_000);
+        SendHandle h = pair.a.send(0, big);
+        assertThat(pair.runUntil(() -> h.future().isDone(), 20, DT)).isTrue();
+        assertThat(pair.receivedByB.get(0).data()).isEqualTo(big);
+        assertThatThrownBy(() -> MessageConfig.builder().sliceSize(64).maxMessageSize(Integer.MAX_VALUE).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxMessageSize");
+    }
 }

@@ -47,6 +47,7 @@ class ManyClientsTest {
             assertThat(serverEvents.messages.stream().map(m -> ByteBuffer.wrap(m.payload()).getInt()).distinct().count())
                     .isEqualTo(CLIENTS);
             assertThat(server.stats().connectionsOpened()).isEqualTo(CLIENTS);
+            System.out.println("1000 clients: server " + server.stats());
         } finally {
             for (ReliableUdpNode c : clients) {
                 c.close();

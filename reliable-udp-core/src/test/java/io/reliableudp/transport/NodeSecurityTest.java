@@ -114,6 +114,26 @@ class NodeSecurityTest {
     }
 
     @Test
+    void aHandshakeFloodIsRateLimitedAndRealClientsStillConnect() throws Exception {
+        try (DatagramNode server = DatagramNode.start(loopback().build(), new RecordingListener(), Sessions.DEFAULT);
+             DatagramChannel attacker = DatagramChannel.open()) {
+            server.handshakeBudget(20, 20); // small, so that the flood below exceeds it however slow this machine is
+            attacker.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            byte[] request = new byte[Protocol.REQUEST_SIZE];
+            io.reliableudp.connection.Handshake.encodeRequest(server.config().protocolId(), 0, new byte[16], request);
+            int flood = 200;
+            for (int i = 0; i < flood; i++) {
+                attacker.send(ByteBuffer.wrap(request), target(server));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.stats().datagramsReceived() == flood);
+            assertThat(dropped(server, "rate_limited")).isGreaterThan(100);
+            try (ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {
+                client.connect(target(server)).get(5, TimeUnit.SECONDS).send(0, "ok".getBytes(UTF_8)).get(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
     void unverifiedSendersNeverGetMoreBytesThanTheySent() throws Exception {
         try (ReliableUdpNode server = ReliableUdpNode.start(loopback().maxConnections(1).build(), new RecordingListener());
              DatagramChannel attacker = DatagramChannel.open()) {
