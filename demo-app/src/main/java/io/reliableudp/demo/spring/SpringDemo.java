@@ -87,7 +87,8 @@ public class SpringDemo {
         boolean ok = delivered == sent && s.outOfOrder.get() == 0 && r.acks.get() == sent && r.failures.get() == 0;
         System.out.println(ok ? "every reliable message arrived, in order, and was acknowledged"
                 : "RELIABLE DELIVERY FAILED");
-        int code = SpringApplication.exit(rover) | SpringApplication.exit(station);
+        // the station first: its last acks are confirmed by the rover, which is still up, while it drains
+        int code = SpringApplication.exit(station) | SpringApplication.exit(rover);
         System.exit(ok ? code : 1);
     }
 
