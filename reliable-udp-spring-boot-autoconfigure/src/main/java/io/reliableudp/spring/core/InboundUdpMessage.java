@@ -1,0 +1,22 @@
+package io.reliableudp.spring.core;
+
+import io.reliableudp.transport.Peer;
+import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A message as the node delivered it, before any conversion.
+ *
+ * @param peer the sending peer (reply with {@link Peer#send})
+ * @param peerName the sender's configured name, or null
+ * @param channel the channel it arrived on
+ * @param messageId the channel's 16-bit message id
+ * @param payload the raw payload (envelope included); owned by the receiver, not copied per subscriber
+ */
+public record InboundUdpMessage(Peer peer, @Nullable String peerName, UdpChannel channel, int messageId, byte[] payload) {
+
+    /** The sender's address (the datagram source address). */
+    public InetSocketAddress address() {
+        return peer.address();
+    }
+}

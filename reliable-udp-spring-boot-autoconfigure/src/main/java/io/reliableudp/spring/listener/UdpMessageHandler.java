@@ -1,0 +1,18 @@
+package io.reliableudp.spring.listener;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.messaging.Message;
+
+/** Handles one received message for a listener container (an adapted listener method, or a lambda). */
+@FunctionalInterface
+public interface UdpMessageHandler {
+
+    /**
+     * Handles a message.
+     *
+     * @param message the message: envelope body as {@code byte[]} payload, carried and transport headers
+     * @return a reply to send back to the sender, or null for none
+     * @throws Exception any failure: it goes to the container's error handler
+     */
+    @Nullable Object handle(Message<byte[]> message) throws Exception;
+}

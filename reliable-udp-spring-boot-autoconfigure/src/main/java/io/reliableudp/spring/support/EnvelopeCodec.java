@@ -1,0 +1,272 @@
+package io.reliableudp.spring.support;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.util.MimeType;
+import org.springframework.util.MimeTypeUtils;
+
+/**
+ * Encodes and decodes the compact envelope that carries the content type and headers inside a message
+ * payload, so the receiver can convert the payload back and continue the sender's trace.
+ *
+ * <pre>
+ * byte 0      0xCE              magic
+ * byte 1      0x01              envelope version
+ * byte 2      content type code 0 none, 1 application/octet-stream, 2 text/plain;charset=UTF-8,
+ *                               3 application/json, 255 other: followed by a string (below)
+ * varint      header count      (unsigned LEB128, at most 255 headers)
+ * per header  key               string: varint byte length + UTF-8 (at most 255 bytes)
+ *             type tag          0 string, 1 int (4 bytes), 2 long (8), 3 double (8), 4 boolean (1), 5 bytes
+ *             value             string/bytes: varint length + bytes; numbers big-endian
+ * rest        body              the converter's bytes, to the end of the payload
+ * </pre>
+ *
+ * A {@code byte[]} with no headers costs 5 bytes of envelope. Header values of other types are sent as
+ * their {@code toString()} when they are a {@link UUID} or a {@link MimeType}, and are left out otherwise.
+ * Decoding never throws for any input except {@link EnvelopeException} with the reason.
+ */
+public final class EnvelopeCodec {
+
+    /** First byte of every envelope. */
+    public static final int MAGIC = 0xCE;
+    /** Envelope version written by this codec. */
+    public static final int VERSION = 1;
+
+    private static final int MAX_HEADERS = 255;
+    private static final int MAX_KEY_BYTES = 255;
+    private static final MimeType TEXT_UTF8 = new MimeType("text", "plain", StandardCharsets.UTF_8);
+
+    private EnvelopeCodec() {
+    }
+
+    /** Whether a header value can be carried (after {@link #carriable}). */
+    static boolean isCarriable(@Nullable Object value) {
+        return value instanceof String || value instanceof Integer || value instanceof Long
+                || value instanceof Double || value instanceof Boolean || value instanceof byte[]
+                || value instanceof Short || value instanceof Byte || value instanceof Float
+                || value instanceof UUID || value instanceof MimeType;
+    }
+
+    /**
+     * Encodes an envelope.
+     *
+     * @param contentType the body's content type, or null
+     * @param headers headers to carry; values of types that cannot be carried are left out
+     * @param body the body bytes
+     * @return the payload to send
+     */
+    public static byte[] encode(@Nullable MimeType contentType, Map<String, ?> headers, byte[] body) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + 16 + headers.size() * 24);
+        out.write(MAGIC);
+        out.write(VERSION);
+        int code = contentTypeCode(contentType);
+        out.write(code);
+        if (code == 255) {
+            writeString(out, contentType.toString());
+        }
+        int count = 0;
+        for (Map.Entry<String, ?> e : headers.entrySet()) {
+            if (isCarriable(e.getValue())) {
+                count++;
+            }
+        }
+        if (count > MAX_HEADERS) {
+            throw new EnvelopeException("at most " + MAX_HEADERS + " headers can be carried, had " + count);
+        }
+        writeVarint(out, count);
+        for (Map.Entry<String, ?> e : headers.entrySet()) {
+            Object v = e.getValue();
+            if (!isCarriable(v)) {
+                continue;
+            }
+            byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
+            if (key.length > MAX_KEY_BYTES) {
+                throw new EnvelopeException("header name longer than " + MAX_KEY_BYTES + " bytes: " + e.getKey());
+            }
+            writeVarint(out, key.length);
+            out.writeBytes(key);
+            switch (v) {
+                case String s -> { out.write(0); writeString(out, s); }
+                case Integer i -> { out.write(1); writeInt(out, i); }
+                case Short s -> { out.write(1); writeInt(out, s); }
+                case Byte b -> { out.write(1); writeInt(out, b); }
+                case Long l -> { out.write(2); writeLong(out, l); }
+                case Double d -> { out.write(3); writeLong(out, Double.doubleToRawLongBits(d)); }
+                case Float f -> { out.write(3); writeLong(out, Double.doubleToRawLongBits(f)); }
+                case Boolean b -> { out.write(4); out.write(b ? 1 : 0); }
+                case byte[] bytes -> { out.write(5); writeVarint(out, bytes.length); out.writeBytes(bytes); }
+                default -> { out.write(0); writeString(out, String.valueOf(v)); }
+            }
+        }
+        out.writeBytes(body);
+        return out.toByteArray();
+    }
+
+    /**
+     * Decodes a payload. A payload that does not start with the magic and version is returned as a raw
+     * body with no content type and no headers (so peers using the plain core API interoperate).
+     *
+     * @param payload the received payload
+     * @return the envelope
+     * @throws EnvelopeException when the payload starts like an envelope but is malformed
+     */
+    public static Envelope decode(byte[] payload) {
+        if (payload.length < 4 || (payload[0] & 0xFF) != MAGIC || payload[1] != VERSION) {
+            return new Envelope(null, Map.of(), payload, false);
+        }
+        Reader r = new Reader(payload, 2);
+        int code = r.u8();
+        MimeType contentType = switch (code) {
+            case 0 -> null;
+            case 1 -> MimeTypeUtils.APPLICATION_OCTET_STREAM;
+            case 2 -> TEXT_UTF8;
+            case 3 -> MimeTypeUtils.APPLICATION_JSON;
+            case 255 -> parseMime(r.string(MAX_KEY_BYTES));
+            default -> throw new EnvelopeException("unknown content type code " + code);
+        };
+        int count = r.varint();
+        if (count > MAX_HEADERS) {
+            throw new EnvelopeException("too many headers: " + count);
+        }
+        Map<String, Object> headers = new LinkedHashMap<>(Math.max(4, count * 2));
+        for (int i = 0; i < count; i++) {
+            String key = r.string(MAX_KEY_BYTES);
+            int type = r.u8();
+            Object value = switch (type) {
+                case 0 -> r.string(Integer.MAX_VALUE);
+                case 1 -> r.int32();
+                case 2 -> r.int64();
+                case 3 -> Double.longBitsToDouble(r.int64());
+                case 4 -> r.u8() != 0;
+                case 5 -> r.bytes(r.varint());
+                default -> throw new EnvelopeException("unknown header type " + type + " for header " + key);
+            };
+            headers.put(key, value);
+        }
+        byte[] body = new byte[payload.length - r.pos];
+        System.arraycopy(payload, r.pos, body, 0, body.length);
+        return new Envelope(contentType, headers, body, true);
+    }
+
+    private static MimeType parseMime(String text) {
+        try {
+            return MimeTypeUtils.parseMimeType(text);
+        } catch (RuntimeException e) {
+            throw new EnvelopeException("malformed content type");
+        }
+    }
+
+    private static int contentTypeCode(@Nullable MimeType type) {
+        if (type == null) {
+            return 0;
+        }
+        if (type.equalsTypeAndSubtype(MimeTypeUtils.APPLICATION_OCTET_STREAM) && type.getParameters().isEmpty()) {
+            return 1;
+        }
+        if (type.equalsTypeAndSubtype(MimeTypeUtils.TEXT_PLAIN)
+                && StandardCharsets.UTF_8.equals(type.getCharset()) && type.getParameters().size() == 1) {
+            return 2;
+        }
+        if (type.equalsTypeAndSubtype(MimeTypeUtils.APPLICATION_JSON)
+                && (type.getParameters().isEmpty() || (StandardCharsets.UTF_8.equals(type.getCharset()) && type.getParameters().size() == 1))) {
+            return 3;
+        }
+        return 255;
+    }
+
+    private static void writeString(ByteArrayOutputStream out, String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        writeVarint(out, b.length);
+        out.writeBytes(b);
+    }
+
+    private static void writeVarint(ByteArrayOutputStream out, int value) {
+        int v = value;
+        while ((v & ~0x7F) != 0) {
+            out.write((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        out.write(v);
+    }
+
+    private static void writeInt(ByteArrayOutputStream out, int v) {
+        out.write(v >>> 24);
+        out.write(v >>> 16);
+        out.write(v >>> 8);
+        out.write(v);
+    }
+
+    private static void writeLong(ByteArrayOutputStream out, long v) {
+        writeInt(out, (int) (v >>> 32));
+        writeInt(out, (int) v);
+    }
+
+    private static final class Reader {
+        private final byte[] data;
+        private int pos;
+
+        Reader(byte[] data, int pos) {
+            this.data = data;
+            this.pos = pos;
+        }
+
+        private void need(int n) {
+            if (n < 0 || n > data.length - pos) {
+                throw new EnvelopeException("envelope truncated at byte " + pos);
+            }
+        }
+
+        int u8() {
+            need(1);
+            return data[pos++] & 0xFF;
+        }
+
+        int varint() {
+            int result = 0;
+            for (int shift = 0; shift < 35; shift += 7) {
+                int b = u8();
+                result |= (b & 0x7F) << shift;
+                if ((b & 0x80) == 0) {
+                    if (result < 0) {
+                        break;
+                    }
+                    return result;
+                }
+            }
+            throw new EnvelopeException("malformed length at byte " + pos);
+        }
+
+        int int32() {
+            need(4);
+            int v = ((data[pos] & 0xFF) << 24) | ((data[pos + 1] & 0xFF) << 16) | ((data[pos + 2] & 0xFF) << 8) | (data[pos + 3] & 0xFF);
+            pos += 4;
+            return v;
+        }
+
+        long int64() {
+            long hi = int32() & 0xFFFF_FFFFL;
+            long lo = int32() & 0xFFFF_FFFFL;
+            return (hi << 32) | lo;
+        }
+
+        byte[] bytes(int n) {
+            need(n);
+            byte[] b = new byte[n];
+            System.arraycopy(data, pos, b, 0, n);
+            pos += n;
+            return b;
+        }
+
+        String string(int maxBytes) {
+            int n = varint();
+            if (n > maxBytes) {
+                throw new EnvelopeException("string of " + n + " bytes is longer than " + maxBytes);
+            }
+            return new String(bytes(n), StandardCharsets.UTF_8);
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.reliableudp.spring.support;
+
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Runs tasks on an {@link Executor} (virtual threads by default) one at a time per key, in submission
+ * order per key; tasks of different keys run concurrently. Idle keys hold no memory: a key's queue is
+ * removed as soon as it drains.
+ *
+ * <p>Used to hand each (peer, channel) stream of messages to listeners in the order the node delivered
+ * them, without ever blocking the node's receive thread.
+ */
+public final class KeyedSerialExecutor {
+
+    private final Executor executor;
+    private final ConcurrentHashMap<Object, SerialQueue> queues = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the executor.
+     *
+     * @param executor where drains run (one drain at a time per key)
+     */
+    public KeyedSerialExecutor(Executor executor) {
+        this.executor = Objects.requireNonNull(executor, "executor");
+    }
+
+    /**
+     * Queues a task for a key. Never blocks.
+     *
+     * @param key the ordering key (equal keys run serially, in submission order)
+     * @param task the task; an exception it throws is passed to the thread's uncaught exception handler
+     *     and does not stop later tasks of the key
+     * @throws RejectedExecutionException when the underlying executor refuses a new drain
+     */
+    public void execute(Object key, Runnable task) {
+        boolean[] schedule = new boolean[1];
+        SerialQueue queue = queues.compute(key, (k, q) -> {
+            SerialQueue qq = q == null ? new SerialQueue(k) : q;
+            qq.tasks.add(task);
+            if (!qq.running) {
+                qq.running = true;
+                schedule[0] = true;
+            }
+            return qq;
+        });
+        if (schedule[0]) {
+            try {
+                executor.execute(queue);
+            } catch (RuntimeException e) {
+                queues.remove(key, queue);
+                throw e;
+            }
+        }
+    }
+
+    /** Keys with queued or running work right now. */
+    public int activeKeys() {
+        return queues.size();
+    }
+
+    private final class SerialQueue implements Runnable {
+        private final Object key;
+        // guarded by the map's lock on this key (all access inside compute)
+        private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+        private boolean running;
+
+        SerialQueue(Object key) {
+            this.key = key;
+        }
+
+        @Override
+        public void run() {
+            while (true) {
+                Runnable[] next = new Runnable[1];
+                queues.compute(key, (k, q) -> {
+                    if (q != this) {
+                        return q;
+                    }
+                    next[0] = tasks.poll();
+                    if (next[0] == null) {
+                        running = false;
+                        return null;
+                    }
+                    return q;
+                });
+                if (next[0] == null) {
+                    return;
+                }
+                try {
+                    next[0].run();
+                } catch (RuntimeException | Error e) {
+                    Thread t = Thread.currentThread();
+                    t.getUncaughtExceptionHandler().uncaughtException(t, e);
+                }
+            }
+        }
+    }
+}
