@@ -1,0 +1,468 @@
+package io.reliableudp.connection;
+
+import io.reliableudp.message.DeliveryException;
+import io.reliableudp.message.DeliveryFailure;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One connection, client or server side: handshake (client side), framing and optional AEAD of
+ * every packet after the handshake, replay window, keepalives, timeout, disconnect. Owns the
+ * {@link Session} (the message layer) of the connection. No sockets: datagrams come in through
+ * {@link #receive} and go out through the {@link Transmitter}.
+ *
+ * <p>Not thread-safe: the owner serialises every call (the transport holds a per-peer lock).
+ * Time is in seconds, from the owner's monotonic clock.
+ */
+public final class Connection implements Session.Output, Session.Input {
+
+    /** Puts a datagram on the wire to this connection's address. */
+    @FunctionalInterface
+    public interface Transmitter {
+        /** The buffer is valid only during the call. */
+        void transmit(byte[] data, int offset, int length);
+    }
+
+    /** What a connection reports to its owner (called on the thread that made the call causing it). */
+    public interface Events {
+        /** The handshake completed. */
+        void onConnected();
+
+        /** The connection ended; every pending send was failed already. */
+        void onDisconnected(DisconnectReason reason, String detail);
+
+        /** A message arrived; the buffer is valid only during the call. */
+        void onMessage(int channel, int messageId, byte[] data, int offset, int length);
+
+        /** A datagram for this connection was dropped. */
+        void onDrop(DropReason reason);
+    }
+
+    /** Life cycle. */
+    public enum State {
+        /** Client: sending requests, waiting for a challenge. */
+        REQUESTING,
+        /** Client: sending responses, waiting for the server's first frame. */
+        RESPONDING,
+        /** Messages flow. */
+        CONNECTED,
+        /** Over. */
+        DISCONNECTED
+    }
+
+    private static final int DISCONNECT_BODY = 1;
+
+    private final boolean client;
+    private final ConnectionSettings settings;
+    private final Transmitter transmitter;
+    private final Events events;
+    private final boolean encrypted;
+    private final byte[] clientNonce;
+    private final byte[] aadTail = new byte[9];
+    private final byte[] out;
+    private final byte[] plain;
+    private final byte[] handshake = new byte[Protocol.REQUEST_SIZE];
+    private final int maxBody;
+
+    private State state;
+    private int salt;
+    private long cookieTime = -1;
+    private int handshakeLength;
+    private @Nullable Aead sealer;
+    private @Nullable Aead opener;
+    private final ReplayWindow window = new ReplayWindow();
+    private long sendSequence;
+    private @Nullable Session session;
+    private @Nullable DisconnectReason reason;
+
+    private double now;
+    private final double started;
+    private double lastReceive;
+    private double lastSend = Double.NEGATIVE_INFINITY;
+    private double lastHandshakeSend;
+
+    private long datagramsSent;
+    private long datagramsReceived;
+    private long bytesSent;
+    private long bytesReceived;
+
+    private Connection(boolean client, ConnectionSettings settings, Transmitter transmitter, Events events,
+                       byte[] clientNonce, double now) {
+        this.client = client;
+        this.settings = settings;
+        this.transmitter = transmitter;
+        this.events = events;
+        this.encrypted = settings.encrypted();
+        this.clientNonce = clientNonce.clone();
+        this.aadTail[0] = (byte) Protocol.VERSION;
+        Protocol.putLong(aadTail, 1, settings.protocolId());
+        int budget = settings.message().datagramBudget();
+        this.maxBody = budget - Protocol.frameOverhead(encrypted);
+        this.out = new byte[budget + Protocol.REQUEST_SIZE];
+        this.plain = new byte[budget];
+        this.now = now;
+        this.started = now;
+        this.lastReceive = now;
+        this.state = client ? State.REQUESTING : State.CONNECTED;
+    }
+
+    /** Starts a client handshake: sends the first request at once. */
+    public static Connection client(ConnectionSettings settings, Transmitter transmitter, Events events,
+                                    byte[] clientNonce, double now) {
+        Connection c = new Connection(true, settings, transmitter, events, clientNonce, now);
+        c.handshakeLength = Handshake.encodeRequest(settings.protocolId(), settings.flags(), clientNonce, c.handshake);
+        c.sendHandshake();
+        return c;
+    }
+
+    /**
+     * Accepts a verified response (cookie opened, key proof checked): the connection is established
+     * and confirmed to the client at once with a keepalive. Does not report {@code onConnected}:
+     * the owner does, once it registered the connection.
+     */
+    public static Connection server(ConnectionSettings settings, Transmitter transmitter, Events events,
+                                    Handshake.Response response, @Nullable Keys keys, long cookieTime, double now) {
+        Connection c = new Connection(false, settings, transmitter, events, response.clientNonce(), now);
+        c.salt = response.salt();
+        c.cookieTime = cookieTime;
+        if (keys != null) {
+            c.sealer = new Aead(keys.serverToClient());
+            c.opener = new Aead(keys.clientToServer());
+        }
+        c.session = settings.sessions().create(settings.message(), now, c, c);
+        c.sendFrame(Protocol.KEEPALIVE, c.plain, 0, 0);
+        return c;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public boolean isClient() {
+        return client;
+    }
+
+    /** The connection salt (0 while a client has no challenge yet). */
+    public int salt() {
+        return salt;
+    }
+
+    /** Server side: the issue time of the cookie that created this connection. */
+    public long cookieTime() {
+        return cookieTime;
+    }
+
+    public @Nullable DisconnectReason disconnectReason() {
+        return reason;
+    }
+
+    /** The message layer, or null before the connection is established. */
+    public @Nullable Session session() {
+        return session;
+    }
+
+    public long datagramsSent() {
+        return datagramsSent;
+    }
+
+    public long datagramsReceived() {
+        return datagramsReceived;
+    }
+
+    public long bytesSent() {
+        return bytesSent;
+    }
+
+    public long bytesReceived() {
+        return bytesReceived;
+    }
+
+    // ---------------------------------------------------------------- input
+
+    /** A datagram from this connection's address. Never throws for any content. */
+    public void receive(byte[] data, int offset, int length, double time) {
+        this.now = time;
+        if (state == State.DISCONNECTED || length < 1) {
+            events.onDrop(length < 1 ? DropReason.MALFORMED : DropReason.UNEXPECTED);
+            return;
+        }
+        byte type = data[offset];
+        switch (type) {
+            case Protocol.CHALLENGE -> onChallenge(data, offset, length);
+            case Protocol.DENIED -> onDenied(data, offset, length);
+            case Protocol.KEEPALIVE, Protocol.PAYLOAD, Protocol.DISCONNECT -> onFrame(type, data, offset, length);
+            default -> events.onDrop(DropReason.MALFORMED);
+        }
+    }
+
+    /** Server side: the client repeated its response; confirm again (a keepalive is smaller than a response). */
+    public void onRepeatedResponse(double time) {
+        this.now = time;
+        if (state == State.CONNECTED) {
+            sendFrame(Protocol.KEEPALIVE, plain, 0, 0);
+        }
+    }
+
+    private void onChallenge(byte[] data, int offset, int length) {
+        Handshake.Challenge challenge = Handshake.decodeChallenge(data, offset, length);
+        if (challenge == null) {
+            events.onDrop(DropReason.MALFORMED);
+            return;
+        }
+        if (!client || state != State.REQUESTING || !Arrays.equals(challenge.clientNonce(), clientNonce)) {
+            events.onDrop(DropReason.UNEXPECTED);
+            return;
+        }
+        datagramsReceived++;
+        bytesReceived += length;
+        Keys keys = null;
+        byte[] psk = settings.preSharedKey();
+        if (psk != null) {
+            keys = Keys.derive(psk, settings.protocolId(), clientNonce, challenge.serverNonce());
+            sealer = new Aead(keys.clientToServer());
+            opener = new Aead(keys.serverToClient());
+        }
+        salt = challenge.salt();
+        handshakeLength = Handshake.encodeResponse(settings.protocolId(), settings.flags(), challenge, keys, handshake);
+        state = State.RESPONDING;
+        sendHandshake();
+    }
+
+    private void onDenied(byte[] data, int offset, int length) {
+        Handshake.Denied denied = Handshake.decodeDenied(data, offset, length);
+        if (denied == null) {
+            events.onDrop(DropReason.MALFORMED);
+            return;
+        }
+        if (!client || state == State.CONNECTED || !Arrays.equals(denied.clientNonce(), clientNonce)) {
+            events.onDrop(DropReason.UNEXPECTED);
+            return;
+        }
+        datagramsReceived++;
+        bytesReceived += length;
+        DisconnectReason why = denied.reason() == Protocol.DENY_SERVER_FULL ? DisconnectReason.SERVER_FULL : DisconnectReason.DENIED;
+        end(why, Protocol.denyText(denied.reason()), false);
+    }
+
+    private void onFrame(byte type, byte[] data, int offset, int length) {
+        if (state == State.REQUESTING) {
+            events.onDrop(DropReason.UNEXPECTED);
+            return;
+        }
+        int header = encrypted ? Protocol.FRAME_HEADER_ENCRYPTED : Protocol.FRAME_HEADER_PLAIN;
+        if (length < header + (encrypted ? Protocol.TAG_BYTES : 0)) {
+            events.onDrop(DropReason.MALFORMED);
+            return;
+        }
+        if (Protocol.getInt(data, offset + 1) != salt) {
+            events.onDrop(DropReason.STALE_CONNECTION);
+            return;
+        }
+        byte[] body;
+        int bodyOff;
+        int bodyLen;
+        if (encrypted) {
+            long sequence = Protocol.getLong(data, offset + 5);
+            if (window.alreadyReceived(sequence)) {
+                events.onDrop(DropReason.REPLAYED);
+                return;
+            }
+            Aead o = opener;
+            int n = o == null ? -1 : o.open(sequence, data, offset, header, aadTail,
+                    data, offset + header, length - header, plain, 0);
+            if (n < 0) {
+                events.onDrop(DropReason.DECRYPT_FAILED);
+                return;
+            }
+            window.advance(sequence);
+            body = plain;
+            bodyOff = 0;
+            bodyLen = n;
+        } else {
+            body = data;
+            bodyOff = offset + header;
+            bodyLen = length - header;
+        }
+        datagramsReceived++;
+        bytesReceived += length;
+        lastReceive = now;
+        if (state == State.RESPONDING) {
+            state = State.CONNECTED;
+            session = settings.sessions().create(settings.message(), now, this, this);
+            events.onConnected();
+            if (state != State.CONNECTED) {
+                return; // the owner closed it from the callback
+            }
+        }
+        switch (type) {
+            case Protocol.PAYLOAD -> {
+                Session s = session;
+                if (s != null && bodyLen > 0) {
+                    s.receive(body, bodyOff, bodyLen);
+                }
+            }
+            case Protocol.DISCONNECT -> end(DisconnectReason.CLOSED_BY_PEER, "the peer disconnected", false);
+            default -> {
+                // keepalive: lastReceive is all it carries
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- output
+
+    /** Queues a message on the session; fails at once (not throwing) when not connected. */
+    public Session.Send send(int channel, byte[] payload, double time) {
+        this.now = time;
+        Session s = session;
+        if (state != State.CONNECTED || s == null) {
+            DeliveryFailure failure = state == State.DISCONNECTED ? failureFor(reason) : DeliveryFailure.NOT_CONNECTED;
+            return new Session.Send(channel, -1, CompletableFuture.failedFuture(
+                    new DeliveryException(failure, "peer is " + state.name().toLowerCase(java.util.Locale.ROOT))));
+        }
+        return s.send(channel, payload);
+    }
+
+    /** Sends what the session has queued now. */
+    public void flush(double time) {
+        this.now = time;
+        Session s = session;
+        if (state == State.CONNECTED && s != null) {
+            s.flush(time);
+        }
+    }
+
+    /** Whether reliable messages still wait for acknowledgement. */
+    public boolean hasPendingReliable() {
+        Session s = session;
+        return state == State.CONNECTED && s != null && s.hasPendingReliable();
+    }
+
+    /** Timers: handshake resends and connect timeout, session update, keepalive, timeout. */
+    public void update(double time) {
+        this.now = time;
+        switch (state) {
+            case REQUESTING, RESPONDING -> {
+                if (time - started > settings.connectTimeout()) {
+                    end(DisconnectReason.CONNECT_TIMEOUT, "no answer within the connect timeout", false);
+                } else if (time - lastHandshakeSend >= settings.handshakeResendInterval()) {
+                    sendHandshake();
+                }
+            }
+            case CONNECTED -> {
+                if (time - lastReceive > settings.timeout()) {
+                    end(DisconnectReason.TIMEOUT, "nothing heard for " + settings.timeout() + " s", false);
+                    return;
+                }
+                Session s = session;
+                if (s != null) {
+                    s.update(time);
+                }
+                if (state == State.CONNECTED && time - lastSend >= settings.keepAliveInterval()) {
+                    sendFrame(Protocol.KEEPALIVE, plain, 0, 0);
+                }
+            }
+            default -> {
+                // disconnected: nothing to do
+            }
+        }
+    }
+
+    /**
+     * Ends the connection: fails every pending send, tells the peer with redundant disconnect
+     * packets when asked to (and when it has a salt to address them), reports {@code onDisconnected}.
+     * Does nothing when already ended.
+     */
+    public void disconnect(DisconnectReason why, String detail, boolean notifyPeer, double time) {
+        this.now = time;
+        end(why, detail, notifyPeer);
+    }
+
+    private void end(DisconnectReason why, String detail, boolean notifyPeer) {
+        if (state == State.DISCONNECTED) {
+            return;
+        }
+        if (notifyPeer && (state == State.CONNECTED || state == State.RESPONDING)) {
+            byte[] body = new byte[DISCONNECT_BODY];
+            body[0] = (byte) why.ordinal();
+            for (int i = 0; i < Protocol.REDUNDANT_DISCONNECTS; i++) {
+                sendFrame(Protocol.DISCONNECT, body, 0, body.length);
+            }
+        }
+        state = State.DISCONNECTED;
+        reason = why;
+        Session s = session;
+        if (s != null) {
+            s.close(failureFor(why));
+        }
+        events.onDisconnected(why, detail);
+    }
+
+    /** The delivery failure matching a disconnect reason. */
+    public static DeliveryFailure failureFor(@Nullable DisconnectReason why) {
+        if (why == null) {
+            return DeliveryFailure.NOT_CONNECTED;
+        }
+        return switch (why) {
+            case CLOSED_LOCALLY -> DeliveryFailure.CLOSED;
+            case TIMEOUT -> DeliveryFailure.TIMEOUT;
+            case CLOSED_BY_PEER, PROTOCOL_ERROR -> DeliveryFailure.DISCONNECTED;
+            case DENIED, SERVER_FULL, CONNECT_TIMEOUT -> DeliveryFailure.NOT_CONNECTED;
+        };
+    }
+
+    private void sendHandshake() {
+        lastHandshakeSend = now;
+        datagramsSent++;
+        bytesSent += handshakeLength;
+        transmitter.transmit(handshake, 0, handshakeLength);
+    }
+
+    private void sendFrame(byte type, byte[] body, int bodyOff, int bodyLen) {
+        byte[] o = out;
+        o[0] = type;
+        Protocol.putInt(o, 1, salt);
+        int total;
+        Aead s = sealer;
+        if (encrypted && s != null) {
+            long sequence = sendSequence++;
+            Protocol.putLong(o, 5, sequence);
+            total = Protocol.FRAME_HEADER_ENCRYPTED + s.seal(sequence, o, 0, Protocol.FRAME_HEADER_ENCRYPTED, aadTail,
+                    body, bodyOff, bodyLen, o, Protocol.FRAME_HEADER_ENCRYPTED);
+        } else {
+            System.arraycopy(body, bodyOff, o, Protocol.FRAME_HEADER_PLAIN, bodyLen);
+            total = Protocol.FRAME_HEADER_PLAIN + bodyLen;
+        }
+        lastSend = now;
+        datagramsSent++;
+        bytesSent += total;
+        transmitter.transmit(o, 0, total);
+    }
+
+    // ------------------------------------------------------- session callbacks
+
+    /** From the session: one packet of message-layer bytes to frame and send. */
+    @Override
+    public void send(byte[] data, int offset, int length) {
+        if (state != State.CONNECTED) {
+            return;
+        }
+        if (length > maxBody) {
+            // the message layer was told the overhead: this is a bug below us, never silently truncate
+            throw new IllegalStateException("message layer emitted " + length + " bytes, more than the " + maxBody + " that fit");
+        }
+        sendFrame(Protocol.PAYLOAD, data, offset, length);
+    }
+
+    /** From the session: a message arrived. */
+    @Override
+    public void onMessage(int channel, int messageId, byte[] data, int offset, int length) {
+        events.onMessage(channel, messageId, data, offset, length);
+    }
+
+    @Override
+    public String toString() {
+        return "Connection[" + (client ? "client" : "server") + ", state=" + state + ", salt=" + Integer.toHexString(salt)
+                + ", encrypted=" + encrypted + "]";
+    }
+}

@@ -1,0 +1,150 @@
+package io.reliableudp.connection;
+
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The server half of the handshake, before any per-connection state exists. Requests are answered
+ * with a challenge whose cookie carries everything needed later, so an unverified address costs no
+ * memory; responses are checked (cookie, age, key proof) before a connection is made.
+ * Every answer is smaller than the datagram it answers (anti-amplification) and goes to the
+ * datagram's source address (the caller's job: it passes {@code from}).
+ * Not thread-safe: the receive loop owns it.
+ */
+public final class HandshakeServer {
+
+    /** Counts what the handshake refused. */
+    public interface Reporter {
+        /** A datagram was dropped. */
+        void drop(DropReason reason);
+
+        /** A handshake failed. */
+        void failure(HandshakeFailure failure);
+    }
+
+    /**
+     * A response that passed every check.
+     *
+     * @param response the decoded response
+     * @param keys per-connection keys (pre-shared-key mode), or null
+     * @param cookieTime when the cookie was issued (server clock, ms)
+     */
+    public record Verified(Handshake.Response response, @Nullable Keys keys, long cookieTime) {
+    }
+
+    private final ConnectionSettings settings;
+    private final CookieJar cookies;
+    private final SecureRandom random;
+    private final Reporter reporter;
+    private final byte[] serverNonce = new byte[Protocol.NONCE_BYTES];
+    private final byte[] cookie = new byte[Protocol.COOKIE_SIZE];
+
+    /** A responder with a fresh cookie key. */
+    public HandshakeServer(ConnectionSettings settings, SecureRandom random, Reporter reporter) {
+        this.settings = settings;
+        this.random = random;
+        this.reporter = reporter;
+        this.cookies = new CookieJar(settings.protocolId(), random);
+    }
+
+    /**
+     * Answers a request.
+     *
+     * @param accepting whether this node takes connections at all
+     * @param hasRoom whether a slot is free now (checked again on the response)
+     * @return bytes of the answer written into {@code out} (a challenge or a denial), 0 for no answer
+     */
+    public int onRequest(InetSocketAddress from, byte[] data, int offset, int length, long nowMillis,
+                         boolean accepting, boolean hasRoom, byte[] out) {
+        Handshake.Request request = Handshake.decodeRequest(data, offset, length);
+        if (request == null) {
+            reporter.drop(DropReason.MALFORMED);
+            return 0;
+        }
+        int deny = 0;
+        if (request.version() != Protocol.VERSION || request.protocolId() != settings.protocolId()) {
+            reporter.drop(DropReason.WRONG_PROTOCOL);
+            reporter.failure(HandshakeFailure.WRONG_PROTOCOL);
+            deny = Protocol.DENY_WRONG_PROTOCOL;
+        } else if (request.flags() != settings.flags()) {
+            reporter.failure(HandshakeFailure.MODE_MISMATCH);
+            deny = Protocol.DENY_MODE_MISMATCH;
+        } else if (!accepting) {
+            reporter.failure(HandshakeFailure.NOT_ACCEPTING);
+            deny = Protocol.DENY_NOT_ACCEPTING;
+        } else if (!hasRoom) {
+            reporter.failure(HandshakeFailure.SERVER_FULL);
+            deny = Protocol.DENY_SERVER_FULL;
+        }
+        if (deny != 0) {
+            return length >= Protocol.DENIED_SIZE ? Handshake.encodeDenied(request.clientNonce(), deny, out) : 0;
+        }
+        random.nextBytes(serverNonce);
+        int salt = random.nextInt();
+        if (salt == 0) {
+            salt = 1; // 0 means "no salt yet" on a client
+        }
+        cookies.seal(nowMillis, request.flags(), request.clientNonce(), serverNonce, salt, from, cookie, 0);
+        int n = Handshake.encodeChallenge(request.clientNonce(), serverNonce, salt, cookie, out);
+        assert n <= length : "challenge larger than request";
+        return n;
+    }
+
+    /**
+     * Checks a response: format, protocol, mode, cookie (sealed by us, for this address and these
+     * values, not expired), and in pre-shared-key mode the proof that the client holds the key.
+     * On a wrong key a denial is written into {@code out} and its length stored in {@link #lastReplyLength()}.
+     *
+     * @return the verified response, or null (counted) when it must not create a connection
+     */
+    public @Nullable Verified onResponse(InetSocketAddress from, byte[] data, int offset, int length, long nowMillis, byte[] out) {
+        lastReplyLength = 0;
+        Handshake.Response response = Handshake.decodeResponse(data, offset, length);
+        if (response == null) {
+            reporter.drop(DropReason.MALFORMED);
+            return null;
+        }
+        if (response.protocolId() != settings.protocolId()) {
+            reporter.drop(DropReason.WRONG_PROTOCOL);
+            reporter.failure(HandshakeFailure.WRONG_PROTOCOL);
+            return null;
+        }
+        if (response.flags() != settings.flags()) {
+            reporter.drop(DropReason.UNEXPECTED);
+            reporter.failure(HandshakeFailure.MODE_MISMATCH);
+            return null;
+        }
+        long issued = cookies.open(response.cookie(), response.flags(), response.clientNonce(), response.serverNonce(),
+                response.salt(), from);
+        if (issued < 0 || nowMillis - issued > Protocol.COOKIE_LIFETIME_MILLIS || issued > nowMillis) {
+            reporter.drop(DropReason.BAD_COOKIE);
+            reporter.failure(HandshakeFailure.BAD_COOKIE);
+            return null;
+        }
+        Keys keys = null;
+        byte[] psk = settings.preSharedKey();
+        if (psk != null) {
+            keys = Keys.derive(psk, settings.protocolId(), response.clientNonce(), response.serverNonce());
+            if (!keys.verifyProof(data, offset, Handshake.RESPONSE_PROOF_OFFSET, data, offset + Handshake.RESPONSE_PROOF_OFFSET)) {
+                reporter.drop(DropReason.WRONG_KEY);
+                reporter.failure(HandshakeFailure.WRONG_KEY);
+                lastReplyLength = Handshake.encodeDenied(response.clientNonce(), Protocol.DENY_WRONG_KEY, out);
+                return null;
+            }
+        }
+        return new Verified(response, keys, issued);
+    }
+
+    private int lastReplyLength;
+
+    /** Length of the answer {@link #onResponse} wrote into {@code out} (0 = none). */
+    public int lastReplyLength() {
+        return lastReplyLength;
+    }
+
+    @Override
+    public String toString() {
+        return "HandshakeServer[" + settings + "]";
+    }
+}

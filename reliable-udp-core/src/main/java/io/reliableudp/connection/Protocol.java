@@ -1,0 +1,114 @@
+package io.reliableudp.connection;
+
+/**
+ * Wire constants of the connection layer: packet types, sizes and offsets. All integers big-endian.
+ * The byte tables are in {@code docs/connection.md}.
+ */
+public final class Protocol {
+
+    /** Version of this wire format; a request with another version is denied. */
+    public static final int VERSION = 1;
+
+    /** "RUDP": the magic that starts request and response packets. */
+    public static final int MAGIC = 0x52554450;
+
+    /** Client to server: please connect (padded to {@link #REQUEST_SIZE}). */
+    public static final byte REQUEST = 1;
+    /** Server to client: echo this sealed cookie. */
+    public static final byte CHALLENGE = 2;
+    /** Client to server: the echoed cookie (plus a key proof in pre-shared-key mode). */
+    public static final byte RESPONSE = 3;
+    /** Server to client: refused, with a reason code. */
+    public static final byte DENIED = 4;
+    /** Either way: nothing to say, still here. */
+    public static final byte KEEPALIVE = 5;
+    /** Either way: message-layer bytes. */
+    public static final byte PAYLOAD = 6;
+    /** Either way: the connection is over. */
+    public static final byte DISCONNECT = 7;
+
+    /** Length of client and server handshake nonces. */
+    public static final int NONCE_BYTES = 16;
+    /** Length of an AEAD tag. */
+    public static final int TAG_BYTES = 16;
+
+    /** Every request is exactly this long: the padding pays for the challenge the server answers with. */
+    public static final int REQUEST_SIZE = 256;
+    /** Cookie: 8-byte sealing counter, 8-byte sealed timestamp, 16-byte tag. */
+    public static final int COOKIE_SIZE = 8 + 8 + TAG_BYTES;
+    /** type, version, client nonce, server nonce, salt, cookie. */
+    public static final int CHALLENGE_SIZE = 1 + 1 + NONCE_BYTES + NONCE_BYTES + 4 + COOKIE_SIZE;
+    /** type, magic, version, protocol id, flags, client nonce, server nonce, salt, cookie, proof. */
+    public static final int RESPONSE_SIZE = 1 + 4 + 1 + 8 + 1 + NONCE_BYTES + NONCE_BYTES + 4 + COOKIE_SIZE + TAG_BYTES;
+    /** type, version, client nonce, reason. */
+    public static final int DENIED_SIZE = 1 + 1 + NONCE_BYTES + 1;
+
+    /** Header of a connected frame in plain mode: type, salt. */
+    public static final int FRAME_HEADER_PLAIN = 1 + 4;
+    /** Header of a connected frame in encrypted mode: type, salt, 64-bit sequence. */
+    public static final int FRAME_HEADER_ENCRYPTED = 1 + 4 + 8;
+
+    /** Disconnect packets sent when a connection is closed (they may be lost: send several). */
+    public static final int REDUNDANT_DISCONNECTS = 10;
+
+    /** How long a challenge cookie stays valid, in milliseconds. */
+    public static final long COOKIE_LIFETIME_MILLIS = 10_000;
+
+    /** Request flag: the client uses a pre-shared key. */
+    public static final int FLAG_ENCRYPTED = 1;
+
+    /** Denied reason: the server does not accept connections. */
+    public static final int DENY_NOT_ACCEPTING = 1;
+    /** Denied reason: no free slot. */
+    public static final int DENY_SERVER_FULL = 2;
+    /** Denied reason: protocol id or version differ. */
+    public static final int DENY_WRONG_PROTOCOL = 3;
+    /** Denied reason: the key proof did not verify. */
+    public static final int DENY_WRONG_KEY = 4;
+    /** Denied reason: one side is encrypted, the other plain. */
+    public static final int DENY_MODE_MISMATCH = 5;
+
+    private Protocol() {
+    }
+
+    /** Bytes a connected frame adds around the message-layer bytes (header, plus tag when encrypted). */
+    public static int frameOverhead(boolean encrypted) {
+        return encrypted ? FRAME_HEADER_ENCRYPTED + TAG_BYTES : FRAME_HEADER_PLAIN;
+    }
+
+    /** Whether a type byte is a connected frame. */
+    public static boolean isFrame(byte type) {
+        return type == KEEPALIVE || type == PAYLOAD || type == DISCONNECT;
+    }
+
+    static void putInt(byte[] b, int off, int v) {
+        b[off] = (byte) (v >>> 24);
+        b[off + 1] = (byte) (v >>> 16);
+        b[off + 2] = (byte) (v >>> 8);
+        b[off + 3] = (byte) v;
+    }
+
+    static int getInt(byte[] b, int off) {
+        return (b[off] & 0xff) << 24 | (b[off + 1] & 0xff) << 16 | (b[off + 2] & 0xff) << 8 | (b[off + 3] & 0xff);
+    }
+
+    static void putLong(byte[] b, int off, long v) {
+        putInt(b, off, (int) (v >>> 32));
+        putInt(b, off + 4, (int) v);
+    }
+
+    static long getLong(byte[] b, int off) {
+        return (long) getInt(b, off) << 32 | (getInt(b, off + 4) & 0xffff_ffffL);
+    }
+
+    static String denyText(int code) {
+        return switch (code) {
+            case DENY_NOT_ACCEPTING -> "server does not accept connections";
+            case DENY_SERVER_FULL -> "server full";
+            case DENY_WRONG_PROTOCOL -> "protocol id or version mismatch";
+            case DENY_WRONG_KEY -> "key proof rejected (wrong pre-shared key)";
+            case DENY_MODE_MISMATCH -> "encryption mode mismatch (one side has a pre-shared key, the other not)";
+            default -> "denied (code " + code + ")";
+        };
+    }
+}
