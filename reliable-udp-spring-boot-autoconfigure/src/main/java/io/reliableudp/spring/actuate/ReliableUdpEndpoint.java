@@ -215,7 +215,7 @@ public class ReliableUdpEndpoint {
             peers.sort(Comparator.comparing(PeerReport::name).thenComparing(PeerReport::address));
         }
         return new NodeReport(open, open ? Addresses.format(node.localAddress()) : null,
-                ConfigReport.of(node.config()), conditioner(name, node), node.stats(), peers);
+                ConfigReport.of(node.config()), conditioner(name, node), open ? node.stats() : null, peers);
     }
 
     private PeerReport peer(Peer p) {
@@ -254,11 +254,11 @@ public class ReliableUdpEndpoint {
      * @param localAddress the bound address, null when closed
      * @param config the node's settings (never the key)
      * @param linkConditioner the link conditioner in force, null when none
-     * @param stats the node's counters
+     * @param stats the node's counters, null while the node is not open
      * @param peers its peers, by name then address
      */
     public record NodeReport(boolean open, @Nullable String localAddress, ConfigReport config,
-            @Nullable LinkConditionerConfig linkConditioner, NodeStats stats, List<PeerReport> peers) {
+            @Nullable LinkConditionerConfig linkConditioner, @Nullable NodeStats stats, List<PeerReport> peers) {
     }
 
     /**

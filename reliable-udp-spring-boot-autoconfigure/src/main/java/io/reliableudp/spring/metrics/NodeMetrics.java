@@ -53,6 +53,7 @@ final class NodeMetrics {
     private final MeterSet nodeMeters;
     private final Map<String, Group> groups = new TreeMap<>();
     private final Set<String> seenConfiguredPeers = new HashSet<>();
+    private Map<Key, Double> lastNodeCounters = Map.of();
 
     NodeMetrics(String nodeName, ReliableUdpNode node, MeterRegistry registry, ConfiguredPeers names,
             boolean expectEveryConfiguredPeer) {
@@ -70,8 +71,14 @@ final class NodeMetrics {
 
     void refresh() {
         boolean open = node.isOpen();
-        Values nodeValues = StatsFlattener.node(node.stats(), open);
-        nodeMeters.publish(nodeValues.counters, nodeValues.gauges);
+        if (open) {
+            Values nodeValues = StatsFlattener.node(node.stats(), true);
+            lastNodeCounters = nodeValues.counters;
+            nodeMeters.publish(nodeValues.counters, nodeValues.gauges);
+        } else {
+            // a closed (or not yet started) node may refuse stats(): keep the last counts, zero the gauges
+            nodeMeters.publish(lastNodeCounters, Map.of(Key.of(MeterSpec.NODE_OPEN), 0.0, Key.of(MeterSpec.CONNECTIONS), 0.0));
+        }
 
         Map<String, List<Peer>> live = new TreeMap<>();
         if (open) {
