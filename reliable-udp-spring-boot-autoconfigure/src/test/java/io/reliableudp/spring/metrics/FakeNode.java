@@ -58,7 +58,7 @@ public class FakeNode implements ReliableUdpNode {
     }
 
     public synchronized List<@Nullable LinkConditionerConfig> conditionerCalls() {
-        return List.copyOf(conditionerCalls);
+        return java.util.Collections.unmodifiableList(new ArrayList<>(conditionerCalls));
     }
 
     public synchronized @Nullable LinkConditionerConfig linkConditioner() {
