@@ -23,9 +23,7 @@ public enum DropReason {
     /** A handshake response whose cookie was forged, altered, expired or for another address. */
     BAD_COOKIE("bad_cookie"),
     /** A handshake response whose key proof failed. */
-    WRONG_KEY("wrong_key"),
-    /** Dropped by the link conditioner (tests and demos). */
-    CONDITIONER("conditioner");
+    WRONG_KEY("wrong_key");
 
     private final String key;
 

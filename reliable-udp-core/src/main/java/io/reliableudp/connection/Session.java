@@ -1,8 +1,12 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.message.DatagramSender;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.MessageConfig;
+import io.reliableudp.message.MessageEndpoint;
+import io.reliableudp.message.MessageListener;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a connection carries once established: the message layer of one connection, seen from below.
@@ -12,16 +16,12 @@ public interface Session {
 
     /** Where a session writes the packet-layer bytes it wants sent (the connection frames them). */
     @FunctionalInterface
-    interface Output {
-        /** Sends one packet; the buffer is valid only during the call. */
-        void send(byte[] data, int offset, int length);
+    interface Output extends DatagramSender {
     }
 
-    /** Where a session delivers messages. */
+    /** Where a session delivers messages (the buffer is valid only during the call). */
     @FunctionalInterface
-    interface Input {
-        /** A message arrived; the buffer is valid only during the call. */
-        void onMessage(int channel, int messageId, byte[] data, int offset, int length);
+    interface Input extends MessageListener {
     }
 
     /** Makes the session of a new connection. */
@@ -59,4 +59,9 @@ public interface Session {
 
     /** Fails every pending send with {@code reason}; the session is unusable afterwards. */
     void close(DeliveryFailure reason);
+
+    /** The message endpoint behind this session, for statistics; null for sessions that have none. */
+    default @Nullable MessageEndpoint endpoint() {
+        return null;
+    }
 }

@@ -25,6 +25,11 @@ public final class MessageConfig {
     private final int sliceSize;
     private final long maxBytesInFlight;
     private final boolean congestionAvoidance;
+    private final double sendRateHz;
+    private final int receiveWindow;
+    private final int maxPacketsPerUpdate;
+    private final double congestionRttThresholdMillis;
+    private final double congestionLossThresholdPercent;
 
     private MessageConfig(Builder b) {
         if (b.channels.isEmpty() || b.channels.size() > MAX_CHANNELS) {
@@ -54,6 +59,29 @@ public final class MessageConfig {
         if (b.maxBytesInFlight < b.sliceSize) {
             throw new IllegalArgumentException("maxBytesInFlight must be >= sliceSize, was " + b.maxBytesInFlight);
         }
+        if (!(b.sendRateHz >= 1 && b.sendRateHz <= 10_000)) {
+            throw new IllegalArgumentException("sendRateHz must be within 1..10000, was " + b.sendRateHz);
+        }
+        if (b.receiveWindow < 64 || b.receiveWindow > 16_384 || Integer.bitCount(b.receiveWindow) != 1) {
+            throw new IllegalArgumentException("receiveWindow must be a power of two within 64..16384, was " + b.receiveWindow);
+        }
+        if (b.maxPacketsPerUpdate < 1 || b.maxPacketsPerUpdate > 4096) {
+            throw new IllegalArgumentException("maxPacketsPerUpdate must be within 1..4096, was " + b.maxPacketsPerUpdate);
+        }
+        if (!(b.congestionRttThresholdMillis > 0 && b.congestionRttThresholdMillis <= 60_000)) {
+            throw new IllegalArgumentException("congestionRttThresholdMillis must be within (0, 60000], was " + b.congestionRttThresholdMillis);
+        }
+        if (!(b.congestionLossThresholdPercent > 0 && b.congestionLossThresholdPercent <= 100)) {
+            throw new IllegalArgumentException("congestionLossThresholdPercent must be within (0, 100], was " + b.congestionLossThresholdPercent);
+        }
+        for (int i = 0; i < b.channels.size(); i++) {
+            if (b.channels.get(i) == null) {
+                throw new IllegalArgumentException("channels[" + i + "] must not be null");
+            }
+        }
+        if (b.resendPolicy == null) {
+            throw new IllegalArgumentException("resendPolicy must not be null");
+        }
         this.channels = List.copyOf(b.channels);
         this.datagramBudget = b.datagramBudget;
         this.lowerLayerOverhead = b.lowerLayerOverhead;
@@ -65,6 +93,11 @@ public final class MessageConfig {
         this.sliceSize = b.sliceSize;
         this.maxBytesInFlight = b.maxBytesInFlight;
         this.congestionAvoidance = b.congestionAvoidance;
+        this.sendRateHz = b.sendRateHz;
+        this.receiveWindow = b.receiveWindow;
+        this.maxPacketsPerUpdate = b.maxPacketsPerUpdate;
+        this.congestionRttThresholdMillis = b.congestionRttThresholdMillis;
+        this.congestionLossThresholdPercent = b.congestionLossThresholdPercent;
     }
 
     public static Builder builder() {
@@ -88,6 +121,11 @@ public final class MessageConfig {
         b.sliceSize = sliceSize;
         b.maxBytesInFlight = maxBytesInFlight;
         b.congestionAvoidance = congestionAvoidance;
+        b.sendRateHz = sendRateHz;
+        b.receiveWindow = receiveWindow;
+        b.maxPacketsPerUpdate = maxPacketsPerUpdate;
+        b.congestionRttThresholdMillis = congestionRttThresholdMillis;
+        b.congestionLossThresholdPercent = congestionLossThresholdPercent;
         return b;
     }
 
@@ -118,7 +156,30 @@ public final class MessageConfig {
     /** Cap on unacknowledged large-message bytes in flight per connection. */
     public long maxBytesInFlight() { return maxBytesInFlight; }
 
+    /** Whether the good/bad congestion avoidance drives the send rate (default true). */
     public boolean congestionAvoidance() { return congestionAvoidance; }
+
+    /**
+     * Packet send rate in the good (uncongested) mode, in send ticks per second (default 60). The
+     * transport sets it from {@code NodeConfig.sendRateHz}. The bad mode ticks at a third of it.
+     */
+    public double sendRateHz() { return sendRateHz; }
+
+    /**
+     * Receive window per channel, in messages (power of two, 64..16384, default 4096). A sender never
+     * has a message in flight whose id is this far or further past its oldest unacknowledged one,
+     * so the receiver never has to hold more. Both ends must use the same value.
+     */
+    public int receiveWindow() { return receiveWindow; }
+
+    /** Most packets one {@code update} or {@code flush} may send in the good mode (default 64). */
+    public int maxPacketsPerUpdate() { return maxPacketsPerUpdate; }
+
+    /** Smoothed RTT at or above which the connection is congested (default 250 ms). */
+    public double congestionRttThresholdMillis() { return congestionRttThresholdMillis; }
+
+    /** Packet loss at or above which the connection is congested (default 10 percent). */
+    public double congestionLossThresholdPercent() { return congestionLossThresholdPercent; }
 
     /** When a reliable message is sent again. */
     public enum ResendPolicy {
@@ -144,6 +205,11 @@ public final class MessageConfig {
         private int sliceSize = 1024;
         private long maxBytesInFlight = 256 * 1024;
         private boolean congestionAvoidance = true;
+        private double sendRateHz = 60;
+        private int receiveWindow = 4096;
+        private int maxPacketsPerUpdate = 64;
+        private double congestionRttThresholdMillis = 250;
+        private double congestionLossThresholdPercent = 10;
 
         private Builder() {
         }
@@ -159,6 +225,11 @@ public final class MessageConfig {
         public Builder sliceSize(int bytes) { this.sliceSize = bytes; return this; }
         public Builder maxBytesInFlight(long bytes) { this.maxBytesInFlight = bytes; return this; }
         public Builder congestionAvoidance(boolean enabled) { this.congestionAvoidance = enabled; return this; }
+        public Builder sendRateHz(double hz) { this.sendRateHz = hz; return this; }
+        public Builder receiveWindow(int messages) { this.receiveWindow = messages; return this; }
+        public Builder maxPacketsPerUpdate(int packets) { this.maxPacketsPerUpdate = packets; return this; }
+        public Builder congestionRttThresholdMillis(double millis) { this.congestionRttThresholdMillis = millis; return this; }
+        public Builder congestionLossThresholdPercent(double percent) { this.congestionLossThresholdPercent = percent; return this; }
 
         public MessageConfig build() {
             return new MessageConfig(this);

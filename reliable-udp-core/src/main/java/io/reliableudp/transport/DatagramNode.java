@@ -87,6 +87,7 @@ final class DatagramNode implements ReliableUdpNode {
     private volatile boolean open = true;
     private volatile boolean acceptingSends = true;
     private volatile @Nullable LinkConditionerConfig linkConditioner;
+    private volatile int conditionerGeneration;
 
     // I/O thread only
     private final byte[] receiveBuffer = new byte[RECEIVE_BUFFER_BYTES];
@@ -98,8 +99,10 @@ final class DatagramNode implements ReliableUdpNode {
         this.listener = listener;
         MessageConfig requested = config.message();
         int overhead = Protocol.frameOverhead(config.encrypted());
-        MessageConfig message = requested.lowerLayerOverhead() >= overhead ? requested
-                : requested.toBuilder().lowerLayerOverhead(overhead).build();
+        MessageConfig message = requested.toBuilder()
+                .lowerLayerOverhead(Math.max(overhead, requested.lowerLayerOverhead()))
+                .sendRateHz(config.sendRateHz())
+                .build();
         this.budget = message.datagramBudget();
         double keepAlive = seconds(config.keepAliveInterval());
         this.settings = new ConnectionSettings(config.protocolId(), config.preSharedKey(), keepAlive,
@@ -127,7 +130,7 @@ final class DatagramNode implements ReliableUdpNode {
             channel.bind(bind);
             this.localAddress = (InetSocketAddress) channel.getLocalAddress();
             this.socket = channel.socket();
-            socket.setSoTimeout((int) Math.max(1, Math.round(tickSeconds * 1000)));
+            socket.setSoTimeout(tickMillis());
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -146,6 +149,9 @@ final class DatagramNode implements ReliableUdpNode {
     /** Starts a node whose connections use {@code sessions} as their message layer (tests use doubles). */
     static DatagramNode start(NodeConfig config, NodeListener listener, Session.Factory sessions) throws IOException {
         DatagramNode node = new DatagramNode(config, listener, sessions);
+        if (config.linkConditioner() != null) {
+            node.setLinkConditioner(config.linkConditioner());
+        }
         node.ioThread.start();
         LOG.log(Level.DEBUG, () -> "reliable-udp node started on " + node.localAddress + " with " + config);
         return node;
@@ -209,6 +215,11 @@ final class DatagramNode implements ReliableUdpNode {
                 countDrop(DropReason.MALFORMED);
             }
             double now = now();
+            if (linkConditioner != null) {
+                for (NodePeer peer : peers.values()) {
+                    peer.pollConditioner(now);
+                }
+            }
             if (now >= nextTick) {
                 tick(now);
                 nextTick = Math.max(nextTick + tickSeconds, now);
@@ -549,8 +560,27 @@ final class DatagramNode implements ReliableUdpNode {
     }
 
     @Override
-    public void setLinkConditioner(@Nullable LinkConditionerConfig config) {
+    public synchronized void setLinkConditioner(@Nullable LinkConditionerConfig config) {
         this.linkConditioner = config;
+        conditionerGeneration++;
+        try {
+            // a conditioner delays datagrams: poll it at least every millisecond
+            socket.setSoTimeout(config == null ? tickMillis() : 1);
+        } catch (java.net.SocketException e) {
+            LOG.log(Level.WARNING, "could not shorten the receive timeout for the link conditioner: " + e);
+        }
+    }
+
+    int conditionerGeneration() {
+        return conditionerGeneration;
+    }
+
+    @Nullable LinkConditionerConfig linkConditionerConfig() {
+        return linkConditioner;
+    }
+
+    private int tickMillis() {
+        return (int) Math.max(1, Math.round(tickSeconds * 1000));
     }
 
     @Override
@@ -612,6 +642,23 @@ final class DatagramNode implements ReliableUdpNode {
             }
         }
         LOG.log(Level.DEBUG, () -> "reliable-udp node on " + localAddress + " closed");
+    }
+
+    /**
+     * Stops like a crashed process: closes the socket without telling any peer. Peers see a timeout.
+     * For tests of timeout and restart handling.
+     */
+    void abort() {
+        acceptingSends = false;
+        open = false;
+        try {
+            channel.close();
+            ioThread.join(5_000);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "abort: closing failed: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override

@@ -4,13 +4,15 @@ import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.connection.DropReason;
 import io.reliableudp.connection.Session;
+import io.reliableudp.link.DatagramConsumer;
+import io.reliableudp.link.LinkConditioner;
+import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -35,6 +37,11 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
     private volatile PeerState state = PeerState.CONNECTING;
     private volatile @Nullable DisconnectReason reason;
     private volatile boolean serverSide;
+    // under lock
+    private @Nullable LinkConditioner conditioner;
+    private int conditionerGeneration;
+    private double queueFullSince = -1;
+    private final DatagramConsumer forward = this::transmitNow;
 
     NodePeer(DatagramNode node, InetSocketAddress address, boolean client) {
         this.node = node;
@@ -92,6 +99,13 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
         if (!node.acceptsSends()) {
             return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "node is shutting down"));
         }
+        if (channel < 0 || channel >= reliable.length) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "channel " + channel + " does not exist (0.." + (reliable.length - 1) + ")"));
+        }
+        if (payload == null) {
+            return CompletableFuture.failedFuture(new NullPointerException("payload"));
+        }
         long waitNanos = node.config().sendQueueWait().toNanos();
         long deadline = waitNanos > 0 ? System.nanoTime() + waitNanos : 0;
         while (true) {
@@ -103,16 +117,42 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
                 lock.unlock();
             }
             CompletableFuture<Void> f = sent.future();
-            if (waitNanos > 0 && f.isCompletedExceptionally() && isQueueFull(f) && System.nanoTime() - deadline < 0) {
-                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
-                continue;
+            if (sent.messageId() < 0 && isQueueFull(f)) {
+                if (waitNanos > 0 && System.nanoTime() - deadline < 0) {
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+                    continue;
+                }
+                queueStayedFull();
+            } else if (sent.messageId() >= 0) {
+                queueFullSince = -1;
             }
-            boolean acked = channel >= 0 && channel < reliable.length && reliable[channel];
-            return f.thenApply(new ToDelivery(address, sent.channel(), sent.messageId(), acked));
+            return f.thenApply(new ToDelivery(address, sent.channel(), sent.messageId(), reliable[channel]));
+        }
+    }
+
+    /**
+     * A peer that leaves a send queue full for a whole timeout period (every send refused, none
+     * accepted in between) cannot keep up: it is disconnected with PROTOCOL_ERROR.
+     */
+    private void queueStayedFull() {
+        double now = node.now();
+        lock.lock();
+        try {
+            if (queueFullSince < 0) {
+                queueFullSince = now;
+            } else if (now - queueFullSince > node.settings().timeout()) {
+                connection().disconnect(DisconnectReason.PROTOCOL_ERROR,
+                        "the peer cannot keep up: its send queue stayed full for " + (now - queueFullSince) + " s", true, now);
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
     private static boolean isQueueFull(CompletableFuture<Void> f) {
+        if (!f.isCompletedExceptionally()) {
+            return false;
+        }
         Throwable t = f.exceptionNow();
         return t instanceof DeliveryException d && d.reason() == DeliveryFailure.QUEUE_FULL;
     }
@@ -216,13 +256,60 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
         node.countDrop(why);
     }
 
+    /** Called under lock by the connection: through the link conditioner when the node has one. */
     @Override
     public void transmit(byte[] data, int offset, int length) {
+        LinkConditioner c = conditioner();
+        if (c == null) {
+            node.transmit(sendBuffer, address, data, offset, length);
+        } else {
+            double now = node.now();
+            c.submit(data, offset, length, now);
+            c.poll(now, forward);
+        }
+    }
+
+    private void transmitNow(byte[] data, int offset, int length) {
         node.transmit(sendBuffer, address, data, offset, length);
     }
 
-    Map<String, Long> emptyCounters() {
-        return Map.of();
+    /** The peer's conditioner, following the node's current setting (under lock). */
+    private @Nullable LinkConditioner conditioner() {
+        int generation = node.conditionerGeneration();
+        if (generation != conditionerGeneration) {
+            conditionerGeneration = generation;
+            LinkConditionerConfig config = node.linkConditionerConfig();
+            LinkConditioner old = conditioner;
+            if (config == null) {
+                conditioner = null;
+                if (old != null) {
+                    old.poll(Double.POSITIVE_INFINITY, forward); // deliver what was in flight
+                }
+            } else if (old == null) {
+                // one seeded stream per peer: the same seed and port give the same fates
+                conditioner = new LinkConditioner(new LinkConditionerConfig(config.latencyMillis(), config.jitterMillis(),
+                        config.lossProbability(), config.burstEnterProbability(), config.burstExitProbability(),
+                        config.burstLossProbability(), config.duplicateProbability(), config.reorderProbability(),
+                        config.reorderDelayMillis(), config.bandwidthBytesPerSecond(), config.queueLimitBytes(),
+                        config.seed() * 31 + address.getPort()));
+            } else {
+                old.reconfigure(config);
+            }
+        }
+        return conditioner;
+    }
+
+    /** Sends conditioned datagrams that are due (I/O thread, every loop turn while a conditioner is set). */
+    void pollConditioner(double now) {
+        lock.lock();
+        try {
+            LinkConditioner c = conditioner();
+            if (c != null && c.nextDueTime() <= now) {
+                c.poll(now, forward);
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override

@@ -1,0 +1,55 @@
+package io.reliableudp.connection;
+
+import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.message.MessageConfig;
+import io.reliableudp.message.MessageEndpoint;
+import io.reliableudp.message.SendHandle;
+
+/** The production {@link Session}: the message layer's {@link MessageEndpoint}. */
+public final class MessageSession implements Session {
+
+    /** Makes a {@link MessageEndpoint} per connection. */
+    public static final Session.Factory FACTORY = MessageSession::new;
+
+    private final MessageEndpoint endpoint;
+
+    private MessageSession(MessageConfig config, double time, Output out, Input in) {
+        this.endpoint = new MessageEndpoint(config, time, out, in);
+    }
+
+    @Override
+    public Send send(int channel, byte[] payload) {
+        SendHandle h = endpoint.send(channel, payload);
+        return new Send(h.channel(), h.messageId(), h.future());
+    }
+
+    @Override
+    public void receive(byte[] data, int offset, int length) {
+        endpoint.receive(data, offset, length);
+    }
+
+    @Override
+    public void update(double time) {
+        endpoint.update(time);
+    }
+
+    @Override
+    public void flush(double time) {
+        endpoint.flush(time);
+    }
+
+    @Override
+    public boolean hasPendingReliable() {
+        return endpoint.hasPendingReliable();
+    }
+
+    @Override
+    public void close(DeliveryFailure reason) {
+        endpoint.close(reason);
+    }
+
+    @Override
+    public MessageEndpoint endpoint() {
+        return endpoint;
+    }
+}

@@ -1,0 +1,83 @@
+package io.reliableudp.message;
+
+/**
+ * Gaffer's binary congestion avoidance: a good mode at the configured rate and a bad mode at a third
+ * of it (at least 1 Hz, one packet per tick). The connection turns bad at once when the smoothed RTT
+ * reaches the RTT threshold or the loss estimate reaches the loss threshold. It returns to good only
+ * after conditions stayed good for the penalty time. A relapse within 10 s of returning to good
+ * doubles the penalty; every 10 s spent in good mode halves it; it stays within 1..60 s (initially 4 s).
+ */
+final class CongestionController {
+
+    static final double INITIAL_PENALTY_SECONDS = 4;
+    static final double MIN_PENALTY_SECONDS = 1;
+    static final double MAX_PENALTY_SECONDS = 60;
+    static final double RELAPSE_WINDOW_SECONDS = 10;
+    static final double HALVING_PERIOD_SECONDS = 10;
+    static final double BAD_RATE_DIVISOR = 3;
+
+    private final boolean enabled;
+    private final double goodRateHz;
+    private final double badRateHz;
+    private final double rttThresholdMillis;
+    private final double lossThresholdPercent;
+
+    private boolean bad;
+    private double penaltySeconds = INITIAL_PENALTY_SECONDS;
+    private double goodSince;
+    private double lastHalving;
+    private double lastCongested;
+    private long badEpisodes;
+
+    CongestionController(boolean enabled, double goodRateHz, double rttThresholdMillis, double lossThresholdPercent, double time) {
+        this.enabled = enabled;
+        this.goodRateHz = goodRateHz;
+        this.badRateHz = Math.max(1, goodRateHz / BAD_RATE_DIVISOR);
+        this.rttThresholdMillis = rttThresholdMillis;
+        this.lossThresholdPercent = lossThresholdPercent;
+        this.goodSince = time - RELAPSE_WINDOW_SECONDS;
+        this.lastHalving = time;
+    }
+
+    void update(double time, double rttMillis, double lossPercent) {
+        if (!enabled) {
+            return;
+        }
+        boolean congestedNow = rttMillis >= rttThresholdMillis || lossPercent >= lossThresholdPercent;
+        if (!bad) {
+            if (congestedNow) {
+                bad = true;
+                badEpisodes++;
+                lastCongested = time;
+                if (time - goodSince < RELAPSE_WINDOW_SECONDS) {
+                    penaltySeconds = Math.min(MAX_PENALTY_SECONDS, penaltySeconds * 2);
+                }
+            } else if (time - lastHalving >= HALVING_PERIOD_SECONDS) {
+                penaltySeconds = Math.max(MIN_PENALTY_SECONDS, penaltySeconds / 2);
+                lastHalving = time;
+            }
+        } else if (congestedNow) {
+            lastCongested = time;
+        } else if (time - lastCongested >= penaltySeconds) {
+            bad = false;
+            goodSince = time;
+            lastHalving = time;
+        }
+    }
+
+    boolean congested() {
+        return bad;
+    }
+
+    double sendRateHz() {
+        return bad ? badRateHz : goodRateHz;
+    }
+
+    double penaltySeconds() {
+        return penaltySeconds;
+    }
+
+    long badEpisodes() {
+        return badEpisodes;
+    }
+}

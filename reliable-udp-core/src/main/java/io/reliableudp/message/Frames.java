@@ -1,0 +1,263 @@
+package io.reliableudp.message;
+
+/**
+ * The message frames inside one packet payload (see docs/messages.md for the byte tables).
+ *
+ * <p>Byte 0 of every frame is {@code type << 6 | low6}:
+ * <ul>
+ *   <li>{@code MSG} (0): low6 = channel; then message id (u16 little-endian), payload length (varint),
+ *       payload.</li>
+ *   <li>{@code NEXT} (1): the next message of the same channel as the frame just before it (which must
+ *       be MSG or NEXT), with id = previous id + 1; low6 = payload length if 0..62, or 63 followed by a
+ *       varint of (length - 63); then the payload.</li>
+ *   <li>{@code SLICE} (2): low6 = channel; then message id (u16), total message length (varint),
+ *       slice size (varint), slice index (varint), then the slice bytes: {@code min(sliceSize, total -
+ *       index * sliceSize)} of them.</li>
+ *   <li>type 3 is reserved: a packet holding one is malformed.</li>
+ * </ul>
+ * Varints are unsigned LEB128, at most 5 bytes, value at most {@link Integer#MAX_VALUE}.
+ */
+final class Frames {
+
+    static final int TYPE_MSG = 0;
+    static final int TYPE_NEXT = 1;
+    static final int TYPE_SLICE = 2;
+    static final int TYPE_RESERVED = 3;
+
+    /** Largest payload length written inline in a NEXT frame's first byte. */
+    static final int NEXT_INLINE_MAX = 62;
+    /** The low6 value of a NEXT frame whose length follows as a varint. */
+    static final int NEXT_EXTENDED = 63;
+    /** Most slices one message may have (slice indexes fit a varint of at most 3 bytes). */
+    static final int MAX_SLICES = 1 << 20;
+
+    private Frames() {
+    }
+
+    static int varintSize(int value) {
+        if ((value & ~0x7F) == 0) {
+            return 1;
+        }
+        if ((value & ~0x3FFF) == 0) {
+            return 2;
+        }
+        if ((value & ~0x1FFFFF) == 0) {
+            return 3;
+        }
+        if ((value & ~0xFFFFFFF) == 0) {
+            return 4;
+        }
+        return 5;
+    }
+
+    static int writeVarint(byte[] buf, int pos, int value) {
+        while ((value & ~0x7F) != 0) {
+            buf[pos++] = (byte) ((value & 0x7F) | 0x80);
+            value >>>= 7;
+        }
+        buf[pos++] = (byte) value;
+        return pos;
+    }
+
+    /** Size of a MSG frame carrying {@code length} payload bytes. */
+    static int msgFrameSize(int length) {
+        return 3 + varintSize(length) + length;
+    }
+
+    /** Size of a NEXT frame carrying {@code length} payload bytes. */
+    static int nextFrameSize(int length) {
+        return length <= NEXT_INLINE_MAX ? 1 + length : 1 + varintSize(length - NEXT_EXTENDED) + length;
+    }
+
+    /** Size of a SLICE frame header (without the slice bytes). */
+    static int sliceHeaderSize(int total, int sliceSize, int index) {
+        return 3 + varintSize(total) + varintSize(sliceSize) + varintSize(index);
+    }
+
+    static int writeMsg(byte[] buf, int pos, int channel, int id, byte[] payload, int offset, int length) {
+        buf[pos] = (byte) (TYPE_MSG << 6 | channel);
+        buf[pos + 1] = (byte) id;
+        buf[pos + 2] = (byte) (id >>> 8);
+        pos = writeVarint(buf, pos + 3, length);
+        System.arraycopy(payload, offset, buf, pos, length);
+        return pos + length;
+    }
+
+    static int writeNext(byte[] buf, int pos, byte[] payload, int offset, int length) {
+        if (length <= NEXT_INLINE_MAX) {
+            buf[pos++] = (byte) (TYPE_NEXT << 6 | length);
+        } else {
+            buf[pos] = (byte) (TYPE_NEXT << 6 | NEXT_EXTENDED);
+            pos = writeVarint(buf, pos + 1, length - NEXT_EXTENDED);
+        }
+        System.arraycopy(payload, offset, buf, pos, length);
+        return pos + length;
+    }
+
+    static int writeSlice(byte[] buf, int pos, int channel, int id, int total, int sliceSize, int index,
+            byte[] payload, int offset, int length) {
+        buf[pos] = (byte) (TYPE_SLICE << 6 | channel);
+        buf[pos + 1] = (byte) id;
+        buf[pos + 2] = (byte) (id >>> 8);
+        pos = writeVarint(buf, pos + 3, total);
+        pos = writeVarint(buf, pos, sliceSize);
+        pos = writeVarint(buf, pos, index);
+        System.arraycopy(payload, offset, buf, pos, length);
+        return pos + length;
+    }
+
+    /** Number of slices of a message of {@code total} bytes. */
+    static int sliceCount(int total, int sliceSize) {
+        return (int) (((long) total + sliceSize - 1) / sliceSize);
+    }
+
+    /**
+     * A reusable cursor over the frames of one packet payload. It checks only the framing itself
+     * (bounds, varints, the NEXT chaining, slice geometry); the endpoint checks channels and windows.
+     */
+    static final class Reader {
+        /** {@link #next()} result: a frame was read. */
+        static final int FRAME = 1;
+        /** {@link #next()} result: no more frames. */
+        static final int END = 0;
+        /** {@link #next()} result: the payload is malformed. */
+        static final int MALFORMED = -1;
+
+        private byte[] buf = new byte[0];
+        private int pos;
+        private int end;
+        private boolean chain;
+
+        int type;
+        int channel;
+        int id;
+        /** Offset and length of the frame's data (message payload or slice bytes). */
+        int dataOffset;
+        int dataLength;
+        /** SLICE only. */
+        int total;
+        int sliceSize;
+        int sliceIndex;
+        /** Why the last {@link #MALFORMED} happened (for logs and tests). */
+        String error = "";
+
+        void reset(byte[] data, int offset, int length) {
+            this.buf = data;
+            this.pos = offset;
+            this.end = offset + length;
+            this.chain = false;
+            this.error = "";
+        }
+
+        int next() {
+            if (pos >= end) {
+                return END;
+            }
+            int b0 = buf[pos++] & 0xFF;
+            type = b0 >>> 6;
+            int low = b0 & 0x3F;
+            switch (type) {
+                case TYPE_MSG -> {
+                    if (end - pos < 2) {
+                        return malformed("truncated message id");
+                    }
+                    channel = low;
+                    id = (buf[pos] & 0xFF) | (buf[pos + 1] & 0xFF) << 8;
+                    pos += 2;
+                    int length = readVarint();
+                    if (length < 0) {
+                        return malformed("bad message length");
+                    }
+                    if (length > end - pos) {
+                        return malformed("message longer than the packet");
+                    }
+                    dataOffset = pos;
+                    dataLength = length;
+                    pos += length;
+                    chain = true;
+                    return FRAME;
+                }
+                case TYPE_NEXT -> {
+                    if (!chain) {
+                        return malformed("NEXT frame without a preceding message frame");
+                    }
+                    int length = low;
+                    if (low == NEXT_EXTENDED) {
+                        int extra = readVarint();
+                        if (extra < 0 || extra > Integer.MAX_VALUE - NEXT_EXTENDED) {
+                            return malformed("bad NEXT length");
+                        }
+                        length = NEXT_EXTENDED + extra;
+                    }
+                    if (length > end - pos) {
+                        return malformed("message longer than the packet");
+                    }
+                    id = (id + 1) & 0xFFFF;
+                    dataOffset = pos;
+                    dataLength = length;
+                    pos += length;
+                    return FRAME;
+                }
+                case TYPE_SLICE -> {
+                    chain = false;
+                    if (end - pos < 2) {
+                        return malformed("truncated slice id");
+                    }
+                    channel = low;
+                    id = (buf[pos] & 0xFF) | (buf[pos + 1] & 0xFF) << 8;
+                    pos += 2;
+                    total = readVarint();
+                    sliceSize = readVarint();
+                    sliceIndex = readVarint();
+                    if (total < 1 || sliceSize < 1 || sliceIndex < 0) {
+                        return malformed("bad slice header");
+                    }
+                    int count = sliceCount(total, sliceSize);
+                    if (count > MAX_SLICES) {
+                        return malformed("too many slices");
+                    }
+                    if (sliceIndex >= count) {
+                        return malformed("slice index out of range");
+                    }
+                    long start = (long) sliceIndex * sliceSize;
+                    int length = (int) Math.min(sliceSize, total - start);
+                    if (length > end - pos) {
+                        return malformed("slice longer than the packet");
+                    }
+                    dataOffset = pos;
+                    dataLength = length;
+                    pos += length;
+                    return FRAME;
+                }
+                default -> {
+                    return malformed("reserved frame type");
+                }
+            }
+        }
+
+        private int malformed(String why) {
+            error = why;
+            pos = end;
+            return MALFORMED;
+        }
+
+        /** Reads an unsigned LEB128 varint of at most 5 bytes; -1 when truncated or above Integer.MAX_VALUE. */
+        private int readVarint() {
+            int value = 0;
+            for (int shift = 0; shift < 35; shift += 7) {
+                if (pos >= end) {
+                    return -1;
+                }
+                int b = buf[pos++] & 0xFF;
+                if (shift == 28 && (b & 0xF8) != 0) {
+                    return -1;
+                }
+                value |= (b & 0x7F) << shift;
+                if ((b & 0x80) == 0) {
+                    return value;
+                }
+            }
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.reliableudp.message;
+
+/**
+ * The packet layer as the message layer uses it: one {@code ReliableEndpoint} in production, a
+ * double in some tests. Package-private: an implementation detail of {@link MessageEndpoint}.
+ */
+interface PacketLink {
+
+    /** Sends one packet; returns the sequence used, or -1 when it was not sent. */
+    int sendPacket(byte[] data, int offset, int length);
+
+    /** Feeds one received datagram; calls {@link Hooks#process} and {@link Hooks#acked} as it goes. */
+    void receivePacket(byte[] data, int offset, int length);
+
+    /** Advances the packet layer's clock (statistics). */
+    void update(double time);
+
+    /** The sequence the next {@link #sendPacket} will use. */
+    int nextPacketSequence();
+
+    /** What the packet layer calls back. */
+    interface Hooks {
+        /** A datagram to put on the wire (valid during the call only). */
+        void transmit(byte[] data, int offset, int length);
+
+        /** A received packet's payload; false rejects it (then it is not acknowledged). */
+        boolean process(int sequence, byte[] data, int offset, int length);
+
+        /** The peer acknowledged one of our packets (once per sequence). */
+        void acked(int sequence);
+    }
+
+    /** How the packet layer is sized by the message layer. */
+    record Sizing(int maxRegularPayload, int fragmentSize, int maxFragments, int sentPacketsBufferSize) {
+    }
+
+    /** Creates the packet layer of one endpoint. */
+    @FunctionalInterface
+    interface Factory {
+        PacketLink create(double time, Sizing sizing, Hooks hooks);
+    }
+}

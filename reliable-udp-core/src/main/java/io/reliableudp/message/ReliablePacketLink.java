@@ -1,0 +1,50 @@
+package io.reliableudp.message;
+
+import io.reliableudp.packet.ReliableConfig;
+import io.reliableudp.packet.ReliableEndpoint;
+
+/**
+ * The production {@link PacketLink}: one {@link ReliableEndpoint} sized so that a regular packet
+ * never exceeds the datagram budget (fragmentation only for unreliable messages larger than one
+ * packet) and header-only (ack-only) packets are allowed.
+ */
+final class ReliablePacketLink implements PacketLink {
+
+    final ReliableEndpoint endpoint;
+
+    ReliablePacketLink(double time, Sizing sizing, Hooks hooks) {
+        ReliableConfig config = ReliableConfig.builder()
+                .name("message")
+                .fragmentAbove(sizing.maxRegularPayload())
+                .fragmentSize(sizing.fragmentSize())
+                .maxFragments(sizing.maxFragments())
+                .maxPacketSize(sizing.fragmentSize() * sizing.maxFragments())
+                .sentPacketsBufferSize(sizing.sentPacketsBufferSize())
+                .allowEmptyPayload(true)
+                .build();
+        this.endpoint = new ReliableEndpoint(config, time,
+                (sequence, data, offset, length) -> hooks.transmit(data, offset, length),
+                hooks::process);
+        endpoint.setAckListener(hooks::acked);
+    }
+
+    @Override
+    public int sendPacket(byte[] data, int offset, int length) {
+        return endpoint.sendPacket(data, offset, length);
+    }
+
+    @Override
+    public void receivePacket(byte[] data, int offset, int length) {
+        endpoint.receivePacket(data, offset, length);
+    }
+
+    @Override
+    public void update(double time) {
+        endpoint.update(time);
+    }
+
+    @Override
+    public int nextPacketSequence() {
+        return endpoint.nextPacketSequence();
+    }
+}

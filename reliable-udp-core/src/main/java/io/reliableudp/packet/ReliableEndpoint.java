@@ -1,0 +1,780 @@
+package io.reliableudp.packet;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.Arrays;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One end of a {@code reliable} 1.4.0 packet connection: sequence numbers, piggybacked acks,
+ * fragmentation and reassembly, RTT/jitter/loss/bandwidth statistics and counters, byte for byte and
+ * float for float as the reference C library (checked by the conformance vectors). No I/O: datagrams
+ * leave through the {@link PacketTransmitter} and enter through {@link #receivePacket}; payloads
+ * leave through the {@link PacketProcessor}.
+ *
+ * <p>Single-threaded: every method must be called from one thread at a time (the owner's). Times are
+ * seconds as {@code double}, given by the caller at construction and to {@link #update}; RTT figures
+ * are milliseconds.
+ *
+ * <p>Memory is allocated at construction (about {@code maxPacketSize} for the transmit buffer plus the
+ * windows) and, for reassembly, once per reassembly slot on its first use, sized by the configuration
+ * ({@code 9 + maxFragments * fragmentSize} bytes) and then reused: steady-state sending and receiving
+ * allocate nothing, and nothing a peer claims sizes an allocation.
+ *
+ * <p>Differences from the reference, all where the reference asserts or leaves the result to the
+ * caller: a 0-byte payload is refused (counted) unless {@link ReliableConfig#allowEmptyPayload()}; a
+ * 0-byte datagram is dropped (counted); a payload needing more than {@code maxFragments} fragments is
+ * refused as too large to send; with an {@link AckListener} set, acks found while the ack list is full
+ * are still taken (see {@link #ack(int)}).
+ */
+public final class ReliableEndpoint {
+
+    private static final Logger LOG = System.getLogger(ReliableEndpoint.class.getName());
+
+    private static final int MAX_HEADER = PacketHeaderCodec.MAX_HEADER_BYTES;
+    private static final int FRAGMENT_HEADER = PacketHeaderCodec.FRAGMENT_HEADER_BYTES;
+
+    private final ReliableConfig config;
+    private final PacketTransmitter transmitter;
+    private final PacketProcessor processor;
+    private @Nullable AckListener ackListener;
+
+    private double time;
+    private float rtt;
+    private float rttMin;
+    private float rttMax;
+    private float rttAvg;
+    private float jitterAvgVsMinRtt;
+    private float jitterMaxVsMinRtt;
+    private float jitterStddevVsAvgRtt;
+    private float packetLoss;
+    private float sentBandwidthKbps;
+    private float receivedBandwidthKbps;
+    private float ackedBandwidthKbps;
+
+    private int numAcks;
+    private final int[] acks;
+    private int sequence;
+    private final float[] rttHistory;
+    private final byte[] transmitBuffer;
+    private final byte[] headerScratch = new byte[MAX_HEADER];
+    private final PacketHeaderCodec decoder = new PacketHeaderCodec();
+
+    private final SequenceBuffer sentPackets;
+    private final double[] sentTime;
+    private final int[] sentBytes;
+    private final boolean[] sentAcked;
+
+    private final SequenceBuffer receivedPackets;
+    private final double[] receivedTime;
+    private final int[] receivedBytes;
+
+    private final SequenceBuffer reassembly;
+    private final int[] reassemblyFragmentsReceived;
+    private final int[] reassemblyFragmentsTotal;
+    private final int[] reassemblyPacketBytes;
+    private final int[] reassemblyHeaderBytes;
+    private final boolean[] reassemblyFragmentReceived;
+    private final byte[][] reassemblyData;
+    private final int reassemblyDataSize;
+
+    private final long[] counters = new long[PacketCounter.values().length];
+
+    /**
+     * Creates an endpoint whose first packet will have sequence 0.
+     *
+     * @param config      the configuration
+     * @param time        the current time, seconds
+     * @param transmitter where datagrams go
+     * @param processor   where received payloads go
+     */
+    public ReliableEndpoint(ReliableConfig config, double time, PacketTransmitter transmitter, PacketProcessor processor) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.transmitter = Objects.requireNonNull(transmitter, "transmitter");
+        this.processor = Objects.requireNonNull(processor, "processor");
+        this.time = time;
+        this.acks = new int[config.ackBufferSize()];
+        this.rttHistory = new float[config.rttHistorySize()];
+        Arrays.fill(rttHistory, -1.0f);
+        this.transmitBuffer = new byte[Math.max(config.maxPacketSize() + MAX_HEADER,
+                FRAGMENT_HEADER + MAX_HEADER + config.fragmentSize())];
+
+        int sent = config.sentPacketsBufferSize();
+        this.sentPackets = new SequenceBuffer(sent);
+        this.sentTime = new double[sent];
+        this.sentBytes = new int[sent];
+        this.sentAcked = new boolean[sent];
+
+        int received = config.receivedPacketsBufferSize();
+        this.receivedPackets = new SequenceBuffer(received);
+        this.receivedTime = new double[received];
+        this.receivedBytes = new int[received];
+
+        int slots = config.fragmentReassemblyBufferSize();
+        this.reassembly = new SequenceBuffer(slots);
+        this.reassemblyFragmentsReceived = new int[slots];
+        this.reassemblyFragmentsTotal = new int[slots];
+        this.reassemblyPacketBytes = new int[slots];
+        this.reassemblyHeaderBytes = new int[slots];
+        this.reassemblyFragmentReceived = new boolean[slots * config.maxFragments()];
+        this.reassemblyData = new byte[slots][];
+        this.reassemblyDataSize = MAX_HEADER + config.maxFragments() * config.fragmentSize();
+    }
+
+    /**
+     * The configuration.
+     *
+     * @return the configuration given at construction
+     */
+    public ReliableConfig config() {
+        return config;
+    }
+
+    /**
+     * Sets (or, with null, removes) the listener told about each newly acked packet.
+     *
+     * <p>Without a listener, acks follow the reference exactly: an ack found while the ack list is full
+     * is dropped and the packet stays unacked (a later header may ack it). With a listener, such an
+     * ack is still taken (counted, RTT sampled, listener called) but not added to the list, so the
+     * list may be left unread.
+     *
+     * @param listener the listener, or null
+     */
+    public void setAckListener(@Nullable AckListener listener) {
+        this.ackListener = listener;
+    }
+
+    /**
+     * The sequence the next sent packet will use.
+     *
+     * @return 0..65535
+     */
+    public int nextPacketSequence() {
+        return sequence;
+    }
+
+    /**
+     * Sends a packet: one datagram when the payload is at most {@code fragmentAbove} bytes, else
+     * {@code ceil(length / fragmentSize)} fragments. The transmitter is called before this returns.
+     *
+     * @param data   payload buffer
+     * @param offset first payload byte
+     * @param length payload length
+     * @return the sequence used, or -1 when nothing was sent: payload longer than
+     *         {@code maxPacketSize} or needing more than {@code maxFragments} fragments
+     *         ({@link PacketCounter#NUM_PACKETS_TOO_LARGE_TO_SEND}), or empty while
+     *         {@link ReliableConfig#allowEmptyPayload()} is false
+     *         ({@link PacketCounter#NUM_EMPTY_PAYLOADS_NOT_SENT}); no sequence is used then
+     * @throws IndexOutOfBoundsException when the range is outside {@code data}
+     */
+    public int sendPacket(byte[] data, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, data.length);
+        if (length == 0 && !config.allowEmptyPayload()) {
+            counters[PacketCounter.NUM_EMPTY_PAYLOADS_NOT_SENT.ordinal()]++;
+            if (LOG.isLoggable(Level.DEBUG)) {
+                LOG.log(Level.DEBUG, "[{0}] empty payload not sent (allowEmptyPayload is false)", config.name());
+            }
+            return -1;
+        }
+        int fragmentSize = config.fragmentSize();
+        boolean fragmented = length > config.fragmentAbove();
+        int numFragments = fragmented ? length / fragmentSize + (length % fragmentSize != 0 ? 1 : 0) : 1;
+        if (length > config.maxPacketSize() || numFragments > config.maxFragments()) {
+            counters[PacketCounter.NUM_PACKETS_TOO_LARGE_TO_SEND.ordinal()]++;
+            if (LOG.isLoggable(Level.WARNING)) {
+                LOG.log(Level.WARNING, "[{0}] packet too large to send: {1} bytes, maximum is {2} ({3} fragments of {4})",
+                        config.name(), length, config.maxPacketSize(), config.maxFragments(), fragmentSize);
+            }
+            return -1;
+        }
+
+        int seq = sequence;
+        sequence = (sequence + 1) & 0xFFFF;
+        int ack = receivedPackets.ackSequence();
+        int ackBits = receivedPackets.ackBits();
+
+        int slot = sentPackets.insert(seq);
+        // cannot be stale: the sent buffer's next sequence is always this one (asserted by the reference)
+        sentTime[slot] = time;
+        sentBytes[slot] = config.packetHeaderSize() + length;
+        sentAcked[slot] = false;
+
+        byte[] out = transmitBuffer;
+        if (!fragmented) {
+            int headerBytes = PacketHeaderCodec.encode(out, 0, seq, ack, ackBits);
+            System.arraycopy(data, offset, out, headerBytes, length);
+            transmitter.transmit(seq, out, 0, headerBytes + length);
+        } else {
+            int q = offset;
+            int end = offset + length;
+            for (int fragmentId = 0; fragmentId < numFragments; ++fragmentId) {
+                out[0] = 1;
+                out[1] = (byte) seq;
+                out[2] = (byte) (seq >>> 8);
+                out[3] = (byte) fragmentId;
+                out[4] = (byte) (numFragments - 1);
+                int p = FRAGMENT_HEADER;
+                if (fragmentId == 0) {
+                    p += PacketHeaderCodec.encode(out, p, seq, ack, ackBits);
+                }
+                int bytes = Math.min(fragmentSize, end - q);
+                System.arraycopy(data, q, out, p, bytes);
+                p += bytes;
+                q += bytes;
+                transmitter.transmit(seq, out, 0, p);
+                counters[PacketCounter.NUM_FRAGMENTS_SENT.ordinal()]++;
+            }
+        }
+        counters[PacketCounter.NUM_PACKETS_SENT.ordinal()]++;
+        return seq;
+    }
+
+    /**
+     * Handles one received datagram: a regular packet (processed, recorded, its acks taken) or a
+     * fragment (stored; the packet is processed when its last fragment arrives). Never throws for
+     * any content; every rejection is counted and returned. Exceptions thrown by the processor or
+     * the ack listener propagate.
+     *
+     * @param data   datagram buffer (only read during the call)
+     * @param offset first datagram byte
+     * @param length datagram length
+     * @return what happened to the datagram
+     * @throws IndexOutOfBoundsException when the range is outside {@code data}
+     */
+    public ReceiveOutcome receivePacket(byte[] data, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, data.length);
+        if (length == 0) {
+            counters[PacketCounter.NUM_EMPTY_DATAGRAMS_RECEIVED.ordinal()]++;
+            if (LOG.isLoggable(Level.DEBUG)) {
+                LOG.log(Level.DEBUG, "[{0}] empty datagram dropped", config.name());
+            }
+            return ReceiveOutcome.EMPTY_DATAGRAM;
+        }
+        return receive(data, offset, length);
+    }
+
+    private ReceiveOutcome receive(byte[] data, int offset, int length) {
+        if (length > config.maxDatagramSize()) {
+            counters[PacketCounter.NUM_PACKETS_TOO_LARGE_TO_RECEIVE.ordinal()]++;
+            debug("datagram too large to receive", length);
+            return ReceiveOutcome.TOO_LARGE_TO_RECEIVE_DATAGRAM;
+        }
+        if ((data[offset] & 1) == 0) {
+            return receiveRegular(data, offset, length);
+        }
+        return receiveFragment(data, offset, length);
+    }
+
+    private ReceiveOutcome receiveRegular(byte[] data, int offset, int length) {
+        counters[PacketCounter.NUM_PACKETS_RECEIVED.ordinal()]++;
+        int headerBytes = decoder.decode(data, offset, length);
+        if (headerBytes < 0) {
+            counters[PacketCounter.NUM_PACKETS_INVALID.ordinal()]++;
+            debug("invalid packet header", length);
+            return ReceiveOutcome.INVALID_PACKET_HEADER;
+        }
+        int seq = decoder.sequence();
+        int ack = decoder.ack();
+        int ackBits = decoder.ackBits();
+        int payloadBytes = length - headerBytes;
+        if (payloadBytes > config.maxPacketSize()) {
+            counters[PacketCounter.NUM_PACKETS_TOO_LARGE_TO_RECEIVE.ordinal()]++;
+            debug("payload too large to receive", payloadBytes);
+            return ReceiveOutcome.TOO_LARGE_TO_RECEIVE_PAYLOAD;
+        }
+        if (!receivedPackets.testInsert(seq)) {
+            counters[PacketCounter.NUM_PACKETS_STALE.ordinal()]++;
+            debug("stale packet", seq);
+            return ReceiveOutcome.STALE;
+        }
+        if (receivedPackets.exists(seq)) {
+            counters[PacketCounter.NUM_PACKETS_DUPLICATE.ordinal()]++;
+            debug("duplicate packet", seq);
+            return ReceiveOutcome.DUPLICATE;
+        }
+        if (!processor.process(seq, data, offset + headerBytes, payloadBytes)) {
+            counters[PacketCounter.NUM_PACKETS_REJECTED_BY_PROCESSOR.ordinal()]++;
+            debug("packet rejected by processor", seq);
+            return ReceiveOutcome.REJECTED_BY_PROCESS_CALLBACK;
+        }
+        int slot = receivedPackets.insert(seq);
+        reassembly.advance(seq);
+        receivedTime[slot] = time;
+        receivedBytes[slot] = config.packetHeaderSize() + length;
+        processAcks(ack, ackBits);
+        return ReceiveOutcome.DELIVERED;
+    }
+
+    private void processAcks(int ack, int ackBits) {
+        int bits = ackBits;
+        for (int i = 0; i < 32 && bits != 0; ++i, bits >>>= 1) {
+            if ((bits & 1) == 0) {
+                continue;
+            }
+            int ackSequence = (ack - i) & 0xFFFF;
+            int slot = sentPackets.find(ackSequence);
+            if (slot < 0 || sentAcked[slot]) {
+                continue;
+            }
+            AckListener listener = ackListener;
+            if (numAcks < acks.length) {
+                acks[numAcks++] = ackSequence;
+            } else {
+                counters[PacketCounter.NUM_ACKS_NOT_LISTED.ordinal()]++;
+                if (LOG.isLoggable(Level.DEBUG)) {
+                    LOG.log(Level.DEBUG, "[{0}] ack buffer is full: ack of packet {1} not listed (call clearAcks)",
+                            config.name(), ackSequence);
+                }
+                if (listener == null) {
+                    continue;
+                }
+            }
+            counters[PacketCounter.NUM_PACKETS_ACKED.ordinal()]++;
+            sentAcked[slot] = true;
+            float sample = (float) (time - sentTime[slot]) * 1000.0f;
+            rttHistory[ackSequence % rttHistory.length] = sample;
+            if ((rtt == 0.0f && sample > 0.0f) || Math.abs(rtt - sample) < 0.00001) {
+                rtt = sample;
+            } else {
+                rtt += (sample - rtt) * config.rttSmoothingFactor();
+            }
+            if (listener != null) {
+                listener.acked(ackSequence);
+            }
+        }
+    }
+
+    private ReceiveOutcome receiveFragment(byte[] data, int offset, int length) {
+        int fragmentSize = config.fragmentSize();
+        if (length < FRAGMENT_HEADER || data[offset] != 1) {
+            return fragmentInvalid("bad fragment prefix or length", length);
+        }
+        int seq = (data[offset + 1] & 0xFF) | (data[offset + 2] & 0xFF) << 8;
+        int fragmentId = data[offset + 3] & 0xFF;
+        int numFragments = (data[offset + 4] & 0xFF) + 1;
+        if (numFragments > config.maxFragments()) {
+            return fragmentInvalid("fragment count above maxFragments", numFragments);
+        }
+        if (fragmentId >= numFragments) {
+            return fragmentInvalid("fragment id out of range", fragmentId);
+        }
+        int fragmentBytes = length - FRAGMENT_HEADER;
+        int ack = 0;
+        int ackBits = 0;
+        int embeddedHeaderBytes = 0;
+        if (fragmentId == 0) {
+            embeddedHeaderBytes = decoder.decode(data, offset + FRAGMENT_HEADER, length - FRAGMENT_HEADER);
+            if (embeddedHeaderBytes < 0) {
+                return fragmentInvalid("bad packet header in fragment", seq);
+            }
+            if (decoder.sequence() != seq) {
+                return fragmentInvalid("packet sequence in fragment differs", decoder.sequence());
+            }
+            ack = decoder.ack();
+            ackBits = decoder.ackBits();
+            int canonicalBytes = PacketHeaderCodec.encode(headerScratch, 0, seq, ack, ackBits);
+            if (canonicalBytes != embeddedHeaderBytes || !Arrays.equals(headerScratch, 0, canonicalBytes,
+                    data, offset + FRAGMENT_HEADER, offset + FRAGMENT_HEADER + canonicalBytes)) {
+                return fragmentInvalid("non-canonical packet header in fragment", seq);
+            }
+            fragmentBytes -= embeddedHeaderBytes;
+        }
+        if (fragmentBytes > fragmentSize) {
+            return fragmentInvalid("fragment longer than fragmentSize", fragmentBytes);
+        }
+        if (fragmentId != numFragments - 1 && fragmentBytes != fragmentSize) {
+            return fragmentInvalid("fragment other than the last not fragmentSize long", fragmentBytes);
+        }
+
+        if (receivedPackets.exists(seq)) {
+            debug("fragment of a packet already received", seq);
+            return ReceiveOutcome.FRAGMENT_IGNORED_SILENTLY;
+        }
+        int slot = reassembly.find(seq);
+        if (slot < 0) {
+            slot = reassembly.insertAdvanceFirst(seq);
+            if (slot < 0) {
+                return fragmentInvalid("stale fragment", seq);
+            }
+            receivedPackets.advance(seq);
+            reassemblyFragmentsReceived[slot] = 0;
+            reassemblyFragmentsTotal[slot] = numFragments;
+            reassemblyPacketBytes[slot] = 0;
+            reassemblyHeaderBytes[slot] = 0;
+            int maxFragments = config.maxFragments();
+            Arrays.fill(reassemblyFragmentReceived, slot * maxFragments, (slot + 1) * maxFragments, false);
+            if (reassemblyData[slot] == null) {
+                reassemblyData[slot] = new byte[reassemblyDataSize];
+            }
+        }
+        if (numFragments != reassemblyFragmentsTotal[slot]) {
+            return fragmentInvalid("fragment count differs from the packet's", numFragments);
+        }
+        int receivedIndex = slot * config.maxFragments() + fragmentId;
+        if (reassemblyFragmentReceived[receivedIndex]) {
+            debug("fragment already received", fragmentId);
+            return ReceiveOutcome.FRAGMENT_IGNORED_SILENTLY;
+        }
+        reassemblyFragmentsReceived[slot]++;
+        reassemblyFragmentReceived[receivedIndex] = true;
+
+        byte[] packet = reassemblyData[slot];
+        int source = offset + FRAGMENT_HEADER;
+        if (fragmentId == 0) {
+            int headerBytes = PacketHeaderCodec.encode(packet, MAX_HEADER - embeddedHeaderBytes, seq, ack, ackBits);
+            reassemblyHeaderBytes[slot] = headerBytes;
+            source += headerBytes;
+        }
+        if (fragmentId == numFragments - 1) {
+            reassemblyPacketBytes[slot] = (numFragments - 1) * fragmentSize + fragmentBytes;
+        }
+        System.arraycopy(data, source, packet, MAX_HEADER + fragmentId * fragmentSize, fragmentBytes);
+
+        ReceiveOutcome outcome = ReceiveOutcome.FRAGMENT_STORED_REASSEMBLY_INCOMPLETE;
+        if (reassemblyFragmentsReceived[slot] == numFragments) {
+            int headerBytes = reassemblyHeaderBytes[slot];
+            ReceiveOutcome inner = receive(packet, MAX_HEADER - headerBytes, headerBytes + reassemblyPacketBytes[slot]);
+            reassembly.remove(seq);
+            outcome = switch (inner) {
+                case DELIVERED -> ReceiveOutcome.FRAGMENT_STORED_PACKET_REASSEMBLED_AND_DELIVERED;
+                case REJECTED_BY_PROCESS_CALLBACK ->
+                        ReceiveOutcome.FRAGMENT_STORED_PACKET_REASSEMBLED_BUT_REJECTED_BY_PROCESS_CALLBACK;
+                case TOO_LARGE_TO_RECEIVE_DATAGRAM, TOO_LARGE_TO_RECEIVE_PAYLOAD ->
+                        ReceiveOutcome.FRAGMENT_STORED_PACKET_REASSEMBLED_BUT_TOO_LARGE_TO_RECEIVE;
+                default -> ReceiveOutcome.FRAGMENT_STORED_PACKET_REASSEMBLED_BUT_DISCARDED;
+            };
+        }
+        counters[PacketCounter.NUM_FRAGMENTS_RECEIVED.ordinal()]++;
+        return outcome;
+    }
+
+    private ReceiveOutcome fragmentInvalid(String reason, int value) {
+        counters[PacketCounter.NUM_FRAGMENTS_INVALID.ordinal()]++;
+        debug(reason, value);
+        return ReceiveOutcome.FRAGMENT_INVALID;
+    }
+
+    private void debug(String reason, int value) {
+        if (LOG.isLoggable(Level.DEBUG)) {
+            LOG.log(Level.DEBUG, "[{0}] {1} ({2})", config.name(), reason, value);
+        }
+    }
+
+    /**
+     * Number of acks collected since the last {@link #clearAcks()} (at most {@code ackBufferSize}).
+     *
+     * @return the count
+     */
+    public int ackCount() {
+        return numAcks;
+    }
+
+    /**
+     * One collected ack, in the order found: for each received header, newest first.
+     *
+     * @param index 0..ackCount()-1
+     * @return the acked sequence
+     * @throws IndexOutOfBoundsException when {@code index} is not below {@link #ackCount()}
+     */
+    public int ack(int index) {
+        Objects.checkIndex(index, numAcks);
+        return acks[index];
+    }
+
+    /** Empties the ack list (the reference {@code reliable_endpoint_clear_acks}). */
+    public void clearAcks() {
+        numAcks = 0;
+    }
+
+    /**
+     * Resets sequence numbers, windows, reassembly, acks and counters, as the reference
+     * {@code reliable_endpoint_reset}: RTT history and statistics are kept, like the reference does.
+     */
+    public void reset() {
+        numAcks = 0;
+        sequence = 0;
+        Arrays.fill(acks, 0);
+        Arrays.fill(counters, 0);
+        sentPackets.reset();
+        receivedPackets.reset();
+        reassembly.reset();
+    }
+
+    /**
+     * Sets the current time and recomputes the statistics: RTT min/max/average and the three jitter
+     * figures over the RTT history, packet loss over the older half of the sent window, and the
+     * sent/received/acked bandwidths, in float32 exactly as the reference.
+     *
+     * @param time the current time, seconds
+     */
+    public void update(double time) {
+        this.time = time;
+        float[] history = rttHistory;
+
+        float minRtt = 10000.0f;
+        float maxRtt = 0.0f;
+        float sumRtt = 0.0f;
+        int count = 0;
+        for (float r : history) {
+            if (r >= 0.0f) {
+                if (r < minRtt) {
+                    minRtt = r;
+                }
+                if (r > maxRtt) {
+                    maxRtt = r;
+                }
+                sumRtt += r;
+                count++;
+            }
+        }
+        if (minRtt == 10000.0f) {
+            minRtt = 0.0f;
+        }
+        rttMin = minRtt;
+        rttMax = maxRtt;
+        rttAvg = count > 0 ? sumRtt / (float) count : 0.0f;
+
+        float sum = 0.0f;
+        float max = 0.0f;
+        for (float r : history) {
+            if (r >= 0.0f) {
+                float difference = r - rttMin;
+                sum += difference;
+                if (difference > max) {
+                    max = difference;
+                }
+            }
+        }
+        jitterAvgVsMinRtt = count > 0 ? sum / (float) count : 0.0f;
+        jitterMaxVsMinRtt = max;
+
+        float sumSquares = 0.0f;
+        for (float r : history) {
+            if (r >= 0.0f) {
+                float deviation = r - rttAvg;
+                sumSquares += deviation * deviation;
+            }
+        }
+        // the reference computes (float) pow(x, 0.5); sqrt is the correctly rounded value of the same function
+        jitterStddevVsAvgRtt = count > 0 ? (float) Math.sqrt(sumSquares / (float) count) : 0.0f;
+
+        updatePacketLoss();
+        updateSentAndAckedBandwidth();
+        updateReceivedBandwidth();
+    }
+
+    private void updatePacketLoss() {
+        int size = config.sentPacketsBufferSize();
+        int base = sentPackets.sequence() - size + 1 + 0xFFFF;
+        int numSamples = size / 2;
+        int numSent = 0;
+        int numDropped = 0;
+        for (int i = 0; i < numSamples; ++i) {
+            int slot = sentPackets.find((base + i) & 0xFFFF);
+            if (slot >= 0) {
+                numSent++;
+                if (!sentAcked[slot]) {
+                    numDropped++;
+                }
+            }
+        }
+        if (numSent > 0) {
+            float loss = (float) numDropped / (float) numSent * 100.0f;
+            if (Math.abs(packetLoss - loss) > 0.00001) {
+                packetLoss += (loss - packetLoss) * config.packetLossSmoothingFactor();
+            } else {
+                packetLoss = loss;
+            }
+        } else {
+            packetLoss = 0.0f;
+        }
+    }
+
+    private void updateSentAndAckedBandwidth() {
+        int size = config.sentPacketsBufferSize();
+        int base = sentPackets.sequence() - size + 1 + 0xFFFF;
+        int numSamples = size / 2;
+        int bytesSent = 0;
+        double sentStart = Float.MAX_VALUE;
+        double sentFinish = 0.0;
+        int bytesAcked = 0;
+        double ackedStart = Float.MAX_VALUE;
+        double ackedFinish = 0.0;
+        for (int i = 0; i < numSamples; ++i) {
+            int slot = sentPackets.find((base + i) & 0xFFFF);
+            if (slot < 0) {
+                continue;
+            }
+            double t = sentTime[slot];
+            bytesSent += sentBytes[slot];
+            if (t < sentStart) {
+                sentStart = t;
+            }
+            if (t > sentFinish) {
+                sentFinish = t;
+            }
+            if (sentAcked[slot]) {
+                bytesAcked += sentBytes[slot];
+                if (t < ackedStart) {
+                    ackedStart = t;
+                }
+                if (t > ackedFinish) {
+                    ackedFinish = t;
+                }
+            }
+        }
+        if (sentStart != Float.MAX_VALUE && sentFinish > sentStart) {
+            float kbps = (float) ((double) bytesSent / (sentFinish - sentStart) * 8.0 / 1000.0);
+            sentBandwidthKbps = smooth(sentBandwidthKbps, kbps);
+        }
+        if (ackedStart != Float.MAX_VALUE && ackedFinish > ackedStart) {
+            float kbps = (float) ((double) bytesAcked / (ackedFinish - ackedStart) * 8.0 / 1000.0);
+            ackedBandwidthKbps = smooth(ackedBandwidthKbps, kbps);
+        }
+    }
+
+    private void updateReceivedBandwidth() {
+        int size = config.receivedPacketsBufferSize();
+        int base = receivedPackets.sequence() - size + 1 + 0xFFFF;
+        int numSamples = size / 2;
+        int bytes = 0;
+        double start = Float.MAX_VALUE;
+        double finish = 0.0;
+        for (int i = 0; i < numSamples; ++i) {
+            int slot = receivedPackets.find((base + i) & 0xFFFF);
+            if (slot < 0) {
+                continue;
+            }
+            double t = receivedTime[slot];
+            bytes += receivedBytes[slot];
+            if (t < start) {
+                start = t;
+            }
+            if (t > finish) {
+                finish = t;
+            }
+        }
+        if (start != Float.MAX_VALUE && finish > start) {
+            float kbps = (float) ((double) bytes / (finish - start) * 8.0 / 1000.0);
+            receivedBandwidthKbps = smooth(receivedBandwidthKbps, kbps);
+        }
+    }
+
+    private float smooth(float current, float sample) {
+        if (Math.abs(current - sample) > 0.00001) {
+            return current + (sample - current) * config.bandwidthSmoothingFactor();
+        }
+        return sample;
+    }
+
+    /**
+     * A counter.
+     *
+     * @param counter which one
+     * @return its value since construction or the last {@link #reset()}
+     */
+    public long counter(PacketCounter counter) {
+        return counters[counter.ordinal()];
+    }
+
+    /**
+     * Smoothed round-trip time, milliseconds (0 until the first ack).
+     *
+     * @return the smoothed RTT
+     */
+    public float rtt() {
+        return rtt;
+    }
+
+    /**
+     * Smallest RTT in the history, milliseconds, as of the last {@link #update}.
+     *
+     * @return the minimum RTT
+     */
+    public float rttMin() {
+        return rttMin;
+    }
+
+    /**
+     * Largest RTT in the history, milliseconds, as of the last {@link #update}.
+     *
+     * @return the maximum RTT
+     */
+    public float rttMax() {
+        return rttMax;
+    }
+
+    /**
+     * Mean RTT over the history, milliseconds, as of the last {@link #update}.
+     *
+     * @return the average RTT
+     */
+    public float rttAvg() {
+        return rttAvg;
+    }
+
+    /**
+     * Mean of (RTT - minimum RTT) over the history, milliseconds.
+     *
+     * @return the average jitter against the minimum RTT
+     */
+    public float jitterAvgVsMinRtt() {
+        return jitterAvgVsMinRtt;
+    }
+
+    /**
+     * Largest (RTT - minimum RTT) in the history, milliseconds.
+     *
+     * @return the maximum jitter against the minimum RTT
+     */
+    public float jitterMaxVsMinRtt() {
+        return jitterMaxVsMinRtt;
+    }
+
+    /**
+     * Standard deviation of the RTT history around its mean, milliseconds.
+     *
+     * @return the RTT standard deviation
+     */
+    public float jitterStddevVsAvgRtt() {
+        return jitterStddevVsAvgRtt;
+    }
+
+    /**
+     * Smoothed percentage (0..100) of unacked packets in the older half of the sent window.
+     *
+     * @return the packet loss
+     */
+    public float packetLoss() {
+        return packetLoss;
+    }
+
+    /**
+     * Smoothed sent bandwidth, kilobits per second, including {@code packetHeaderSize} per packet.
+     *
+     * @return the sent bandwidth
+     */
+    public float sentBandwidthKbps() {
+        return sentBandwidthKbps;
+    }
+
+    /**
+     * Smoothed received bandwidth, kilobits per second, including {@code packetHeaderSize} per packet.
+     *
+     * @return the received bandwidth
+     */
+    public float receivedBandwidthKbps() {
+        return receivedBandwidthKbps;
+    }
+
+    /**
+     * Smoothed bandwidth of the sent packets that were acked, kilobits per second.
+     *
+     * @return the acked bandwidth
+     */
+    public float ackedBandwidthKbps() {
+        return ackedBandwidthKbps;
+    }
+}

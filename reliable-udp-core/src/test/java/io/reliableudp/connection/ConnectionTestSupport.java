@@ -1,0 +1,119 @@
+package io.reliableudp.connection;
+
+import io.reliableudp.message.DeliveryException;
+import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.message.MessageConfig;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Test doubles: a session that passes payload bytes straight through, and connection pairs in memory. */
+final class ConnectionTestSupport {
+
+    private ConnectionTestSupport() {
+    }
+
+    /**
+     * A session double: {@code send} emits the payload as one packet at once (future completed),
+     * {@code receive} delivers the bytes as one message of channel 0.
+     */
+    static final class EchoSession implements Session {
+        private final Output out;
+        private final Input in;
+        private int nextId;
+        private boolean closed;
+        final List<DeliveryFailure> closedWith = new ArrayList<>();
+
+        EchoSession(Output out, Input in) {
+            this.out = out;
+            this.in = in;
+        }
+
+        @Override
+        public Send send(int channel, byte[] payload) {
+            if (closed) {
+                return new Send(channel, -1, CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "closed")));
+            }
+            out.send(payload, 0, payload.length);
+            return new Send(channel, nextId++, CompletableFuture.completedFuture(null));
+        }
+
+        @Override
+        public void receive(byte[] data, int offset, int length) {
+            in.onMessage(0, 0, data, offset, length);
+        }
+
+        @Override
+        public void update(double time) {
+        }
+
+        @Override
+        public void flush(double time) {
+        }
+
+        @Override
+        public boolean hasPendingReliable() {
+            return false;
+        }
+
+        @Override
+        public void close(DeliveryFailure reason) {
+            closed = true;
+            closedWith.add(reason);
+        }
+    }
+
+    static final Session.Factory RECORDING = (MessageConfig config, double time, Session.Output out, Session.Input in) ->
+            new EchoSession(out, in);
+
+    /** Records events of one connection. */
+    static final class Recorder implements Connection.Events, Connection.Transmitter {
+        final List<byte[]> sent = new ArrayList<>();
+        final List<byte[]> delivered;
+        final List<DropReason> drops = new ArrayList<>();
+        final List<DisconnectReason> disconnects = new ArrayList<>();
+        int connects;
+
+        Recorder(List<byte[]> delivered) {
+            this.delivered = delivered;
+        }
+
+        @Override
+        public void onConnected() {
+            connects++;
+        }
+
+        @Override
+        public void onDisconnected(DisconnectReason reason, String detail) {
+            disconnects.add(reason);
+        }
+
+        @Override
+        public void onMessage(int channel, int messageId, byte[] data, int offset, int length) {
+            delivered.add(Arrays.copyOfRange(data, offset, offset + length));
+        }
+
+        @Override
+        public void onDrop(DropReason reason) {
+            drops.add(reason);
+        }
+
+        @Override
+        public void transmit(byte[] data, int offset, int length) {
+            sent.add(Arrays.copyOfRange(data, offset, offset + length));
+        }
+    }
+
+    /** A server-side connection as if a response with salt 0x5a17 had been verified. */
+    static Connection serverConnection(ConnectionSettings settings, List<byte[]> delivered) {
+        Recorder r = new Recorder(delivered);
+        byte[] cn = new byte[16];
+        byte[] sn = new byte[16];
+        Arrays.fill(sn, (byte) 7);
+        Handshake.Response response = new Handshake.Response(settings.protocolId(), settings.flags(), cn, sn, 0x5a17,
+                new byte[Protocol.COOKIE_SIZE], new byte[16]);
+        Keys keys = settings.preSharedKey() == null ? null : Keys.derive(settings.preSharedKey(), settings.protocolId(), cn, sn);
+        return Connection.server(settings, r, r, response, keys, 0, 0.0);
+    }
+}

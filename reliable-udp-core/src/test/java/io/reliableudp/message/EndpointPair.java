@@ -1,0 +1,87 @@
+package io.reliableudp.message;
+
+import io.reliableudp.link.LinkConditioner;
+import io.reliableudp.link.LinkConditionerConfig;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Two message endpoints joined by one link conditioner per direction, driven by a simulated clock.
+ * Received messages are copied into lists (per side) for the tests to check.
+ */
+final class EndpointPair {
+
+    /** The packet layer used by the tests. */
+    static PacketLink.Factory linkFactory = MessageEndpoint.DEFAULT_LINK_FACTORY;
+
+    record Received(int channel, int id, byte[] data) {
+    }
+
+    final MessageEndpoint a;
+    final MessageEndpoint b;
+    final LinkConditioner ab;
+    final LinkConditioner ba;
+    final List<Received> receivedByA = new ArrayList<>();
+    final List<Received> receivedByB = new ArrayList<>();
+    double time = 100.0;
+    boolean recordB = true;
+    MessageListener extraB;
+
+    EndpointPair(MessageConfig config, LinkConditionerConfig abConfig, LinkConditionerConfig baConfig) {
+        this.ab = new LinkConditioner(abConfig);
+        this.ba = new LinkConditioner(baConfig);
+        this.a = new MessageEndpoint(config, time, (d, o, l) -> ab.submit(d, o, l, time),
+                (c, id, d, o, l) -> receivedByA.add(new Received(c, id, java.util.Arrays.copyOfRange(d, o, o + l))),
+                linkFactory);
+        this.b = new MessageEndpoint(config, time, (d, o, l) -> ba.submit(d, o, l, time),
+                (c, id, d, o, l) -> {
+                    if (recordB) {
+                        receivedByB.add(new Received(c, id, java.util.Arrays.copyOfRange(d, o, o + l)));
+                    }
+                    if (extraB != null) {
+                        extraB.onMessage(c, id, d, o, l);
+                    }
+                },
+                linkFactory);
+    }
+
+    EndpointPair(MessageConfig config) {
+        this(config, LinkConditionerConfig.PERFECT, LinkConditionerConfig.PERFECT);
+    }
+
+    /** Advances the clock by dt: deliver what is due both ways, then update both endpoints. */
+    void step(double dt) {
+        time += dt;
+        ab.poll(time, b::receive);
+        ba.poll(time, a::receive);
+        a.update(time);
+        b.update(time);
+    }
+
+    void run(double seconds, double dt) {
+        int steps = (int) Math.round(seconds / dt);
+        for (int i = 0; i < steps; i++) {
+            step(dt);
+        }
+    }
+
+    /** Steps until the condition holds or the simulated time limit passes; returns whether it held. */
+    boolean runUntil(java.util.function.BooleanSupplier done, double maxSeconds, double dt) {
+        double end = time + maxSeconds;
+        while (time < end) {
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            step(dt);
+        }
+        return done.getAsBoolean();
+    }
+
+    static MessageConfig config(DeliveryMode... modes) {
+        List<ChannelConfig> channels = new ArrayList<>();
+        for (DeliveryMode m : modes) {
+            channels.add(ChannelConfig.of(m));
+        }
+        return MessageConfig.builder().channels(channels).build();
+    }
+}
