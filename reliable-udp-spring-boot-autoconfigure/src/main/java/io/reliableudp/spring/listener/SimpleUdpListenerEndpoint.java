@@ -14,6 +14,7 @@ public class SimpleUdpListenerEndpoint extends AbstractUdpListenerEndpoint {
      * @param id the id
      * @param handler the handler
      */
+    @SuppressWarnings("this-escape")
     public SimpleUdpListenerEndpoint(String id, UdpMessageHandler handler) {
         setId(id);
         this.handler = Objects.requireNonNull(handler, "handler");

@@ -20,6 +20,7 @@ public class ReliableUdpReceiverContext extends ReceiverContext<Map<String, Obje
      * @param message the received message
      * @param listenerId the listener (container) id
      */
+    @SuppressWarnings("this-escape")
     public ReliableUdpReceiverContext(Map<String, Object> headers, InboundUdpMessage message, String listenerId) {
         super((carrier, key) -> {
             Object v = carrier.get(key);

@@ -23,6 +23,7 @@ public class ReliableUdpSenderContext extends SenderContext<Map<String, Object>>
      * @param peer the peer's name or address
      * @param channel the channel
      */
+    @SuppressWarnings("this-escape")
     public ReliableUdpSenderContext(Map<String, Object> headers, String peer, UdpChannel channel) {
         super((carrier, key, value) -> carrier.put(key, value));
         setCarrier(headers);

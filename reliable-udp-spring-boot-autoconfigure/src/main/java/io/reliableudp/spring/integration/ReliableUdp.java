@@ -1,0 +1,53 @@
+package io.reliableudp.spring.integration;
+
+import io.reliableudp.spring.core.ManagedReliableUdpNode;
+import io.reliableudp.spring.core.ReliableUdpTemplate;
+
+/**
+ * Spring Integration Java DSL entry point.
+ *
+ * <pre>{@code
+ * IntegrationFlow.from(ReliableUdp.inboundAdapter(node).channels("events").payloadType(Position.class))
+ *         .handle(...)
+ *         .get();
+ * IntegrationFlow.from("toPeer")
+ *         .handle(ReliableUdp.outboundGateway(template).peer("server").channel("events"))
+ *         .handle(m -> log((SendResult) m.getPayload()))
+ *         .get();
+ * }</pre>
+ */
+public final class ReliableUdp {
+
+    private ReliableUdp() {
+    }
+
+    /**
+     * An inbound channel adapter.
+     *
+     * @param node the node to receive from
+     * @return the spec
+     */
+    public static ReliableUdpInboundChannelAdapterSpec inboundAdapter(ManagedReliableUdpNode node) {
+        return new ReliableUdpInboundChannelAdapterSpec(node);
+    }
+
+    /**
+     * A one-way outbound adapter.
+     *
+     * @param template the template to send with
+     * @return the spec
+     */
+    public static ReliableUdpMessageHandlerSpec outboundAdapter(ReliableUdpTemplate template) {
+        return new ReliableUdpMessageHandlerSpec(template, false);
+    }
+
+    /**
+     * An outbound gateway: replies with the {@link io.reliableudp.spring.core.SendResult} once acknowledged.
+     *
+     * @param template the template to send with
+     * @return the spec
+     */
+    public static ReliableUdpMessageHandlerSpec outboundGateway(ReliableUdpTemplate template) {
+        return new ReliableUdpMessageHandlerSpec(template, true);
+    }
+}

@@ -1,0 +1,168 @@
+package io.reliableudp.spring.integration;
+
+import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.ReliableUdpHeaders;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+import org.springframework.integration.expression.ExpressionUtils;
+import org.springframework.integration.handler.AbstractReplyProducingMessageHandler;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageChannel;
+import org.springframework.messaging.MessageHandlingException;
+import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.support.ErrorMessage;
+
+/**
+ * Sends each message's payload and headers through a {@link ReliableUdpTemplate}.
+ *
+ * <ul>
+ * <li>As a gateway ({@code expectReply}): the reply is a message whose payload is the
+ * {@link SendResult} (request headers copied, plus {@link ReliableUdpHeaders#SEND_RESULT}), produced
+ * asynchronously when the peer acknowledged; a failed send goes to the error channel with the
+ * {@link io.reliableudp.spring.core.ReliableUdpSendException}.</li>
+ * <li>As an adapter (one way): with {@link #setSync(boolean) sync} the handler waits for the ack and
+ * throws on failure (so the flow's error handling applies); otherwise a failure is sent to the
+ * message's error channel header when there is one, and logged.</li>
+ * </ul>
+ * The peer comes from {@link #setPeerExpression(Expression)}, else the {@link ReliableUdpHeaders#PEER}
+ * header, else the template's default; the channel likewise ({@link ReliableUdpHeaders#SEND_CHANNEL}).
+ */
+public class ReliableUdpMessageHandler extends AbstractReplyProducingMessageHandler {
+
+    private final ReliableUdpTemplate template;
+    private final boolean expectReply;
+    private @Nullable Expression peerExpression;
+    private @Nullable Expression channelExpression;
+    private boolean sync;
+    private Duration syncTimeout = Duration.ofSeconds(30);
+    private @Nullable EvaluationContext evaluationContext;
+
+    /**
+     * Creates the handler.
+     *
+     * @param template the template
+     * @param expectReply true for a gateway (reply with the send result), false for a one-way adapter
+     */
+    @SuppressWarnings("this-escape")
+    public ReliableUdpMessageHandler(ReliableUdpTemplate template, boolean expectReply) {
+        this.template = Objects.requireNonNull(template, "template");
+        this.expectReply = expectReply;
+        setAsync(expectReply);
+        setRequiresReply(expectReply);
+    }
+
+    /**
+     * Sets the expression giving the peer (evaluated against the message).
+     *
+     * @param peerExpression the expression (result: a name, {@code host:port} or an address)
+     */
+    public void setPeerExpression(@Nullable Expression peerExpression) {
+        this.peerExpression = peerExpression;
+    }
+
+    /**
+     * Sets the expression giving the channel (evaluated against the message).
+     *
+     * @param channelExpression the expression (result: a channel name or index)
+     */
+    public void setChannelExpression(@Nullable Expression channelExpression) {
+        this.channelExpression = channelExpression;
+    }
+
+    /**
+     * One-way mode only: wait for the ack and throw on failure.
+     *
+     * @param sync the flag
+     */
+    public void setSync(boolean sync) {
+        this.sync = sync;
+    }
+
+    /**
+     * How long a {@link #setSync(boolean) sync} send waits for its ack (default 30 s).
+     *
+     * @param syncTimeout the timeout
+     */
+    public void setSyncTimeout(Duration syncTimeout) {
+        this.syncTimeout = Objects.requireNonNull(syncTimeout, "syncTimeout");
+    }
+
+    @Override
+    public String getComponentType() {
+        return expectReply ? "reliable-udp:outbound-gateway" : "reliable-udp:outbound-channel-adapter";
+    }
+
+    @Override
+    protected void doInit() {
+        this.evaluationContext = ExpressionUtils.createStandardEvaluationContext(getBeanFactory());
+    }
+
+    @Override
+    protected @Nullable Object handleRequestMessage(Message<?> requestMessage) {
+        Map<String, Object> headers = new LinkedHashMap<>(requestMessage.getHeaders());
+        Object peer = evaluate(peerExpression, requestMessage);
+        if (peer != null) {
+            headers.put(ReliableUdpHeaders.PEER, peer instanceof InetSocketAddress ? peer : peer.toString());
+        }
+        Object channel = evaluate(channelExpression, requestMessage);
+        if (channel != null) {
+            headers.put(ReliableUdpHeaders.SEND_CHANNEL, channel.toString());
+        }
+        headers.remove(MessageHeaders.REPLY_CHANNEL);
+        headers.remove(MessageHeaders.ERROR_CHANNEL);
+        Message<?> outbound = getMessageBuilderFactory().withPayload(requestMessage.getPayload()).copyHeaders(headers).build();
+        CompletableFuture<SendResult> future = template.send(outbound);
+        if (expectReply) {
+            return future.thenApply(r -> getMessageBuilderFactory().withPayload(r)
+                    .copyHeaders(requestMessage.getHeaders()).setHeader(ReliableUdpHeaders.SEND_RESULT, r).build());
+        }
+        if (sync) {
+            try {
+                future.get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                throw new MessageHandlingException(requestMessage, "reliable-udp send failed", e.getCause());
+            } catch (TimeoutException e) {
+                throw new MessageHandlingException(requestMessage, "reliable-udp send not acknowledged within " + syncTimeout, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MessageHandlingException(requestMessage, "interrupted waiting for the ack", e);
+            }
+            return null;
+        }
+        Object errorChannel = requestMessage.getHeaders().getErrorChannel();
+        future.whenComplete((r, e) -> {
+            if (e == null) {
+                return;
+            }
+            logger.warn("reliable-udp send failed: " + e.getMessage());
+            MessageChannel target = null;
+            if (errorChannel instanceof MessageChannel mc) {
+                target = mc;
+            } else if (errorChannel instanceof String name && getChannelResolver() != null) {
+                target = getChannelResolver().resolveDestination(name);
+            }
+            if (target != null) {
+                target.send(new ErrorMessage(new MessageHandlingException(requestMessage, "reliable-udp send failed", e.getCause() != null ? e.getCause() : e)));
+            }
+        });
+        return null;
+    }
+
+    private @Nullable Object evaluate(@Nullable Expression expression, Message<?> message) {
+        if (expression == null) {
+            return null;
+        }
+        return evaluationContext != null ? expression.getValue(evaluationContext, message) : expression.getValue(message);
+    }
+}
