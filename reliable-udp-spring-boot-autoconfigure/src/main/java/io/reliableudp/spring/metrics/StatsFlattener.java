@@ -99,6 +99,9 @@ final class StatsFlattener {
         int distinct = 0;
         for (Map.Entry<String, Long> e : new java.util.TreeMap<>(s.packetCounters()).entrySet()) {
             String name = label(e.getKey());
+            if (name.startsWith("num_")) {
+                name = name.substring("num_".length()); // the C library's counter names: num_packets_sent...
+            }
             if (++distinct > MAX_LABEL_VALUES) {
                 v.counter(Key.of(MeterSpec.PACKETS, "event", ConfiguredPeers.OTHER), e.getValue());
             } else if (name.startsWith("fragments_")) {

@@ -71,7 +71,7 @@ class ReliableUdpEndpointTest {
             assertThat(server.get("rttMillis").asDouble()).isEqualTo(15.0);
             assertThat(server.get("packetLoss").asDouble()).isEqualTo(0.02, org.assertj.core.data.Offset.offset(1e-6));
             assertThat(server.get("queuedMessages").asInt()).isEqualTo(1 + 2); // one traffic call queues 1 on channel 0, 2 on channel 1
-            assertThat(server.get("packetCounters").get("packets_acked").asLong()).isEqualTo(3);
+            assertThat(server.get("packetCounters").get("num_packets_acked").asLong()).isEqualTo(3);
             assertThat(server.get("channels").get(1).get("mode").asString()).isEqualTo("UNRELIABLE");
             assertThat(server.get("channels").get(1).get("messagesResent").asLong()).isEqualTo(3);
 

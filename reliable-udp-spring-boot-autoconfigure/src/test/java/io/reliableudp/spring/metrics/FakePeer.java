@@ -21,10 +21,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FakePeer implements Peer {
 
-    /** The 11 counters of the C library reliable, in its order. */
-    public static final List<String> RELIABLE_COUNTERS = List.of("packets_sent", "packets_received", "packets_acked",
-            "packets_stale", "packets_invalid", "packets_too_large_to_send", "packets_too_large_to_receive",
-            "fragments_sent", "fragments_received", "fragments_invalid", "packets_duplicate");
+    /** The packet counters the core reports: the 11 of the C library reliable, in its order, then its extras. */
+    public static final List<String> PACKET_COUNTERS = List.of("num_packets_sent", "num_packets_received",
+            "num_packets_acked", "num_packets_stale", "num_packets_invalid", "num_packets_too_large_to_send",
+            "num_packets_too_large_to_receive", "num_fragments_sent", "num_fragments_received", "num_fragments_invalid",
+            "num_packets_duplicate", "num_empty_payloads_not_sent", "num_empty_datagrams_received",
+            "num_packets_rejected_by_processor", "num_acks_not_listed");
 
     private final InetSocketAddress address;
     private final @Nullable FakeNode node;
@@ -44,7 +46,7 @@ public final class FakePeer implements Peer {
     public FakePeer(InetSocketAddress address, @Nullable FakeNode node) {
         this.address = address;
         this.node = node;
-        RELIABLE_COUNTERS.forEach(c -> counters.put(c, 0L));
+        PACKET_COUNTERS.forEach(c -> counters.put(c, 0L));
     }
 
     /** Every counter goes up by n (n packets both ways, n messages per channel...). */
