@@ -1,20 +1,17 @@
 package io.reliableudp.spring.metrics;
 
 import java.time.Duration;
-import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * Settings of the reliable-UDP meters.
  *
  * @param refreshInterval how often the node and peer statistics are read into the meters and
- *     meters of new or departed peers are registered or removed (default 1 s, at least 10 ms)
+ *     meters of new or departed peers are registered or removed (at least 10 ms)
  */
 @ConfigurationProperties("reliable-udp.metrics")
-public record ReliableUdpMetricsProperties(@Nullable Duration refreshInterval) {
-
-    /** The default refresh interval. */
-    public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofSeconds(1);
+public record ReliableUdpMetricsProperties(@DefaultValue("1s") Duration refreshInterval) {
 
     /**
      * Validates the settings.
@@ -22,18 +19,8 @@ public record ReliableUdpMetricsProperties(@Nullable Duration refreshInterval) {
      * @throws IllegalArgumentException naming the property when a value is out of range
      */
     public ReliableUdpMetricsProperties {
-        if (refreshInterval == null) {
-            refreshInterval = DEFAULT_REFRESH_INTERVAL;
-        }
-        if (refreshInterval.compareTo(Duration.ofMillis(10)) < 0) {
+        if (refreshInterval == null || refreshInterval.compareTo(Duration.ofMillis(10)) < 0) {
             throw new IllegalArgumentException("reliable-udp.metrics.refresh-interval must be at least 10ms, was " + refreshInterval);
         }
-    }
-
-    /** The refresh interval, never null. */
-    @Override
-    public Duration refreshInterval() {
-        Duration d = refreshInterval;
-        return d == null ? DEFAULT_REFRESH_INTERVAL : d;
     }
 }
