@@ -324,9 +324,10 @@ def timeseries(panel, data, times, phases, w, h):
     x = lambda t: left + (t - t0) / (t1 - t0) * pw
     y = lambda v: top + ph - v / ymax * ph
     out = []
-    for (a, b, name) in phases:
-        out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#ffffff" opacity="0.035"/>' % (x(a), top, max(0, x(b) - x(a)), ph))
-        out.append('<text x="%.1f" y="%d" class="phase">%s</text>' % (x(a) + 3, top + 10, html.escape(name)))
+    for k, (a, b, name) in enumerate(phases):
+        if k % 2:
+            out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#ffffff" opacity="0.04"/>' % (x(a), top, max(0, x(b) - x(a)), ph))
+        out.append('<text x="%.1f" y="%d" class="phase">%s</text>' % (x(a) + 3, top + 10 + 10 * (k % 2), html.escape(name)))
     for i in range(5):
         v = ymax * i / 4
         out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="grid"/>' % (left, left + pw, y(v), y(v)))
