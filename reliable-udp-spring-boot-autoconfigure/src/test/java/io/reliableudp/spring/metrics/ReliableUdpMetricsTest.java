@@ -239,6 +239,28 @@ class ReliableUdpMetricsTest {
     }
 
     @Test
+    void ordersAfterBootsRegistriesAndHonoursMeterFilters() {
+        AutoConfigurations boot = AutoConfigurations.of(ReliableUdpMetricsAutoConfiguration.class,
+                org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration.class,
+                org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration.class,
+                org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration.class);
+        node.connect(40000);
+        new ApplicationContextRunner().withConfiguration(boot)
+                .withBean("udp", ReliableUdpNode.class, () -> node)
+                .withPropertyValues("reliable-udp.peers.server.address=127.0.0.1:40000")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(ReliableUdpMetrics.class);
+                    MeterRegistry boots = context.getBean(MeterRegistry.class);
+                    assertThat(boots.get("reliable.udp.rtt").tag("peer", "server").timeGauge().value()).isEqualTo(0.01, within());
+                });
+        new ApplicationContextRunner().withConfiguration(boot)
+                .withBean("udp", ReliableUdpNode.class, () -> new FakeNode(40001))
+                .withPropertyValues("management.metrics.enable.reliable.udp=false")
+                .run(context -> assertThat(context.getBean(MeterRegistry.class).find("reliable.udp.node.open").meters())
+                        .isEmpty());
+    }
+
+    @Test
     void backsOffWithoutMicrometerWithoutARegistryOrWithoutANode() {
         runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ReliableUdpMetrics.class));
