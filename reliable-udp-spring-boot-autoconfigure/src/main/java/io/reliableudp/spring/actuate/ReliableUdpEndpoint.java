@@ -136,8 +136,8 @@ public class ReliableUdpEndpoint {
      * @param bandwidthBytesPerSecond rate cap (0 = none)
      * @param queueLimitBytes bottleneck queue of the rate cap
      * @param seed random seed
-     * @return the conditioner now in force per node
-     * @throws InvalidEndpointRequestException (400) for an unknown node or an invalid value
+     * @return the conditioner now in force per node (nodes that are not running are skipped)
+     * @throws InvalidEndpointRequestException (400) for an unknown or stopped node, or an invalid value
      */
     @WriteOperation
     public LinkConditionerResult linkConditioner(@Nullable String node, @Nullable Boolean enabled,
@@ -166,9 +166,12 @@ public class ReliableUdpEndpoint {
                 throw new InvalidEndpointRequestException(e.getMessage(), "invalid link conditioner");
             }
         }
+        if (node != null && !nodes.get(node).isOpen()) {
+            throw new InvalidEndpointRequestException("reliable-udp node '" + node + "' is not running", "node not running");
+        }
         Map<String, @Nullable LinkConditionerConfig> applied = new LinkedHashMap<>();
         for (Map.Entry<String, ReliableUdpNode> e : nodes.entrySet()) {
-            if (node == null || node.equals(e.getKey())) {
+            if ((node == null || node.equals(e.getKey())) && e.getValue().isOpen()) {
                 e.getValue().setLinkConditioner(config);
                 conditioners.put(e.getKey(), config == null ? NONE : config);
                 applied.put(e.getKey(), config);

@@ -124,6 +124,13 @@ class ReliableUdpEndpointTest {
                     .isThrownBy(() -> endpoint.linkConditioner("nope", true, null, null, null, null, null, null, null,
                             null, null, null, null, null));
             assertThat(node.conditionerCalls()).hasSize(2);
+            node.close();
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                    .isThrownBy(() -> endpoint.linkConditioner("udp", true, null, null, null, null, null, null, null,
+                            null, null, null, null, null))
+                    .withMessageContaining("not running");
+            assertThat(endpoint.linkConditioner(null, false, null, null, null, null, null, null, null, null, null, null,
+                    null, null).nodes()).isEmpty();
         });
     }
 
