@@ -135,10 +135,12 @@ public final class Connection implements Session.Output, Session.Input {
         return c;
     }
 
+    /** The current state. */
     public State state() {
         return state;
     }
 
+    /** Whether this side started the handshake. */
     public boolean isClient() {
         return client;
     }
@@ -153,6 +155,7 @@ public final class Connection implements Session.Output, Session.Input {
         return cookieTime;
     }
 
+    /** Why the connection ended, or null while it has not. */
     public @Nullable DisconnectReason disconnectReason() {
         return reason;
     }
@@ -162,18 +165,22 @@ public final class Connection implements Session.Output, Session.Input {
         return session;
     }
 
+    /** Datagrams this connection sent (handshake and frames). */
     public long datagramsSent() {
         return datagramsSent;
     }
 
+    /** Datagrams accepted for this connection. */
     public long datagramsReceived() {
         return datagramsReceived;
     }
 
+    /** Bytes this connection sent, as on the wire. */
     public long bytesSent() {
         return bytesSent;
     }
 
+    /** Bytes accepted for this connection, as on the wire. */
     public long bytesReceived() {
         return bytesReceived;
     }
@@ -321,6 +328,20 @@ public final class Connection implements Session.Output, Session.Input {
                     new DeliveryException(failure, "peer is " + state.name().toLowerCase(java.util.Locale.ROOT))));
         }
         return s.send(channel, payload);
+    }
+
+    /**
+     * Queues a message without a future.
+     *
+     * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
+     */
+    public int offer(int channel, byte[] payload, double time) {
+        this.now = time;
+        Session s = session;
+        if (state != State.CONNECTED || s == null) {
+            return io.reliableudp.message.MessageEndpoint.OFFER_CLOSED;
+        }
+        return s.offer(channel, payload);
     }
 
     /** Sends what the session has queued now. */

@@ -34,7 +34,7 @@ public final class HandshakeServer {
     }
 
     private final ConnectionSettings settings;
-    private final CookieJar cookies;
+    private @Nullable CookieJar cookies;
     private final SecureRandom random;
     private final Reporter reporter;
     private final byte[] serverNonce = new byte[Protocol.NONCE_BYTES];
@@ -45,7 +45,16 @@ public final class HandshakeServer {
         this.settings = settings;
         this.random = random;
         this.reporter = reporter;
-        this.cookies = new CookieJar(settings.protocolId(), random);
+    }
+
+    /** The cookie key is drawn on first use: a client-only node never needs one. */
+    private CookieJar cookies() {
+        CookieJar jar = cookies;
+        if (jar == null) {
+            jar = new CookieJar(settings.protocolId(), random);
+            cookies = jar;
+        }
+        return jar;
     }
 
     /**
@@ -85,7 +94,7 @@ public final class HandshakeServer {
         if (salt == 0) {
             salt = 1; // 0 means "no salt yet" on a client
         }
-        cookies.seal(nowMillis, request.flags(), request.clientNonce(), serverNonce, salt, from, cookie, 0);
+        cookies().seal(nowMillis, request.flags(), request.clientNonce(), serverNonce, salt, from, cookie, 0);
         int n = Handshake.encodeChallenge(request.clientNonce(), serverNonce, salt, cookie, out);
         assert n <= length : "challenge larger than request";
         return n;
@@ -115,7 +124,7 @@ public final class HandshakeServer {
             reporter.failure(HandshakeFailure.MODE_MISMATCH);
             return null;
         }
-        long issued = cookies.open(response.cookie(), response.flags(), response.clientNonce(), response.serverNonce(),
+        long issued = cookies().open(response.cookie(), response.flags(), response.clientNonce(), response.serverNonce(),
                 response.salt(), from);
         if (issued < 0 || nowMillis - issued > Protocol.COOKIE_LIFETIME_MILLIS || issued > nowMillis) {
             reporter.drop(DropReason.BAD_COOKIE);

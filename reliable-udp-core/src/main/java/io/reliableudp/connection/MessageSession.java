@@ -24,6 +24,11 @@ public final class MessageSession implements Session {
     }
 
     @Override
+    public int offer(int channel, byte[] payload) {
+        return endpoint.offer(channel, payload);
+    }
+
+    @Override
     public void receive(byte[] data, int offset, int length) {
         endpoint.receive(data, offset, length);
     }

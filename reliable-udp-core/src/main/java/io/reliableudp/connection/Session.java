@@ -45,6 +45,27 @@ public interface Session {
     /** Queues a message; never throws for a bad channel or size: the future fails instead. */
     Send send(int channel, byte[] payload);
 
+    /**
+     * Queues a message without a future (the message layer allocates nothing for it).
+     *
+     * @return the message id (0..65535), or a negative {@code MessageEndpoint.OFFER_*} refusal code
+     */
+    default int offer(int channel, byte[] payload) {
+        Send s = send(channel, payload);
+        if (s.messageId() >= 0) {
+            return s.messageId();
+        }
+        Throwable t = s.future().isCompletedExceptionally() ? s.future().exceptionNow() : null;
+        if (t instanceof io.reliableudp.message.DeliveryException d) {
+            return switch (d.reason()) {
+                case QUEUE_FULL -> MessageEndpoint.OFFER_QUEUE_FULL;
+                case TOO_LARGE -> MessageEndpoint.OFFER_TOO_LARGE;
+                default -> MessageEndpoint.OFFER_CLOSED;
+            };
+        }
+        return MessageEndpoint.OFFER_CLOSED;
+    }
+
     /** Feeds packet-layer bytes that arrived. Never throws for any content. */
     void receive(byte[] data, int offset, int length);
 

@@ -4,14 +4,18 @@ package io.reliableudp.message;
  * One channel of a connection.
  *
  * @param mode delivery mode
- * @param maxQueuedMessages most messages waiting to be sent or acknowledged on this channel
+ * @param maxQueuedMessages most messages waiting to be sent or acknowledged on this channel (values above
+ *     32768, half the 16-bit id space, act as 32768)
  * @param maxQueuedBytes most payload bytes waiting to be sent or acknowledged on this channel
  */
 public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes) {
 
+    /** Default most queued messages per channel. */
     public static final int DEFAULT_MAX_QUEUED_MESSAGES = 4096;
+    /** Default most queued payload bytes per channel (16 MiB). */
     public static final long DEFAULT_MAX_QUEUED_BYTES = 16L * 1024 * 1024;
 
+    /** Validates the values; a wrong one raises {@link IllegalArgumentException} naming it. */
     public ChannelConfig {
         if (mode == null) {
             throw new IllegalArgumentException("mode must not be null");

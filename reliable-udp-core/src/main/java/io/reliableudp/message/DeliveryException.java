@@ -10,11 +10,16 @@ public class DeliveryException extends RuntimeException {
 
     private final DeliveryFailure reason;
 
+    /**
+     * @param reason why the send failed
+     * @param message a description for logs
+     */
     public DeliveryException(DeliveryFailure reason, String message) {
         super(message);
         this.reason = reason;
     }
 
+    /** Why the send failed. */
     public DeliveryFailure reason() {
         return reason;
     }

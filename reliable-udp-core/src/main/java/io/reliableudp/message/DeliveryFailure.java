@@ -10,7 +10,10 @@ public enum DeliveryFailure {
     TIMEOUT,
     /** The channel's send queue was full (and stayed full for the configured wait). */
     QUEUE_FULL,
-    /** The message is larger than the configured maximum message size. */
+    /**
+     * The message is larger than the configured maximum message size (or, on an unreliable channel,
+     * than {@link MessageEndpoint#maxUnreliableMessageSize()}, or than the channel's maxQueuedBytes).
+     */
     TOO_LARGE,
     /** The peer is not connected (yet) or the connection failed. */
     NOT_CONNECTED

@@ -100,14 +100,17 @@ public final class MessageConfig {
         this.congestionLossThresholdPercent = b.congestionLossThresholdPercent;
     }
 
+    /** A builder holding the defaults. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** The defaults: four channels (one per delivery mode, in the enum's order), 1200-byte datagrams. */
     public static MessageConfig defaults() {
         return builder().build();
     }
 
+    /** A builder holding these values. */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.channels = new ArrayList<>(channels);
@@ -138,13 +141,16 @@ public final class MessageConfig {
     /** Bytes of each datagram taken by the layers below the packet header (connection framing, AEAD tag). */
     public int lowerLayerOverhead() { return lowerLayerOverhead; }
 
+    /** When reliable messages are sent again (default {@link ResendPolicy#RTT_BASED}). */
     public ResendPolicy resendPolicy() { return resendPolicy; }
 
     /** Resend interval = clamp(rtt * factor, min, max) under {@link ResendPolicy#RTT_BASED}. */
     public double resendRttFactor() { return resendRttFactor; }
 
+    /** Lower bound of the RTT-based resend interval (default 20 ms). */
     public double minResendIntervalSeconds() { return minResendIntervalSeconds; }
 
+    /** Upper bound of the RTT-based resend interval (default 1 s). */
     public double maxResendIntervalSeconds() { return maxResendIntervalSeconds; }
 
     /** Largest message accepted by send (default 1 MiB); larger sends fail at once with TOO_LARGE. */
@@ -172,7 +178,10 @@ public final class MessageConfig {
      */
     public int receiveWindow() { return receiveWindow; }
 
-    /** Most packets one {@code update} or {@code flush} may send in the good mode (default 64). */
+    /**
+     * Most packets one {@code update} or {@code flush} may send in the good mode (default 32: a burst
+     * then stays within the 33 packets one ack header covers, even when the burst arrives reordered).
+     */
     public int maxPacketsPerUpdate() { return maxPacketsPerUpdate; }
 
     /** Smoothed RTT at or above which the connection is congested (default 250 ms). */
@@ -189,6 +198,7 @@ public final class MessageConfig {
         EVERY_PACKET
     }
 
+    /** Builds a {@link MessageConfig}; each setter sets the value of the getter of the same name. */
     public static final class Builder {
         private List<ChannelConfig> channels = new ArrayList<>(List.of(
                 ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED),
@@ -207,30 +217,47 @@ public final class MessageConfig {
         private boolean congestionAvoidance = true;
         private double sendRateHz = 60;
         private int receiveWindow = 4096;
-        private int maxPacketsPerUpdate = 64;
+        private int maxPacketsPerUpdate = 32;
         private double congestionRttThresholdMillis = 250;
         private double congestionLossThresholdPercent = 10;
 
         private Builder() {
         }
 
+        /** Sets {@link MessageConfig#channels()}. */
         public Builder channels(List<ChannelConfig> channels) { this.channels = new ArrayList<>(channels); return this; }
+        /** Sets {@link MessageConfig#datagramBudget()}. */
         public Builder datagramBudget(int bytes) { this.datagramBudget = bytes; return this; }
+        /** Sets {@link MessageConfig#lowerLayerOverhead()}. */
         public Builder lowerLayerOverhead(int bytes) { this.lowerLayerOverhead = bytes; return this; }
+        /** Sets {@link MessageConfig#resendPolicy()}. */
         public Builder resendPolicy(ResendPolicy policy) { this.resendPolicy = policy; return this; }
+        /** Sets {@link MessageConfig#resendRttFactor()}. */
         public Builder resendRttFactor(double factor) { this.resendRttFactor = factor; return this; }
+        /** Sets {@link MessageConfig#minResendIntervalSeconds()}. */
         public Builder minResendIntervalSeconds(double seconds) { this.minResendIntervalSeconds = seconds; return this; }
+        /** Sets {@link MessageConfig#maxResendIntervalSeconds()}. */
         public Builder maxResendIntervalSeconds(double seconds) { this.maxResendIntervalSeconds = seconds; return this; }
+        /** Sets {@link MessageConfig#maxMessageSize()}. */
         public Builder maxMessageSize(int bytes) { this.maxMessageSize = bytes; return this; }
+        /** Sets {@link MessageConfig#sliceSize()}. */
         public Builder sliceSize(int bytes) { this.sliceSize = bytes; return this; }
+        /** Sets {@link MessageConfig#maxBytesInFlight()}. */
         public Builder maxBytesInFlight(long bytes) { this.maxBytesInFlight = bytes; return this; }
+        /** Sets {@link MessageConfig#congestionAvoidance()}. */
         public Builder congestionAvoidance(boolean enabled) { this.congestionAvoidance = enabled; return this; }
+        /** Sets {@link MessageConfig#sendRateHz()}. */
         public Builder sendRateHz(double hz) { this.sendRateHz = hz; return this; }
+        /** Sets {@link MessageConfig#receiveWindow()}. */
         public Builder receiveWindow(int messages) { this.receiveWindow = messages; return this; }
+        /** Sets {@link MessageConfig#maxPacketsPerUpdate()}. */
         public Builder maxPacketsPerUpdate(int packets) { this.maxPacketsPerUpdate = packets; return this; }
+        /** Sets {@link MessageConfig#congestionRttThresholdMillis()}. */
         public Builder congestionRttThresholdMillis(double millis) { this.congestionRttThresholdMillis = millis; return this; }
+        /** Sets {@link MessageConfig#congestionLossThresholdPercent()}. */
         public Builder congestionLossThresholdPercent(double percent) { this.congestionLossThresholdPercent = percent; return this; }
 
+        /** Validates and builds; a wrong value raises {@link IllegalArgumentException} naming it. */
         public MessageConfig build() {
             return new MessageConfig(this);
         }

@@ -260,12 +260,18 @@ public final class MessageEndpoint {
      * Advances time: packet-layer statistics, RTT and loss estimates, congestion mode, and, when a
      * send tick is due at the current send rate, the packets of queued and due-for-resend messages
      * (or an ack-only packet when there is nothing to send but received data to acknowledge).
+     * Called from a listener during {@link #receive}, it only records the time; the send runs when
+     * {@code receive} returns.
      */
     public void update(double time) {
         if (closed) {
             return;
         }
         advance(time);
+        if (inReceive) {
+            flushRequested = true;
+            return;
+        }
         link.update(time);
         log.updateLoss(time, link.nextPacketSequence());
         double srtt = log.srttSeconds();
@@ -440,6 +446,16 @@ public final class MessageEndpoint {
     /** Exceptions thrown by listeners (caught, logged and counted). */
     public long listenerErrors() {
         return listenerErrors;
+    }
+
+    /** Total size of the sliced messages started and not yet fully acknowledged (capped by maxBytesInFlight). */
+    public long largeBytesInFlight() {
+        return largeBytesStarted;
+    }
+
+    /** Bytes held by this side's reassembly buffers of sliced messages being received. */
+    public long reassemblyBytes() {
+        return reassemblyBytes;
     }
 
     /** Bytes of message frames one packet can carry. */
@@ -1104,6 +1120,9 @@ public final class MessageEndpoint {
     }
 
     private void deliver(ReceiveChannel rc, int id, byte[] data, int offset, int length) {
+        if (closed) {
+            return;
+        }
         rc.messagesReceived++;
         try {
             listener.onMessage(rc.index, id, data, offset, length);

@@ -13,6 +13,8 @@ final class PacketLog {
     private static final int MAX_ENTRIES = 1 << 24;
     private static final double RTT_ALPHA = 0.125;
     private static final double LOSS_ALPHA = 0.05;
+    /** A data packet not acknowledged after this long (or twice the RTT, if longer) counts as lost. */
+    static final double LOSS_TIMEOUT_SECONDS = 1.0;
 
     private final int size;
     private final int mask;
@@ -170,7 +172,7 @@ final class PacketLog {
      * estimate is an exponential average over packets (5% weight each).
      */
     void updateLoss(double time, int nextSequence) {
-        double timeout = Math.min(1.0, Math.max(0.2, 2 * Math.max(0, srttSeconds) + 0.1));
+        double timeout = Math.max(LOSS_TIMEOUT_SECONDS, 2 * Math.max(0, srttSeconds) + 0.1);
         if (!lossCursorSet) {
             lossCursor = nextSequence;
             lossCursorSet = true;

@@ -63,7 +63,9 @@ final class DatagramNode implements ReliableUdpNode {
     private final InetSocketAddress localAddress;
     private final ConnectionSettings settings;
     private final HandshakeServer handshake;
-    private final SecureRandom random = new SecureRandom();
+    /** Thread-safe; shared by every node of the process (nonces, salts, cookie keys). */
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private final SecureRandom random = RANDOM;
     private final long startNanos = System.nanoTime();
     private final double tickSeconds;
     private final int budget;
@@ -195,11 +197,22 @@ final class DatagramNode implements ReliableUdpNode {
     private void ioLoop() {
         DatagramPacket packet = new DatagramPacket(receiveBuffer, receiveBuffer.length);
         double nextTick = now() + tickSeconds;
+        // the channel hands back the same InetAddress while the sender stays the same: reuse the socket address
+        java.net.InetAddress lastAddress = null;
+        int lastPort = -1;
+        InetSocketAddress lastFrom = null;
         while (open) {
             try {
                 packet.setData(receiveBuffer, 0, receiveBuffer.length);
                 socket.receive(packet);
-                onDatagram((InetSocketAddress) packet.getSocketAddress(), packet.getLength());
+                java.net.InetAddress address = packet.getAddress();
+                int port = packet.getPort();
+                if (address != lastAddress || port != lastPort || lastFrom == null) {
+                    lastAddress = address;
+                    lastPort = port;
+                    lastFrom = new InetSocketAddress(address, port);
+                }
+                onDatagram(lastFrom, packet.getLength());
             } catch (SocketTimeoutException e) {
                 // no datagram within a tick: fall through to the tick
             } catch (ClosedChannelException | java.net.SocketException e) {

@@ -86,10 +86,12 @@ public final class NodeConfig {
         }
     }
 
+    /** A builder with the defaults. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** A builder holding this configuration's values. */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.bindAddress = bindAddress;
@@ -143,8 +145,10 @@ public final class NodeConfig {
     /** The 32-byte pre-shared key, or null for plain (unencrypted) mode. A copy. */
     public byte @Nullable [] preSharedKey() { return preSharedKey == null ? null : preSharedKey.clone(); }
 
+    /** Whether a pre-shared key is set (every connection encrypted). */
     public boolean encrypted() { return preSharedKey != null; }
 
+    /** Which kind of thread runs the receive loop (default VIRTUAL). */
     public ReceiveThreadMode receiveThreadMode() { return receiveThreadMode; }
 
     /** SO_RCVBUF to ask for (0 = OS default; default 4 MiB). A warning is logged when the kernel gives less. */
@@ -180,6 +184,7 @@ public final class NodeConfig {
         return System.identityHashCode(this);
     }
 
+    /** Builder of {@link NodeConfig}; not thread-safe. */
     public static final class Builder {
         private InetSocketAddress bindAddress = new InetSocketAddress(0);
         private MessageConfig message = MessageConfig.defaults();
@@ -200,22 +205,38 @@ public final class NodeConfig {
         private Builder() {
         }
 
+        /** See {@link NodeConfig#bindAddress()}. */
         public Builder bindAddress(InetSocketAddress address) { this.bindAddress = address; return this; }
+        /** See {@link NodeConfig#message()}. */
         public Builder message(MessageConfig message) { this.message = message; return this; }
+        /** See {@link NodeConfig#acceptIncoming()}. */
         public Builder acceptIncoming(boolean accept) { this.acceptIncoming = accept; return this; }
+        /** See {@link NodeConfig#maxConnections()}. */
         public Builder maxConnections(int max) { this.maxConnections = max; return this; }
+        /** See {@link NodeConfig#protocolId()}. */
         public Builder protocolId(long id) { this.protocolId = id; return this; }
+        /** See {@link NodeConfig#sendRateHz()}. */
         public Builder sendRateHz(double hz) { this.sendRateHz = hz; return this; }
+        /** See {@link NodeConfig#keepAliveInterval()}. */
         public Builder keepAliveInterval(Duration interval) { this.keepAliveInterval = interval; return this; }
+        /** See {@link NodeConfig#timeout()}. */
         public Builder timeout(Duration timeout) { this.timeout = timeout; return this; }
+        /** See {@link NodeConfig#connectTimeout()}. */
         public Builder connectTimeout(Duration timeout) { this.connectTimeout = timeout; return this; }
+        /** See {@link NodeConfig#sendQueueWait()}. */
         public Builder sendQueueWait(Duration wait) { this.sendQueueWait = wait; return this; }
+        /** See {@link NodeConfig#preSharedKey()}; the array is copied. */
         public Builder preSharedKey(byte @Nullable [] key) { this.preSharedKey = key == null ? null : key.clone(); return this; }
+        /** See {@link NodeConfig#receiveThreadMode()}. */
         public Builder receiveThreadMode(ReceiveThreadMode mode) { this.receiveThreadMode = mode; return this; }
+        /** See {@link NodeConfig#socketReceiveBufferSize()}. */
         public Builder socketReceiveBufferSize(int bytes) { this.socketReceiveBufferSize = bytes; return this; }
+        /** See {@link NodeConfig#socketSendBufferSize()}. */
         public Builder socketSendBufferSize(int bytes) { this.socketSendBufferSize = bytes; return this; }
+        /** See {@link NodeConfig#linkConditioner()}. */
         public Builder linkConditioner(@Nullable LinkConditionerConfig config) { this.linkConditioner = config; return this; }
 
+        /** Validates and builds; a wrong value raises {@link IllegalArgumentException} naming the field. */
         public NodeConfig build() {
             return new NodeConfig(this);
         }

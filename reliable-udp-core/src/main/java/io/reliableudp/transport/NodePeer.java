@@ -10,6 +10,7 @@ import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.message.MessageEndpoint;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -113,6 +114,9 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
             lock.lock();
             try {
                 sent = connection().send(channel, payload, node.now());
+                if (sent.messageId() >= 0) {
+                    queueFullSince = -1;
+                }
             } finally {
                 lock.unlock();
             }
@@ -123,11 +127,31 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
                     continue;
                 }
                 queueStayedFull();
-            } else if (sent.messageId() >= 0) {
-                queueFullSince = -1;
             }
             return f.thenApply(new ToDelivery(address, sent.channel(), sent.messageId(), reliable[channel]));
         }
+    }
+
+    @Override
+    public boolean offer(int channel, byte[] payload) {
+        if (!node.acceptsSends() || channel < 0 || channel >= reliable.length || payload == null) {
+            return false;
+        }
+        int id;
+        lock.lock();
+        try {
+            id = connection().offer(channel, payload, node.now());
+            if (id >= 0) {
+                queueFullSince = -1;
+                return true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (id == MessageEndpoint.OFFER_QUEUE_FULL) {
+            queueStayedFull();
+        }
+        return false;
     }
 
     /**

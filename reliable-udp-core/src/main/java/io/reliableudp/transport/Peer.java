@@ -29,6 +29,22 @@ public interface Peer {
      */
     CompletableFuture<Delivery> send(int channel, byte[] payload);
 
+    /**
+     * Sends a message without a future, for high-rate streams: nothing is allocated per message
+     * beyond what the message layer needs. The payload array is taken over. Never waits
+     * ({@link NodeConfig#sendQueueWait()} does not apply) and never throws.
+     *
+     * <p>An accepted reliable message is delivered unless the connection ends (then
+     * {@link NodeListener#onDisconnected} tells); the outcome of single messages is not reported,
+     * only counted in {@link #stats()}.
+     *
+     * @return true when the message was queued; false when it was refused (channel queue full,
+     *     too large, no such channel, not connected, node shutting down)
+     */
+    default boolean offer(int channel, byte[] payload) {
+        return !send(channel, payload).isCompletedExceptionally();
+    }
+
     /** Sends queued messages now instead of waiting for the next send tick. */
     void flush();
 

@@ -260,24 +260,99 @@ class MessageEndpointTest {
 
     @Test
     void packetsNeverExceedTheDatagramBudget() {
-        MessageConfig config = EndpointPair.config(RELIABLE_ORDERED, RELIABLE_UNORDERED).toBuilder()
+        MessageConfig config = EndpointPair.config(RELIABLE_ORDERED, RELIABLE_UNORDERED, UNRELIABLE).toBuilder()
                 .lowerLayerOverhead(40).build();
         int[] largest = {0};
-        EndpointPair pair = new EndpointPair(config);
+        int[] count = {0};
+        MessageEndpoint probe = new MessageEndpoint(config, 0, (d, o, l) -> {
+            largest[0] = Math.max(largest[0], l);
+            count[0]++;
+        }, (c, id, d, o, l) -> { });
         for (int i = 0; i < 500; i++) {
-            pair.a.offer(i % 2, payload(i, i * 13 % 1500 + 1));
-        }
-        pair.a.offer(0, payload(7, 50_000));
-        MessageEndpoint probe = new MessageEndpoint(config, 0, (d, o, l) -> largest[0] = Math.max(largest[0], l),
-                (c, id, d, o, l) -> { }, EndpointPair.linkFactory);
-        for (int i = 0; i < 500; i++) {
-            probe.offer(i % 2, payload(i, i * 13 % 1500 + 1));
+            probe.offer(i % 3, payload(i, i * 13 % 1500 + 1));
         }
         probe.offer(0, payload(7, 50_000));
+        probe.offer(2, payload(8, probe.maxUnreliableMessageSize()));
         for (int i = 0; i < 200; i++) {
             probe.update(i / 60.0);
         }
-        // the packet layer adds at most 9 header bytes
-        assertThat(largest[0]).isLessThanOrEqualTo(1200 - 40).isGreaterThan(1000);
+        assertThat(count[0]).isGreaterThan(100);
+        assertThat(largest[0]).isLessThanOrEqualTo(1200 - 40).isGreaterThan(1100);
+        assertThat(probe.packetsNotSent()).isZero();
+    }
+
+    @Test
+    void aStalledOrderedChannelNeverHoldsBackOtherChannels() {
+        EndpointPair pair = new EndpointPair(EndpointPair.config(RELIABLE_ORDERED, RELIABLE_ORDERED, UNRELIABLE));
+        byte[] p = new byte[64];
+        int len = Frames.writeMsg(p, 0, 0, 1, payload(1, 3), 0, 3); // channel 0: id 0 is missing
+        len = Frames.writeMsg(p, len, 1, 0, payload(2, 3), 0, 3);
+        len = Frames.writeMsg(p, len, 2, 0, payload(3, 3), 0, 3);
+        RawPeer raw = new RawPeer();
+        byte[] d = raw.packet(p, len);
+        pair.b.receive(d, 0, d.length);
+        assertThat(pair.receivedByB).extracting(EndpointPair.Received::channel).containsExactly(1, 2);
+        len = Frames.writeMsg(p, 0, 0, 0, payload(0, 3), 0, 3);
+        d = raw.packet(p, len);
+        pair.b.receive(d, 0, d.length);
+        assertThat(pair.receivedByB).extracting(r -> r.channel() + ":" + r.id()).containsExactly("1:0", "2:0", "0:0", "0:1");
+        assertThat(pair.receivedByB.get(3).data()).isEqualTo(payload(1, 3));
+    }
+
+    @Test
+    void senderNeverHasMoreInFlightThanTheReceiveWindow() {
+        MessageConfig config = EndpointPair.config(RELIABLE_ORDERED).toBuilder().receiveWindow(64).build();
+        LinkConditionerConfig blackHole = new LinkConditionerConfig(0, 0, 1.0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 7);
+        EndpointPair pair = new EndpointPair(config, LinkConditionerConfig.PERFECT, blackHole);
+        for (int i = 0; i < 200; i++) {
+            pair.a.offer(0, payload(i, 8));
+        }
+        pair.run(3, DT);
+        // no ack ever comes back: only the first 64 messages may be sent
+        assertThat(pair.receivedByB).hasSize(64);
+        assertThat(pair.b.rejectedPackets()).isZero();
+        assertThat(pair.a.channelStats(0).queuedMessages()).isEqualTo(200);
+        // acks flow again: everything arrives, in order
+        pair.ba.reconfigure(LinkConditionerConfig.PERFECT);
+        assertThat(pair.runUntil(() -> !pair.a.hasPendingReliable(), 10, DT)).isTrue();
+        assertThat(pair.receivedByB).extracting(EndpointPair.Received::id).containsExactlyElementsOf(
+                java.util.stream.IntStream.range(0, 200).boxed().toList());
+    }
+
+    @Test
+    void severalLargeMessagesInFlightWithinTheByteCap() {
+        MessageConfig config = EndpointPair.config(RELIABLE_UNORDERED).toBuilder().maxBytesInFlight(100_000).build();
+        LinkConditionerConfig blackHole = new LinkConditionerConfig(0, 0, 1.0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 7);
+        EndpointPair pair = new EndpointPair(config, blackHole, LinkConditionerConfig.PERFECT);
+        List<SendHandle> handles = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            handles.add(pair.a.send(0, payload(i, 30_000)));
+        }
+        pair.run(2, DT);
+        assertThat(pair.a.largeBytesInFlight()).isEqualTo(90_000);
+        pair.ab.reconfigure(LinkConditionerConfig.PERFECT);
+        assertThat(pair.runUntil(() -> handles.stream().allMatch(h -> h.future().isDone()), 30, DT)).isTrue();
+        assertThat(pair.a.largeBytesInFlight()).isZero();
+        assertThat(pair.b.reassemblyBytes()).isZero();
+        assertThat(pair.receivedByB).hasSize(5);
+        for (EndpointPair.Received r : pair.receivedByB) {
+            assertThat(r.data()).isEqualTo(payload(r.id(), 30_000));
+        }
+    }
+
+    @Test
+    void onlyMissingSlicesAreResent() {
+        MessageConfig config = EndpointPair.config(RELIABLE_ORDERED).toBuilder().congestionAvoidance(false).build();
+        // lose about one datagram in five on the way out
+        LinkConditionerConfig lossy = new LinkConditionerConfig(5, 0, 0.2, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 11);
+        EndpointPair pair = new EndpointPair(config, lossy, LinkConditionerConfig.PERFECT);
+        byte[] big = payload(5, 200 * 1024);
+        SendHandle h = pair.a.send(0, big);
+        assertThat(pair.runUntil(() -> h.future().isDone(), 30, DT)).isTrue();
+        assertThat(pair.receivedByB.get(0).data()).isEqualTo(big);
+        long slices = 200;
+        long resent = pair.a.channelStats(0).messagesResent();
+        // about a fifth of the slices needed a resend (and a fifth of those another): never the whole message
+        assertThat(resent).isBetween(slices / 10, slices / 2);
     }
 }

@@ -46,7 +46,7 @@ class MessageSoakTest {
 
     @Test
     void everyModeHoldsItsPromiseThroughLossDuplicationReorderingAndJitter() {
-        int n = Integer.getInteger("soak.messages", 4000);
+        int n = Integer.getInteger("soak.messages", 20_000);
         int large = Math.max(4, n / 200);
         MessageConfig config = EndpointPair.config(DeliveryMode.RELIABLE_ORDERED, DeliveryMode.RELIABLE_UNORDERED,
                 DeliveryMode.UNRELIABLE_SEQUENCED, DeliveryMode.RELIABLE_ORDERED);

@@ -54,6 +54,34 @@ class NodeConditionsTest {
         }
     }
 
+    @Test
+    void sendQueueWaitLetsASenderRideOutAFullQueue() throws Exception {
+        MessageConfig tiny = MessageConfig.builder().channels(List.of(new ChannelConfig(DeliveryMode.RELIABLE_ORDERED, 4, 1 << 20))).build();
+        LinkConditionerConfig slow = new LinkConditionerConfig(20, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 5);
+        RecordingListener serverEvents = new RecordingListener();
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().message(tiny).build(), serverEvents);
+             ReliableUdpNode waiting = ReliableUdpNode.start(loopback().message(tiny).linkConditioner(slow)
+                     .sendQueueWait(Duration.ofSeconds(5)).build(), new RecordingListener());
+             ReliableUdpNode impatient = ReliableUdpNode.start(loopback().message(tiny).linkConditioner(slow).build(), new RecordingListener())) {
+            Peer w = waiting.connect(target(server)).get(5, TimeUnit.SECONDS);
+            List<CompletableFuture<Delivery>> sends = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                CompletableFuture<Delivery> f = w.send(0, new byte[] {(byte) i});
+                assertThat(f).as("send %d waited for room instead of failing", i).isNotCompletedExceptionally();
+                sends.add(f);
+            }
+            CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+            Peer i = impatient.connect(target(server)).get(5, TimeUnit.SECONDS);
+            boolean refused = false;
+            for (int k = 0; k < 40 && !refused; k++) {
+                CompletableFuture<Delivery> f = i.send(0, new byte[] {(byte) k});
+                refused = f.isCompletedExceptionally()
+                        && f.exceptionNow() instanceof DeliveryException d && d.reason() == DeliveryFailure.QUEUE_FULL;
+            }
+            assertThat(refused).as("without sendQueueWait a full queue refuses at once").isTrue();
+        }
+    }
+
     /** A message layer that hears nothing: never acknowledges, so the other side's queues fill up. */
     static final class DeafSession implements Session {
         @Override

@@ -68,6 +68,10 @@ class NodeConnectTest {
             // loopback without conditioner: unreliable ones arrive too (no duplicates)
             await().atMost(Duration.ofSeconds(2)).until(() -> serverEvents.texts(2).size() == 50);
             assertThat(serverEvents.texts(2)).doesNotHaveDuplicates();
+            // unreliable sequenced: never an older one after a newer one
+            await().atMost(Duration.ofSeconds(2)).until(() -> !serverEvents.texts(3).isEmpty());
+            List<Integer> sequenced = serverEvents.texts(3).stream().map(t -> Integer.parseInt(t.substring(3))).toList();
+            assertThat(sequenced).isSorted().doesNotHaveDuplicates();
 
             // and back
             toClient.send(0, "pong".getBytes(UTF_8)).get(5, TimeUnit.SECONDS);
@@ -83,6 +87,67 @@ class NodeConnectTest {
             assertThat(server.peers()).isEmpty();
             assertThat(client.peers()).isEmpty();
             assertThat(server.stats().connectionsOpened()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void clientWithTheDefaultWildcardBindTalksToAnIpv4Server() throws Exception {
+        RecordingListener serverEvents = new RecordingListener();
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), serverEvents);
+             ReliableUdpNode client = ReliableUdpNode.start(NodeConfig.builder().build(), new RecordingListener())) {
+            Peer p = client.connect(new InetSocketAddress("127.0.0.1", server.localAddress().getPort())).get(5, TimeUnit.SECONDS);
+            p.send(0, "wild".getBytes(UTF_8)).get(5, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.texts(0).contains("wild"));
+        }
+    }
+
+    @Test
+    void badChannelAndSendsBeforeConnectFailTheFuture() throws Exception {
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), new RecordingListener());
+             ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {
+            Peer p = client.connect(target(server)).get(5, TimeUnit.SECONDS);
+            assertThat(p.send(99, new byte[1])).isCompletedExceptionally();
+            assertThat(p.send(-1, new byte[1])).isCompletedExceptionally();
+            assertThat(p.send(0, new byte[2 * 1024 * 1024])).isCompletedExceptionally(); // larger than maxMessageSize
+        }
+    }
+
+    @Test
+    void aThrowingListenerIsCountedAndTheLoopGoesOn() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        NodeListener throwing = (peer, channel, id, payload) -> {
+            calls.incrementAndGet();
+            throw new IllegalStateException("listener bug");
+        };
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), throwing);
+             ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {
+            Peer p = client.connect(target(server)).get(5, TimeUnit.SECONDS);
+            for (int i = 0; i < 3; i++) {
+                p.send(0, new byte[] {(byte) i}).get(5, TimeUnit.SECONDS);
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() == 3);
+            assertThat(server.stats().listenerErrors()).isEqualTo(3);
+            assertThat(p.state()).isEqualTo(PeerState.CONNECTED);
+        }
+    }
+
+    @Test
+    void offerQueuesWithoutAFuture() throws Exception {
+        RecordingListener serverEvents = new RecordingListener();
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), serverEvents);
+             ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {
+            Peer p = client.connect(target(server)).get(5, TimeUnit.SECONDS);
+            for (int i = 0; i < 100; i++) {
+                assertThat(p.offer(0, ("o" + i).getBytes(UTF_8))).isTrue();
+            }
+            p.flush();
+            await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.texts(0).size() == 100);
+            assertThat(serverEvents.texts(0).get(99)).isEqualTo("o99");
+            await().atMost(Duration.ofSeconds(5)).until(() -> p.stats().channels().get(0).messagesAcked() == 100);
+            assertThat(p.offer(7, new byte[1])).isFalse();
+            assertThat(p.offer(0, new byte[2 * 1024 * 1024])).isFalse();
+            p.disconnect();
+            assertThat(p.offer(0, new byte[1])).isFalse();
         }
     }
 
