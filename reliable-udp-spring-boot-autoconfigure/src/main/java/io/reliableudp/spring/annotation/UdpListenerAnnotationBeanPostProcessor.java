@@ -1,6 +1,7 @@
 package io.reliableudp.spring.annotation;
 
 import io.reliableudp.spring.listener.MethodUdpListenerEndpoint;
+import io.reliableudp.spring.support.ReliableUdpMessageConverters;
 import io.reliableudp.spring.listener.UdpListenerContainerFactory;
 import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
 import io.reliableudp.spring.listener.UdpListenerErrorHandler;
@@ -45,6 +46,7 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
     private final AtomicInteger counter = new AtomicInteger();
     private final List<MethodUdpListenerEndpoint> endpoints = new ArrayList<>();
     private final Map<MethodUdpListenerEndpoint, String> factoryNames = new ConcurrentHashMap<>();
+    private final Map<MethodUdpListenerEndpoint, String> errorHandlerNames = new ConcurrentHashMap<>();
     private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
     private @Nullable BeanFactory beanFactory;
     private @Nullable BeanExpressionContext expressionContext;
@@ -98,7 +100,8 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
         }
         String errorHandler = resolve(annotation.errorHandler());
         if (StringUtils.hasText(errorHandler)) {
-            endpoint.setErrorHandler(requireBeanFactory().getBean(errorHandler, UdpListenerErrorHandler.class));
+            // looked up once every singleton exists: the handler may depend on the listener bean
+            errorHandlerNames.put(endpoint, errorHandler);
         }
         SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
         if (sendTo != null && sendTo.value().length > 0 && StringUtils.hasText(sendTo.value()[0])) {
@@ -163,6 +166,15 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
         UdpListenerEndpointRegistry registry = bf.getBean(UdpListenerConfigUtils.LISTENER_ENDPOINT_REGISTRY_BEAN_NAME, UdpListenerEndpointRegistry.class);
         MessageHandlerMethodFactory methodFactory = methodFactory(bf);
         for (MethodUdpListenerEndpoint endpoint : toRegister) {
+            String errorHandlerName = errorHandlerNames.remove(endpoint);
+            if (errorHandlerName != null) {
+                try {
+                    endpoint.setErrorHandler(bf.getBean(errorHandlerName, UdpListenerErrorHandler.class));
+                } catch (BeansException e) {
+                    throw new BeanInitializationException("@UdpMessageListener " + endpoint.getMethod()
+                            + " names the error handler '" + errorHandlerName + "': no UdpListenerErrorHandler bean has that name", e);
+                }
+            }
             String factoryName = factoryNames.remove(endpoint);
             UdpListenerContainerFactory factory;
             try {
@@ -171,7 +183,11 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
                 throw new BeanInitializationException("@UdpMessageListener " + endpoint.getMethod() + " needs a UdpListenerContainerFactory bean named '"
                         + factoryName + "' (add the reliable-udp starter, or declare one)", e);
             }
-            registry.registerListenerContainer(endpoint, factory, methodFactory);
+            try {
+                registry.registerListenerContainer(endpoint, factory, methodFactory);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new BeanInitializationException("@UdpMessageListener " + endpoint.getMethod() + ": " + e.getMessage(), e);
+            }
         }
     }
 
@@ -182,6 +198,8 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
         DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
         if (bf.containsBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)) {
             factory.setMessageConverter(bf.getBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME, MessageConverter.class));
+        } else {
+            factory.setMessageConverter(ReliableUdpMessageConverters.createDefault());
         }
         if (bf instanceof ListableBeanFactory lbf) {
             Validator validator = lbf.getBeanProvider(Validator.class).getIfUnique();

@@ -73,10 +73,9 @@ public final class ReliableUdpAutoConfiguration {
 
     @Bean(name = LISTENER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
     @ConditionalOnMissingBean(name = LISTENER_EXECUTOR_BEAN_NAME)
-    SimpleAsyncTaskExecutor reliableUdpListenerExecutor(ReliableUdpProperties properties) {
+    SimpleAsyncTaskExecutor reliableUdpListenerExecutor() {
         SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("rudp-listener-");
         executor.setVirtualThreads(true);
-        executor.setTaskTerminationTimeout(properties.drainTimeout().toMillis());
         return executor;
     }
 
@@ -190,6 +189,7 @@ public final class ReliableUdpAutoConfiguration {
             factory.setReplyTemplate(template);
             factory.setErrorHandler(errorHandler.getIfUnique());
             factory.setAutoStartup(properties.listener().autoStartup());
+            factory.setShutdownTimeout(properties.drainTimeout());
             if (properties.listener().observationEnabled()) {
                 factory.setObservationRegistry(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
                 factory.setObservationConvention(convention.getIfUnique());

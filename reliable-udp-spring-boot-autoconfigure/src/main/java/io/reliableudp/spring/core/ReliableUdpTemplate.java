@@ -51,7 +51,7 @@ import org.springframework.util.MimeTypeUtils;
 public class ReliableUdpTemplate {
 
     private final ManagedReliableUdpNode node;
-    private MessageConverter messageConverter = ReliableUdpMessageConverters.create(null);
+    private MessageConverter messageConverter = ReliableUdpMessageConverters.createDefault();
     private @Nullable String defaultPeer;
     private @Nullable String defaultChannel;
     private @Nullable String defaultUnreliableChannel;
@@ -195,6 +195,22 @@ public class ReliableUdpTemplate {
     public CompletableFuture<SendResult> send(InetSocketAddress peer, String channel, Object payload, Map<String, ?> headers) {
         String name = node.peerName(peer);
         return doSend(name != null ? name : peer.toString(), () -> node.resolvePeer(peer), node.channels().resolve(channel), payload, headers);
+    }
+
+    /**
+     * Sends over an existing connection (never connects): how listeners reply to the sender. A peer
+     * whose connection ended fails the future with the transport's reason.
+     *
+     * @param peer the connected peer
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @param headers headers to carry
+     * @return the result future
+     */
+    public CompletableFuture<SendResult> send(Peer peer, String channel, Object payload, Map<String, ?> headers) {
+        String name = node.peerName(peer.address());
+        return doSend(name != null ? name : peer.address().toString(), () -> CompletableFuture.completedFuture(peer),
+                node.channels().resolve(channel), payload, headers);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.reliableudp.spring.integration;
 
 import io.reliableudp.spring.core.InboundUdpMessage;
 import io.reliableudp.spring.core.InboundUdpMessageSubscriber;
+import io.reliableudp.spring.annotation.UdpListenerConfigUtils;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.support.Envelope;
 import io.reliableudp.spring.support.EnvelopeCodec;
@@ -41,7 +42,7 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
     private final Set<String> peerNames = new HashSet<>();
     private final Set<InetSocketAddress> peerAddresses = new HashSet<>();
     private Class<?> payloadType = byte[].class;
-    private MessageConverter messageConverter = ReliableUdpMessageConverters.create(null);
+    private @Nullable MessageConverter messageConverter;
     private @Nullable Executor executor;
     private @Nullable KeyedSerialExecutor serial;
     private final LongAdder malformed = new LongAdder();
@@ -84,7 +85,8 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
     }
 
     /**
-     * Sets the converter used for {@link #setPayloadType(Class)}.
+     * Sets the converter used for {@link #setPayloadType(Class)} (default: the application's
+     * {@code reliableUdpMessageConverter} bean, else bytes and text only).
      *
      * @param messageConverter the converter
      */
@@ -130,6 +132,12 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
             } else {
                 peerAddresses.add(ManagedReliableUdpNode.parseAddress(p));
             }
+        }
+        if (messageConverter == null) {
+            org.springframework.beans.factory.BeanFactory bf = getBeanFactory();
+            messageConverter = bf != null && bf.containsBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)
+                    ? bf.getBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME, MessageConverter.class)
+                    : ReliableUdpMessageConverters.createDefault();
         }
         this.serial = new KeyedSerialExecutor(executor != null ? executor : Executors.newVirtualThreadPerTaskExecutor());
     }
@@ -181,8 +189,9 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
         Message<byte[]> raw = InboundMessages.toMessage(in, envelope);
         try {
             Message<?> out = raw;
-            if (payloadType != byte[].class) {
-                Object converted = messageConverter.fromMessage(raw, payloadType);
+            MessageConverter converter = messageConverter;
+            if (payloadType != byte[].class && converter != null) {
+                Object converted = converter.fromMessage(raw, payloadType);
                 if (converted == null) {
                     throw new IllegalStateException("cannot convert a " + raw.getHeaders().get(MessageHeaders.CONTENT_TYPE)
                             + " payload to " + payloadType.getName());

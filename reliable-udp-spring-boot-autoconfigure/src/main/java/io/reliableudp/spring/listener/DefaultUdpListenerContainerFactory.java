@@ -19,6 +19,16 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
     private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
     private @Nullable ReliableUdpListenerObservationConvention observationConvention;
     private boolean autoStartup = true;
+    private java.time.Duration shutdownTimeout = java.time.Duration.ofSeconds(5);
+
+    /**
+     * Sets how long a stopping container waits for the messages it already took.
+     *
+     * @param shutdownTimeout the timeout
+     */
+    public void setShutdownTimeout(java.time.Duration shutdownTimeout) {
+        this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+    }
 
     /**
      * Creates the factory.
@@ -80,6 +90,7 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
     public UdpMessageListenerContainer createContainer(UdpListenerEndpoint endpoint, MessageHandlerMethodFactory methodFactory) {
         UdpMessageListenerContainer container = new UdpMessageListenerContainer(endpoint, endpoint.createHandler(methodFactory),
                 node, executor, replyTemplate, errorHandler);
+        container.setShutdownTimeout(shutdownTimeout);
         container.setObservationRegistry(observationRegistry);
         container.setObservationConvention(observationConvention);
         container.setAutoStartup(endpoint.getAutoStartup() != null ? endpoint.getAutoStartup() : autoStartup);

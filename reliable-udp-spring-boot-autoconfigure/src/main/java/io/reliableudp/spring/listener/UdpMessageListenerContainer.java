@@ -18,6 +18,7 @@ import io.reliableudp.spring.support.InboundMessages;
 import io.reliableudp.spring.support.KeyedSerialExecutor;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -67,6 +68,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     private boolean autoStartup = true;
     private int phase = UdpListenerEndpointRegistry.PHASE;
     private volatile boolean running;
+    private Duration shutdownTimeout = Duration.ofSeconds(5);
 
     /**
      * Creates a container.
@@ -257,7 +259,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         headers.remove(MessageHeaders.TIMESTAMP);
         final String replyOn = channel;
         try {
-            template.send(in.address(), replyOn, payload, headers).whenComplete((r, e) -> {
+            template.send(in.peer(), replyOn, payload, headers).whenComplete((r, e) -> {
                 if (e != null) {
                     logger.warn("reply of listener '" + id + "' to " + in.address() + " failed: " + e.getMessage());
                 }
@@ -275,10 +277,26 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         }
     }
 
+    /**
+     * Stops taking messages, then waits (up to the shutdown timeout) for the messages already taken to
+     * be handled, so none is dropped on the way out.
+     */
     @Override
     public void stop() {
         running = false;
         node.removeSubscriber(this);
+        if (!executor.awaitIdle(shutdownTimeout)) {
+            logger.warn("listener '" + id + "' still had messages in hand after " + shutdownTimeout);
+        }
+    }
+
+    /**
+     * Sets how long {@link #stop()} waits for messages in hand (default 5 s).
+     *
+     * @param shutdownTimeout the timeout
+     */
+    public void setShutdownTimeout(Duration shutdownTimeout) {
+        this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
     }
 
     @Override

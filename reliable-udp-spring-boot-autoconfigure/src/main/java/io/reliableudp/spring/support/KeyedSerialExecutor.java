@@ -57,6 +57,28 @@ public final class KeyedSerialExecutor {
         }
     }
 
+    /**
+     * Waits until no key has queued or running work.
+     *
+     * @param timeout the longest wait
+     * @return true when idle, false when the timeout passed first
+     */
+    public boolean awaitIdle(java.time.Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!queues.isEmpty()) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return queues.isEmpty();
+            }
+        }
+        return true;
+    }
+
     /** Keys with queued or running work right now. */
     public int activeKeys() {
         return queues.size();

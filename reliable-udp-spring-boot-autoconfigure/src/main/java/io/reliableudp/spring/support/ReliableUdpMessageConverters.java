@@ -18,6 +18,26 @@ public final class ReliableUdpMessageConverters {
     private ReliableUdpMessageConverters() {
     }
 
+    private static final boolean JACKSON_PRESENT = org.springframework.util.ClassUtils.isPresent(
+            "tools.jackson.databind.json.JsonMapper", ReliableUdpMessageConverters.class.getClassLoader());
+
+    /**
+     * The default composite converter with JSON when Jackson 3 is on the class path (a mapper of its own;
+     * the auto-configuration passes the application's instead).
+     *
+     * @return the converter
+     */
+    public static CompositeMessageConverter createDefault() {
+        return create(JACKSON_PRESENT ? Json.converter() : null);
+    }
+
+    /** Keeps Jackson types out of the outer class, so it loads without Jackson. */
+    private static final class Json {
+        static MessageConverter converter() {
+            return new org.springframework.messaging.converter.JacksonJsonMessageConverter();
+        }
+    }
+
     /**
      * The default composite converter.
      *

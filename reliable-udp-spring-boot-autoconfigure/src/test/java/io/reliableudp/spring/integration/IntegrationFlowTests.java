@@ -1,0 +1,183 @@
+package io.reliableudp.spring.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.spring.core.ManagedReliableUdpNode;
+import io.reliableudp.spring.core.ReliableUdpNodeFactory;
+import io.reliableudp.spring.core.ReliableUdpSendException;
+import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.ReliableUdpHeaders;
+import io.reliableudp.spring.test.InMemoryNetwork;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.integration.channel.QueueChannel;
+import org.springframework.integration.config.EnableIntegration;
+import org.springframework.integration.dsl.IntegrationFlow;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageChannel;
+import org.springframework.messaging.MessageHandlingException;
+import org.springframework.messaging.support.ErrorMessage;
+import org.springframework.messaging.support.MessageBuilder;
+
+/** Two applications joined by Spring Integration flows over the node: request, ack result, reply. */
+@Timeout(60)
+class IntegrationFlowTests {
+
+    record Order(String id, int quantity) {
+    }
+
+    record Confirmation(String orderId, String status) {
+    }
+
+    private final InMemoryNetwork network = new InMemoryNetwork();
+    private ConfigurableApplicationContext server;
+    private ConfigurableApplicationContext client;
+
+    @AfterEach
+    void close() {
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private ConfigurableApplicationContext start(Class<?> app, String... properties) {
+        ReliableUdpNodeFactory factory = network.factory();
+        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
+                .properties("spring.main.banner-mode=off", "reliable-udp.channels.orders.index=0",
+                        "reliable-udp.channels.confirmations.index=1")
+                .properties(properties)
+                .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
+                .run();
+    }
+
+    @Test
+    void requestAckAndReplyFlowThroughBothApplications() {
+        server = start(ServerFlows.class);
+        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
+        client = start(ClientFlows.class, "reliable-udp.peers.server.address=127.0.0.1:" + port);
+
+        MessageChannel toServer = client.getBean("toServer", MessageChannel.class);
+        for (int i = 0; i < 5; i++) {
+            toServer.send(MessageBuilder.withPayload(new Order("o" + i, i + 1)).setHeader("tenant", "acme").build());
+        }
+
+        // the gateway's reply: the ack result, with the request headers
+        QueueChannel sendResults = client.getBean("sendResults", QueueChannel.class);
+        for (int i = 0; i < 5; i++) {
+            Message<?> result = sendResults.receive(10_000);
+            assertThat(result).isNotNull();
+            assertThat(result.getPayload()).isInstanceOfSatisfying(SendResult.class, r -> {
+                assertThat(r.acknowledged()).isTrue();
+                assertThat(r.peerName()).isEqualTo("server");
+                assertThat(r.channel().name()).isEqualTo("orders");
+            });
+            assertThat(result.getHeaders()).containsEntry("tenant", "acme").containsKey(ReliableUdpHeaders.SEND_RESULT);
+        }
+
+        // the server flow received typed orders, in order, with the carried header
+        QueueChannel received = server.getBean("receivedOrders", QueueChannel.class);
+        for (int i = 0; i < 5; i++) {
+            Message<?> m = received.receive(10_000);
+            assertThat(m).isNotNull();
+            assertThat(m.getPayload()).isEqualTo(new Order("o" + i, i + 1));
+            assertThat(m.getHeaders()).containsEntry("tenant", "acme").containsEntry(ReliableUdpHeaders.CHANNEL_NAME, "orders");
+        }
+
+        // and the server's one-way adapter answered to the sender: the confirmations came back
+        QueueChannel confirmations = client.getBean("confirmations", QueueChannel.class);
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Message<?> m = confirmations.receive(10_000);
+            assertThat(m).isNotNull();
+            ids.add(((Confirmation) m.getPayload()).orderId());
+        }
+        assertThat(ids).containsExactly("o0", "o1", "o2", "o3", "o4");
+    }
+
+    @Test
+    void aFailedSendReachesTheFlowsErrorChannel() {
+        server = start(ServerFlows.class);
+        client = start(ClientFlows.class, "reliable-udp.peers.server.address=127.0.0.1:1");
+        client.getBean("toServer", MessageChannel.class).send(MessageBuilder.withPayload(new Order("lost", 1))
+                .setErrorChannel(client.getBean("failures", MessageChannel.class)).build());
+        Message<?> error = client.getBean("failures", QueueChannel.class).receive(10_000);
+        assertThat(error).isInstanceOf(ErrorMessage.class);
+        Throwable t = ((ErrorMessage) error).getPayload();
+        while (t != null && !(t instanceof ReliableUdpSendException)) {
+            t = t.getCause();
+        }
+        assertThat(t).isInstanceOfSatisfying(ReliableUdpSendException.class, e -> assertThat(e.reason()).isEqualTo(DeliveryFailure.NOT_CONNECTED));
+        assertThat(((ErrorMessage) error).getPayload()).isInstanceOf(MessageHandlingException.class);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    @EnableIntegration
+    static class ServerFlows {
+
+        @Bean
+        QueueChannel receivedOrders() {
+            return new QueueChannel();
+        }
+
+        @Bean
+        IntegrationFlow ordersIn(ManagedReliableUdpNode node, ReliableUdpTemplate template) {
+            return IntegrationFlow.from(ReliableUdp.inboundAdapter(node).channels("orders").payloadType(Order.class))
+                    .wireTap("receivedOrders")
+                    .transform(Order.class, o -> new Confirmation(o.id(), "accepted"))
+                    // answer the sender, whose address is in the inbound headers
+                    .handle(ReliableUdp.outboundAdapter(template).peerFunction(m -> m.getHeaders().get(ReliableUdpHeaders.PEER_ADDRESS))
+                            .channel("confirmations"))
+                    .get();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    @EnableIntegration
+    static class ClientFlows {
+
+        @Bean
+        QueueChannel sendResults() {
+            return new QueueChannel();
+        }
+
+        @Bean
+        QueueChannel confirmations() {
+            return new QueueChannel();
+        }
+
+        @Bean
+        QueueChannel failures() {
+            return new QueueChannel();
+        }
+
+        @Bean
+        IntegrationFlow ordersOut(ReliableUdpTemplate template) {
+            return IntegrationFlow.from("toServer")
+                    .handle(ReliableUdp.outboundGateway(template).peer("server").channel("orders"))
+                    .channel("sendResults")
+                    .get();
+        }
+
+        @Bean
+        IntegrationFlow confirmationsIn(ManagedReliableUdpNode node) {
+            return IntegrationFlow.from(ReliableUdp.inboundAdapter(node).channels("confirmations").peers("server").payloadType(Confirmation.class))
+                    .channel("confirmations")
+                    .get();
+        }
+    }
+}

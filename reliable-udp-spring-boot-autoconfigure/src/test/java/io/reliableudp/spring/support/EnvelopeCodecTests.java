@@ -1,0 +1,109 @@
+package io.reliableudp.spring.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.util.MimeType;
+import org.springframework.util.MimeTypeUtils;
+
+class EnvelopeCodecTests {
+
+    @Test
+    void bytesWithoutHeadersCostFiveBytes() {
+        byte[] wire = EnvelopeCodec.encode(MimeTypeUtils.APPLICATION_OCTET_STREAM, Map.of(), new byte[] {7, 8});
+        assertThat(wire).containsExactly(0xCE - 256, 1, 1, 0, 7, 8);
+    }
+
+    @Test
+    void documentedLayout() {
+        Map<String, Object> headers = new LinkedHashMap<>();
+        headers.put("k", "v");
+        headers.put("n", 258);
+        byte[] wire = EnvelopeCodec.encode(MimeTypeUtils.APPLICATION_JSON, headers, "{}".getBytes(StandardCharsets.UTF_8));
+        // magic, version, json, 2 headers, "k" string "v", "n" int 258, body
+        assertThat(HexFormat.of().formatHex(wire)).isEqualTo("ce0103" + "02" + "016b" + "00" + "0176" + "016e" + "01" + "00000102" + "7b7d");
+    }
+
+    @Test
+    void roundTripOfEveryHeaderType() {
+        Map<String, Object> headers = new LinkedHashMap<>();
+        headers.put("s", "text é");
+        headers.put("i", -5);
+        headers.put("l", Long.MIN_VALUE);
+        headers.put("d", 2.5);
+        headers.put("b", true);
+        headers.put("bytes", new byte[] {1, 2, 3});
+        UUID uuid = UUID.randomUUID();
+        headers.put("uuid", uuid);
+        headers.put("skipped", new Object());
+        MimeType custom = MimeType.valueOf("application/x-protobuf;proto=Foo");
+        Envelope e = EnvelopeCodec.decode(EnvelopeCodec.encode(custom, headers, new byte[] {9}));
+        assertThat(e.enveloped()).isTrue();
+        assertThat(e.contentType()).isEqualTo(custom);
+        assertThat(e.body()).containsExactly(9);
+        assertThat(e.headers()).containsEntry("s", "text é").containsEntry("i", -5).containsEntry("l", Long.MIN_VALUE)
+                .containsEntry("d", 2.5).containsEntry("b", true).containsEntry("uuid", uuid.toString()).doesNotContainKey("skipped");
+        assertThat((byte[]) e.headers().get("bytes")).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void textAndJsonHaveShortCodes() {
+        assertThat(EnvelopeCodec.encode(new MimeType("text", "plain", StandardCharsets.UTF_8), Map.of(), new byte[0])[2]).isEqualTo((byte) 2);
+        assertThat(EnvelopeCodec.encode(MimeTypeUtils.APPLICATION_JSON, Map.of(), new byte[0])[2]).isEqualTo((byte) 3);
+        assertThat(EnvelopeCodec.encode(null, Map.of(), new byte[0])[2]).isEqualTo((byte) 0);
+    }
+
+    @Test
+    void aRawPayloadPassesThrough() {
+        byte[] raw = "hello".getBytes(StandardCharsets.UTF_8);
+        Envelope e = EnvelopeCodec.decode(raw);
+        assertThat(e.enveloped()).isFalse();
+        assertThat(e.body()).isSameAs(raw);
+        assertThat(e.contentType()).isNull();
+        assertThat(e.headers()).isEmpty();
+    }
+
+    @Test
+    void malformedEnvelopesAreRejectedWithAReason() {
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 1, 9, 0})).isInstanceOf(EnvelopeException.class).hasMessageContaining("content type");
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 1, 0, 1, 5, 'a'})).isInstanceOf(EnvelopeException.class).hasMessageContaining("truncated");
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 1, 0, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0x7F}))
+                .isInstanceOf(EnvelopeException.class);
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 1, 0, 1, 1, 'k', 9})).isInstanceOf(EnvelopeException.class).hasMessageContaining("header type");
+    }
+
+    @Test
+    void randomBytesNeverThrowAnythingButEnvelopeException() {
+        Random random = new Random(42);
+        for (int i = 0; i < 200_000; i++) {
+            byte[] data = new byte[random.nextInt(40)];
+            random.nextBytes(data);
+            if (data.length > 2 && random.nextBoolean()) {
+                data[0] = (byte) 0xCE;
+                data[1] = 1;
+            }
+            try {
+                Envelope e = EnvelopeCodec.decode(data);
+                assertThat(e.body().length).isLessThanOrEqualTo(data.length);
+            } catch (EnvelopeException expected) {
+                // a counted, logged rejection in the containers
+            }
+        }
+    }
+
+    @Test
+    void tooManyHeaders() {
+        Map<String, Object> headers = new LinkedHashMap<>();
+        for (int i = 0; i < 300; i++) {
+            headers.put("h" + i, i);
+        }
+        assertThatThrownBy(() -> EnvelopeCodec.encode(null, headers, new byte[0])).isInstanceOf(EnvelopeException.class);
+    }
+}
