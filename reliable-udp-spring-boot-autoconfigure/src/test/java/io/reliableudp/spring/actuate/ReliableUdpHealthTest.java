@@ -145,6 +145,21 @@ class ReliableUdpHealthTest {
     }
 
     @Test
+    void withoutTheDocumentedStatusOrderBootLeavesDegradedOutOfTheAggregate() {
+        runner.withConfiguration(AutoConfigurations.of(HealthContributorAutoConfiguration.class,
+                        HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class))
+                .withPropertyValues("management.endpoint.health.show-details=always")
+                .run(context -> {
+                    HealthEndpoint endpoint = context.getBean(HealthEndpoint.class);
+                    // the configured peer never connected: the component is DEGRADED...
+                    assertThat(endpoint.healthForPath("reliableUdp").getStatus().getCode()).isEqualTo("DEGRADED");
+                    // ...but Boot's default order (down, out-of-service, up, unknown) ignores unknown codes,
+                    // so the other contributors (here: ping) decide
+                    assertThat(endpoint.health().getStatus()).isEqualTo(Status.UP);
+                });
+    }
+
+    @Test
     void offWhenDisabledWithoutANodeOrWithoutBootHealth() {
         runner.withPropertyValues("management.health.reliable-udp.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("reliableUdpHealthContributor"));
