@@ -15,6 +15,7 @@ import io.reliableudp.transport.PeerStats;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -127,7 +128,7 @@ final class NodeMetrics {
         }
 
         void update(List<Peer> livePeers) {
-            Set<Peer> liveSet = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+            Set<Peer> liveSet = Collections.newSetFromMap(new IdentityHashMap<>());
             liveSet.addAll(livePeers);
             for (Iterator<Map.Entry<Peer, Map<Key, Double>>> it = lastCounters.entrySet().iterator(); it.hasNext();) {
                 Map.Entry<Peer, Map<Key, Double>> departed = it.next();
@@ -151,9 +152,7 @@ final class NodeMetrics {
                 }
             }
             // counters of departed peers count only for keys a live peer still produces
-            for (Key k : counters.keySet()) {
-                counters.put(k, counters.get(k) + retired.getOrDefault(k, 0.0));
-            }
+            counters.replaceAll((k, v) -> v + retired.getOrDefault(k, 0.0));
             Map<Key, Double> gaugeValues = new HashMap<>();
             gauges.forEach((k, m) -> gaugeValues.put(k, m.value()));
             if (expected) {

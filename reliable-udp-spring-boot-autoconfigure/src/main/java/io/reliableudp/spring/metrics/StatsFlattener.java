@@ -8,6 +8,7 @@ import io.reliableudp.transport.PeerStats;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -66,7 +67,7 @@ final class StatsFlattener {
 
     private static void byReason(Values v, MeterSpec spec, Map<String, Long> counts) {
         int distinct = 0;
-        for (Map.Entry<String, Long> e : new java.util.TreeMap<>(counts).entrySet()) {
+        for (Map.Entry<String, Long> e : new TreeMap<>(counts).entrySet()) {
             String reason = label(e.getKey());
             if (++distinct > MAX_LABEL_VALUES) {
                 reason = ConfiguredPeers.OTHER;
@@ -97,7 +98,7 @@ final class StatsFlattener {
         v.counter(Key.of(MeterSpec.PEER_BYTES, "direction", "sent"), s.bytesSent());
         v.counter(Key.of(MeterSpec.PEER_BYTES, "direction", "received"), s.bytesReceived());
         int distinct = 0;
-        for (Map.Entry<String, Long> e : new java.util.TreeMap<>(s.packetCounters()).entrySet()) {
+        for (Map.Entry<String, Long> e : new TreeMap<>(s.packetCounters()).entrySet()) {
             String name = label(e.getKey());
             if (name.startsWith("num_")) {
                 name = name.substring("num_".length()); // the C library's counter names: num_packets_sent...

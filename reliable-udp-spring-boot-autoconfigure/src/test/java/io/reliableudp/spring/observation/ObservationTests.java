@@ -58,6 +58,9 @@ class ObservationTests {
     private ConfigurableApplicationContext start(Class<?> app, String... properties) {
         ReliableUdpNodeFactory factory = network.factory();
         return new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties("spring.main.banner-mode=off")
+                // the apps register their handler by hand; Boot's observation auto-configuration (on the test
+                // classpath through the observability module) would register the handler bean a second time
+                .properties("spring.autoconfigure.exclude=org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
                 .properties(properties)
                 .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
                 .run();
