@@ -15,7 +15,10 @@ import java.util.Map;
  * @param jitterAvgVsMinMillis mean of (sample - min)
  * @param jitterMaxVsMinMillis max of (sample - min)
  * @param jitterStddevMillis standard deviation of the samples
- * @param packetLossPercent smoothed packet loss, 0..100
+ * @param packetLossPercent loss of data packets, 0..100, as the message layer estimates it (packets not
+ *     acknowledged within about two RTTs). Not the packet layer's reference figure, which also counts
+ *     ack-only packets (never acknowledged themselves) as lost and so reads high on a peer that mostly
+ *     receives; that figure's inputs remain in {@code packetCounters}.
  * @param sentKbps smoothed sent bandwidth
  * @param receivedKbps smoothed received bandwidth
  * @param ackedKbps smoothed acked bandwidth

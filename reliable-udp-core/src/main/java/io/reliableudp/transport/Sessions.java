@@ -41,7 +41,7 @@ final class Sessions {
                     cs.messagesReceived(), cs.messagesDropped(), cs.duplicatesDropped(), cs.queuedMessages(), cs.queuedBytes()));
         }
         return new PeerStats(state, r.rtt(), r.rttMin(), r.rttMax(), r.rttAvg(), r.jitterAvgVsMinRtt(),
-                r.jitterMaxVsMinRtt(), r.jitterStddevVsAvgRtt(), r.packetLoss(), r.sentBandwidthKbps(),
+                r.jitterMaxVsMinRtt(), r.jitterStddevVsAvgRtt(), (float) m.packetLossPercent(), r.sentBandwidthKbps(),
                 r.receivedBandwidthKbps(), r.ackedBandwidthKbps(), Map.copyOf(counters), List.copyOf(channels),
                 m.congested(), m.sendRateHz(), c.bytesSent(), c.bytesReceived());
     }
