@@ -33,13 +33,9 @@ class ReliableConformanceTest {
 
     @TestFactory
     Stream<DynamicNode> conformanceVectors() throws IOException {
-        String configured = System.getProperty(PROPERTY, "").strip();
-        String requested = configured.isEmpty() ? DEFAULT_DIR : configured;
-        List<Path> candidates = candidates(requested);
-        Path dir = candidates.stream().filter(Files::isDirectory).findFirst().orElse(null);
+        Path dir = vectorDir();
         if (dir == null) {
-            return missing("conformance vectors not found: " + PROPERTY + "=" + requested + " (looked in " + candidates
-                    + "); set -D" + PROPERTY + "=DIR to the folder of the recorded *.jsonl files");
+            return missing(missingMessage());
         }
         List<Path> files;
         try (Stream<Path> list = Files.list(dir)) {
@@ -69,6 +65,22 @@ class ReliableConformanceTest {
         }));
     }
 
+    /** The vector folder named by the system property (or the default), or null when it does not exist. */
+    static Path vectorDir() {
+        return candidates(requested()).stream().filter(Files::isDirectory).findFirst().orElse(null);
+    }
+
+    static String missingMessage() {
+        String requested = requested();
+        return "conformance vectors not found: " + PROPERTY + "=" + requested + " (looked in " + candidates(requested)
+                + "); set -D" + PROPERTY + "=DIR to the folder of the recorded *.jsonl files";
+    }
+
+    private static String requested() {
+        String configured = System.getProperty(PROPERTY, "").strip();
+        return configured.isEmpty() ? DEFAULT_DIR : configured;
+    }
+
     private static List<Path> candidates(String requested) {
         Path path = Path.of(requested);
         List<Path> candidates = new ArrayList<>();
@@ -84,7 +96,7 @@ class ReliableConformanceTest {
         return candidates;
     }
 
-    private static boolean isCi() {
+    static boolean isCi() {
         return "true".equalsIgnoreCase(System.getenv("CI"));
     }
 }
