@@ -38,7 +38,9 @@ import org.HdrHistogram.Histogram;
  * Options: {@code --seconds N} (per measurement, default 3), {@code --runs N} (default 3, the median
  * is reported), {@code --pings N} (default 20000), {@code --psk} (encrypted mode),
  * {@code --only throughput|pingpong},
- * {@code --mode virtual|platform|both} (default both).
+ * {@code --mode virtual|platform|both} (default both),
+ * {@code --busy-poll 0,50} (ping-pong only: the {@link NodeConfig#receiveBusyPoll()} windows to measure,
+ * in microseconds, comma-separated; default 0).
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.reliableudp.bench.transport.TransportBench</pre>
  */
@@ -46,6 +48,8 @@ public final class TransportBench {
 
     private static final int MESSAGE_BYTES = 32;
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    /** The receive busy-poll window of the nodes being measured (set per ping-pong measurement). */
+    private static Duration busyPoll = Duration.ZERO;
 
     private TransportBench() {
     }
@@ -56,6 +60,7 @@ public final class TransportBench {
         int pings = 20_000;
         boolean psk = false;
         String only = "all";
+        List<Duration> busyPolls = List.of(Duration.ZERO);
         List<ReceiveThreadMode> modes = List.of(ReceiveThreadMode.VIRTUAL, ReceiveThreadMode.PLATFORM);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -64,6 +69,8 @@ public final class TransportBench {
                 case "--pings" -> pings = Integer.parseInt(args[++i]);
                 case "--psk" -> psk = true;
                 case "--only" -> only = args[++i];
+                case "--busy-poll" -> busyPolls = Arrays.stream(args[++i].split(","))
+                        .map(v -> Duration.ofNanos(Math.round(Double.parseDouble(v.trim()) * 1000))).toList();
                 case "--mode" -> {
                     String m = args[++i];
                     modes = m.equals("both") ? modes : List.of(ReceiveThreadMode.valueOf(m.toUpperCase(Locale.ROOT)));
@@ -84,7 +91,11 @@ public final class TransportBench {
                 nodeThroughput(mode, psk, 1, true);
             }
             if (pingPong) {
-                nodePingPong(mode, psk, 2_000);
+                for (Duration b : busyPolls) {
+                    busyPoll = b;
+                    nodePingPong(mode, psk, 2_000);
+                }
+                busyPoll = Duration.ZERO;
             }
         }
         if (throughput) {
@@ -93,7 +104,7 @@ public final class TransportBench {
         }
         if (pingPong) {
             rawPingPong(2_000);
-            pingPong(pings, psk, modes);
+            pingPong(pings, psk, modes, busyPolls);
         }
     }
 
@@ -118,16 +129,30 @@ public final class TransportBench {
         }
     }
 
-    private static void pingPong(int pings, boolean psk, List<ReceiveThreadMode> modes) throws Exception {
+    private static void pingPong(int pings, boolean psk, List<ReceiveThreadMode> modes, List<Duration> busyPolls) throws Exception {
         Histogram rawRtt = rawPingPong(pings);
         print("raw UDP ping-pong 32 B", rawRtt);
         for (ReceiveThreadMode mode : modes) {
+          for (Duration b : busyPolls) {
+            busyPoll = b;
+            long cpu0 = processCpuNanos();
+            long wall0 = System.nanoTime();
             Histogram h = nodePingPong(mode, psk, pings);
-            print("node reliable ping-pong 32 B, " + mode.name().toLowerCase(Locale.ROOT), h);
+            double cores = (processCpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
+            busyPoll = Duration.ZERO;
+            print("node ping-pong 32 B, " + mode.name().toLowerCase(Locale.ROOT)
+                    + (b.isZero() ? "" : ", busy-poll " + b.toNanos() / 1000 + " us"), h);
+            System.out.printf("%-44s process CPU %.2f cores during the run%n", "", cores);
             System.out.printf("%-44s p50 +%.1f us vs raw, p99 %.2fx raw%n", "",
                     (h.getValueAtPercentile(50) - rawRtt.getValueAtPercentile(50)) / 1000.0,
                     (double) h.getValueAtPercentile(99) / rawRtt.getValueAtPercentile(99));
+          }
         }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static void print(String name, Histogram h) {
@@ -246,7 +271,7 @@ public final class TransportBench {
                 .channels(List.of(ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED), ChannelConfig.of(DeliveryMode.UNRELIABLE)))
                 .build();
         return NodeConfig.builder().bindAddress(new InetSocketAddress(LOOPBACK, 0)).receiveThreadMode(mode)
-                .preSharedKey(key).message(message).timeout(Duration.ofSeconds(10));
+                .preSharedKey(key).message(message).timeout(Duration.ofSeconds(10)).receiveBusyPoll(busyPoll);
     }
 
     /** Single writer (the server's I/O thread), read by the measuring thread. */
