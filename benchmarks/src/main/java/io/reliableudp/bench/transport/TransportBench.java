@@ -37,7 +37,7 @@ import org.HdrHistogram.Histogram;
  * </ul>
  * Options: {@code --seconds N} (per measurement, default 3), {@code --runs N} (default 3, the median
  * is reported), {@code --pings N} (default 20000), {@code --psk} (encrypted mode),
- * {@code --only throughput|pingpong},
+ * {@code --only throughput|pingpong|cpu} (cpu: process CPU at 1000 echoed messages/s per busy-poll window),
  * {@code --mode virtual|platform|both} (default both),
  * {@code --busy-poll 0,50} (ping-pong only: the {@link NodeConfig#receiveBusyPoll()} windows to measure,
  * in microseconds, comma-separated; default 0).
@@ -83,7 +83,21 @@ public final class TransportBench {
                 Runtime.version());
 
         boolean throughput = !only.equals("pingpong");
-        boolean pingPong = !only.equals("throughput");
+        boolean pingPong = !only.equals("throughput") && !only.equals("cpu");
+        if (only.equals("cpu")) {
+            // CPU cost of the busy-poll window under sparse traffic: 1000 echoed messages/s
+            for (ReceiveThreadMode mode : modes) {
+                for (Duration b : busyPolls) {
+                    busyPoll = b;
+                    pacedEchoCpu(mode, psk, 1_000, 1); // warm-up
+                    double cores = pacedEchoCpu(mode, psk, 1_000, seconds);
+                    System.out.printf("%-44s process CPU %.3f cores (1000 msgs/s echoed, %.0f s)%n",
+                            "paced echo, " + mode.name().toLowerCase(Locale.ROOT)
+                                    + (b.isZero() ? "" : ", busy-poll " + b.toNanos() / 1000 + " us"), cores, seconds);
+                }
+            }
+            return;
+        }
         // warm-up of every path (JIT)
         for (ReceiveThreadMode mode : modes) {
             if (throughput) {
@@ -322,6 +336,32 @@ public final class TransportBench {
             stop.set(true);
             sender.join();
             return (after - before) / elapsed;
+        }
+    }
+
+    /** Process CPU (in cores) while a client sends {@code rate} messages/s, each echoed by the server. */
+    static double pacedEchoCpu(ReceiveThreadMode mode, boolean psk, int rate, double seconds) throws Exception {
+        NodeListener echo = (peer, channel, id, data) -> {
+            peer.send(0, data);
+            peer.flush();
+        };
+        try (ReliableUdpNode server = ReliableUdpNode.start(config(mode, psk).build(), echo);
+             ReliableUdpNode client = ReliableUdpNode.start(config(mode, psk).acceptIncoming(false).build(), (p, c, i, d) -> { })) {
+            Peer peer = client.connect(new InetSocketAddress(LOOPBACK, server.localAddress().getPort())).get(5, TimeUnit.SECONDS);
+            byte[] payload = new byte[MESSAGE_BYTES];
+            long interval = 1_000_000_000L / rate;
+            long cpu0 = processCpuNanos();
+            long start = System.nanoTime();
+            long end = start + (long) (seconds * 1e9);
+            for (long next = start; next - end < 0; next += interval) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                }
+                peer.send(0, payload);
+                peer.flush();
+            }
+            return (processCpuNanos() - cpu0) / (double) (System.nanoTime() - start);
         }
     }
 
