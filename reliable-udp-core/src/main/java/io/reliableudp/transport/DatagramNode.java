@@ -99,6 +99,11 @@ final class DatagramNode implements ReliableUdpNode {
 
     // I/O thread only
     private final byte[] receiveBuffer = new byte[RECEIVE_BUFFER_BYTES];
+    /** The receive buffer as a ByteBuffer, for the non-blocking reads of the busy-poll window. */
+    private final ByteBuffer receiveView = ByteBuffer.wrap(receiveBuffer);
+    private final long busyPollNanos;
+    /** Whether the channel is in blocking mode (the socket adaptor's timed receive needs it). */
+    private boolean channelBlocking = true;
     private volatile double handshakeRate = HANDSHAKES_PER_SECOND;
     private volatile double handshakeBurst = HANDSHAKE_BURST;
     private double handshakeTokens = HANDSHAKE_BURST;
@@ -120,6 +125,7 @@ final class DatagramNode implements ReliableUdpNode {
         this.settings = new ConnectionSettings(config.protocolId(), config.preSharedKey(), keepAlive,
                 seconds(config.timeout()), seconds(config.connectTimeout()), Math.min(keepAlive, 0.25), message, sessions);
         this.tickSeconds = 1.0 / config.sendRateHz();
+        this.busyPollNanos = config.receiveBusyPoll().toNanos();
         this.handshake = new HandshakeServer(settings, random, new HandshakeServer.Reporter() {
             @Override
             public void drop(DropReason reason) {
@@ -228,18 +234,36 @@ final class DatagramNode implements ReliableUdpNode {
         java.net.InetAddress lastAddress = null;
         int lastPort = -1;
         InetSocketAddress lastFrom = null;
+        // end of the busy-poll window opened by the last datagram (meaningful only while spinning)
+        long spinUntil = 0;
+        boolean spinning = false;
         while (open) {
             try {
-                packet.setData(receiveBuffer, 0, receiveBuffer.length);
-                socket.receive(packet);
-                java.net.InetAddress address = packet.getAddress();
-                int port = packet.getPort();
-                if (address != lastAddress || port != lastPort || lastFrom == null) {
-                    lastAddress = address;
-                    lastPort = port;
-                    lastFrom = new InetSocketAddress(address, port);
+                InetSocketAddress polled = spinning ? pollUntil(spinUntil) : null;
+                if (polled != null) {
+                    spinUntil = System.nanoTime() + busyPollNanos; // traffic goes on: keep the window open
+                    onDatagram(polled, receiveView.position());
+                } else {
+                    spinning = false; // no window, or it closed empty: block (no CPU) until the next datagram
+                    if (!channelBlocking) {
+                        channel.configureBlocking(true);
+                        channelBlocking = true;
+                    }
+                    packet.setData(receiveBuffer, 0, receiveBuffer.length);
+                    socket.receive(packet);
+                    java.net.InetAddress address = packet.getAddress();
+                    int port = packet.getPort();
+                    if (address != lastAddress || port != lastPort || lastFrom == null) {
+                        lastAddress = address;
+                        lastPort = port;
+                        lastFrom = new InetSocketAddress(address, port);
+                    }
+                    if (busyPollNanos > 0) {
+                        spinUntil = System.nanoTime() + busyPollNanos;
+                        spinning = true;
+                    }
+                    onDatagram(lastFrom, packet.getLength());
                 }
-                onDatagram(lastFrom, packet.getLength());
             } catch (SocketTimeoutException e) {
                 // no datagram within a tick: fall through to the tick
             } catch (ClosedChannelException | java.net.SocketException e) {
@@ -271,6 +295,26 @@ final class DatagramNode implements ReliableUdpNode {
             }
             dispatchEvents();
         }
+    }
+
+    /**
+     * Reads the socket without blocking until a datagram comes or {@code until} (System.nanoTime) passes;
+     * the datagram lands in {@link #receiveBuffer} ({@link #receiveView}'s position is its length).
+     */
+    private @Nullable InetSocketAddress pollUntil(long until) throws IOException {
+        if (channelBlocking) {
+            channel.configureBlocking(false);
+            channelBlocking = false;
+        }
+        do {
+            receiveView.clear();
+            java.net.SocketAddress from = channel.receive(receiveView);
+            if (from != null) {
+                return (InetSocketAddress) from;
+            }
+            Thread.yield(); // not onSpinWait: a peer thread woken on this core (or a virtual thread waiting for this carrier) must not wait out the window
+        } while (System.nanoTime() - until < 0 && open);
+        return null;
     }
 
     private void tick(double now) {

@@ -28,9 +28,13 @@ public final class NodeConfig {
     private final Duration sendQueueWait;
     private final byte @Nullable [] preSharedKey;
     private final ReceiveThreadMode receiveThreadMode;
+    private final Duration receiveBusyPoll;
     private final int socketReceiveBufferSize;
     private final int socketSendBufferSize;
     private final @Nullable LinkConditionerConfig linkConditioner;
+
+    /** Upper bound of {@link #receiveBusyPoll()}. */
+    static final Duration MAX_BUSY_POLL = Duration.ofMillis(1);
 
     private NodeConfig(Builder b) {
         if (b.bindAddress == null) {
@@ -60,6 +64,9 @@ public final class NodeConfig {
         if (b.socketSendBufferSize < 0) {
             throw new IllegalArgumentException("socketSendBufferSize must be >= 0 (0 = OS default), was " + b.socketSendBufferSize);
         }
+        if (b.receiveBusyPoll == null || b.receiveBusyPoll.isNegative() || b.receiveBusyPoll.compareTo(MAX_BUSY_POLL) > 0) {
+            throw new IllegalArgumentException("receiveBusyPoll must be within 0..1ms, was " + b.receiveBusyPoll);
+        }
         if (b.message == null || b.receiveThreadMode == null) {
             throw new IllegalArgumentException("message and receiveThreadMode must not be null");
         }
@@ -75,6 +82,7 @@ public final class NodeConfig {
         this.sendQueueWait = b.sendQueueWait;
         this.preSharedKey = b.preSharedKey == null ? null : b.preSharedKey.clone();
         this.receiveThreadMode = b.receiveThreadMode;
+        this.receiveBusyPoll = b.receiveBusyPoll;
         this.socketReceiveBufferSize = b.socketReceiveBufferSize;
         this.socketSendBufferSize = b.socketSendBufferSize;
         this.linkConditioner = b.linkConditioner;
@@ -106,6 +114,7 @@ public final class NodeConfig {
         b.sendQueueWait = sendQueueWait;
         b.preSharedKey = preSharedKey == null ? null : preSharedKey.clone();
         b.receiveThreadMode = receiveThreadMode;
+        b.receiveBusyPoll = receiveBusyPoll;
         b.socketReceiveBufferSize = socketReceiveBufferSize;
         b.socketSendBufferSize = socketSendBufferSize;
         b.linkConditioner = linkConditioner;
@@ -151,6 +160,15 @@ public final class NodeConfig {
     /** Which kind of thread runs the receive loop (default VIRTUAL). */
     public ReceiveThreadMode receiveThreadMode() { return receiveThreadMode; }
 
+    /**
+     * How long the receive loop keeps polling the socket without blocking after a datagram arrived
+     * (0 = never; at most 1 ms; default 0). A datagram that comes within that window is read without
+     * a thread wake-up (for a virtual thread: without the poller and a carrier hand-off), which cuts
+     * round-trip latency; the price is up to that much CPU time spun after every datagram. An idle node
+     * never spins: the window opens only when a datagram was just received.
+     */
+    public Duration receiveBusyPoll() { return receiveBusyPoll; }
+
     /** SO_RCVBUF to ask for (0 = OS default; default 4 MiB). A warning is logged when the kernel gives less. */
     public int socketReceiveBufferSize() { return socketReceiveBufferSize; }
 
@@ -169,6 +187,7 @@ public final class NodeConfig {
                 + ", sendQueueWait=" + sendQueueWait
                 + ", preSharedKey=" + (preSharedKey == null ? "none" : "[redacted]")
                 + ", receiveThreadMode=" + receiveThreadMode
+                + ", receiveBusyPoll=" + receiveBusyPoll
                 + ", socketReceiveBufferSize=" + socketReceiveBufferSize
                 + ", socketSendBufferSize=" + socketSendBufferSize
                 + ", linkConditioner=" + linkConditioner + "]";
@@ -198,6 +217,7 @@ public final class NodeConfig {
         private Duration sendQueueWait = Duration.ZERO;
         private byte @Nullable [] preSharedKey;
         private ReceiveThreadMode receiveThreadMode = ReceiveThreadMode.VIRTUAL;
+        private Duration receiveBusyPoll = Duration.ZERO;
         private int socketReceiveBufferSize = 4 * 1024 * 1024;
         private int socketSendBufferSize = 4 * 1024 * 1024;
         private @Nullable LinkConditionerConfig linkConditioner;
@@ -229,6 +249,8 @@ public final class NodeConfig {
         public Builder preSharedKey(byte @Nullable [] key) { this.preSharedKey = key == null ? null : key.clone(); return this; }
         /** See {@link NodeConfig#receiveThreadMode()}. */
         public Builder receiveThreadMode(ReceiveThreadMode mode) { this.receiveThreadMode = mode; return this; }
+        /** See {@link NodeConfig#receiveBusyPoll()}. */
+        public Builder receiveBusyPoll(Duration window) { this.receiveBusyPoll = window; return this; }
         /** See {@link NodeConfig#socketReceiveBufferSize()}. */
         public Builder socketReceiveBufferSize(int bytes) { this.socketReceiveBufferSize = bytes; return this; }
         /** See {@link NodeConfig#socketSendBufferSize()}. */

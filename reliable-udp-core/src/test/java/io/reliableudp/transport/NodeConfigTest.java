@@ -38,6 +38,8 @@ class NodeConfigTest {
         assertThatThrownBy(() -> NodeConfig.builder().timeout(Duration.ofMillis(150)).build()).hasMessageContaining("timeout");
         assertThatThrownBy(() -> NodeConfig.builder().keepAliveInterval(Duration.ZERO).build()).hasMessageContaining("keepAliveInterval");
         assertThatThrownBy(() -> NodeConfig.builder().socketReceiveBufferSize(-1).build()).hasMessageContaining("socketReceiveBufferSize");
+        assertThatThrownBy(() -> NodeConfig.builder().receiveBusyPoll(Duration.ofNanos(-1)).build()).hasMessageContaining("receiveBusyPoll");
+        assertThatThrownBy(() -> NodeConfig.builder().receiveBusyPoll(Duration.ofMillis(2)).build()).hasMessageContaining("receiveBusyPoll");
         assertThatThrownBy(() -> NodeConfig.builder().sendQueueWait(Duration.ofMillis(-1)).build()).hasMessageContaining("sendQueueWait");
     }
 }

@@ -37,8 +37,10 @@ import org.HdrHistogram.Histogram;
  * </ul>
  * Options: {@code --seconds N} (per measurement, default 3), {@code --runs N} (default 3, the median
  * is reported), {@code --pings N} (default 20000), {@code --psk} (encrypted mode),
- * {@code --only throughput|pingpong},
- * {@code --mode virtual|platform|both} (default both).
+ * {@code --only throughput|pingpong|cpu} (cpu: process CPU at 1000 echoed messages/s per busy-poll window),
+ * {@code --mode virtual|platform|both} (default both),
+ * {@code --busy-poll 0,50} (ping-pong only: the {@link NodeConfig#receiveBusyPoll()} windows to measure,
+ * in microseconds, comma-separated; default 0).
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.reliableudp.bench.transport.TransportBench</pre>
  */
@@ -46,6 +48,8 @@ public final class TransportBench {
 
     private static final int MESSAGE_BYTES = 32;
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    /** The receive busy-poll window of the nodes being measured (set per ping-pong measurement). */
+    private static Duration busyPoll = Duration.ZERO;
 
     private TransportBench() {
     }
@@ -56,6 +60,7 @@ public final class TransportBench {
         int pings = 20_000;
         boolean psk = false;
         String only = "all";
+        List<Duration> busyPolls = List.of(Duration.ZERO);
         List<ReceiveThreadMode> modes = List.of(ReceiveThreadMode.VIRTUAL, ReceiveThreadMode.PLATFORM);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -64,6 +69,8 @@ public final class TransportBench {
                 case "--pings" -> pings = Integer.parseInt(args[++i]);
                 case "--psk" -> psk = true;
                 case "--only" -> only = args[++i];
+                case "--busy-poll" -> busyPolls = Arrays.stream(args[++i].split(","))
+                        .map(v -> Duration.ofNanos(Math.round(Double.parseDouble(v.trim()) * 1000))).toList();
                 case "--mode" -> {
                     String m = args[++i];
                     modes = m.equals("both") ? modes : List.of(ReceiveThreadMode.valueOf(m.toUpperCase(Locale.ROOT)));
@@ -76,7 +83,21 @@ public final class TransportBench {
                 Runtime.version());
 
         boolean throughput = !only.equals("pingpong");
-        boolean pingPong = !only.equals("throughput");
+        boolean pingPong = !only.equals("throughput") && !only.equals("cpu");
+        if (only.equals("cpu")) {
+            // CPU cost of the busy-poll window under sparse traffic: 1000 echoed messages/s
+            for (ReceiveThreadMode mode : modes) {
+                for (Duration b : busyPolls) {
+                    busyPoll = b;
+                    pacedEchoCpu(mode, psk, 1_000, 1); // warm-up
+                    double cores = pacedEchoCpu(mode, psk, 1_000, seconds);
+                    System.out.printf("%-44s process CPU %.3f cores (1000 msgs/s echoed, %.0f s)%n",
+                            "paced echo, " + mode.name().toLowerCase(Locale.ROOT)
+                                    + (b.isZero() ? "" : ", busy-poll " + b.toNanos() / 1000 + " us"), cores, seconds);
+                }
+            }
+            return;
+        }
         // warm-up of every path (JIT)
         for (ReceiveThreadMode mode : modes) {
             if (throughput) {
@@ -84,7 +105,11 @@ public final class TransportBench {
                 nodeThroughput(mode, psk, 1, true);
             }
             if (pingPong) {
-                nodePingPong(mode, psk, 2_000);
+                for (Duration b : busyPolls) {
+                    busyPoll = b;
+                    nodePingPong(mode, psk, 2_000);
+                }
+                busyPoll = Duration.ZERO;
             }
         }
         if (throughput) {
@@ -93,7 +118,7 @@ public final class TransportBench {
         }
         if (pingPong) {
             rawPingPong(2_000);
-            pingPong(pings, psk, modes);
+            pingPong(pings, psk, modes, busyPolls);
         }
     }
 
@@ -118,16 +143,30 @@ public final class TransportBench {
         }
     }
 
-    private static void pingPong(int pings, boolean psk, List<ReceiveThreadMode> modes) throws Exception {
+    private static void pingPong(int pings, boolean psk, List<ReceiveThreadMode> modes, List<Duration> busyPolls) throws Exception {
         Histogram rawRtt = rawPingPong(pings);
         print("raw UDP ping-pong 32 B", rawRtt);
         for (ReceiveThreadMode mode : modes) {
+          for (Duration b : busyPolls) {
+            busyPoll = b;
+            long cpu0 = processCpuNanos();
+            long wall0 = System.nanoTime();
             Histogram h = nodePingPong(mode, psk, pings);
-            print("node reliable ping-pong 32 B, " + mode.name().toLowerCase(Locale.ROOT), h);
+            double cores = (processCpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
+            busyPoll = Duration.ZERO;
+            print("node ping-pong 32 B, " + mode.name().toLowerCase(Locale.ROOT)
+                    + (b.isZero() ? "" : ", busy-poll " + b.toNanos() / 1000 + " us"), h);
+            System.out.printf("%-44s process CPU %.2f cores during the run%n", "", cores);
             System.out.printf("%-44s p50 +%.1f us vs raw, p99 %.2fx raw%n", "",
                     (h.getValueAtPercentile(50) - rawRtt.getValueAtPercentile(50)) / 1000.0,
                     (double) h.getValueAtPercentile(99) / rawRtt.getValueAtPercentile(99));
+          }
         }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static void print(String name, Histogram h) {
@@ -246,7 +285,7 @@ public final class TransportBench {
                 .channels(List.of(ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED), ChannelConfig.of(DeliveryMode.UNRELIABLE)))
                 .build();
         return NodeConfig.builder().bindAddress(new InetSocketAddress(LOOPBACK, 0)).receiveThreadMode(mode)
-                .preSharedKey(key).message(message).timeout(Duration.ofSeconds(10));
+                .preSharedKey(key).message(message).timeout(Duration.ofSeconds(10)).receiveBusyPoll(busyPoll);
     }
 
     /** Single writer (the server's I/O thread), read by the measuring thread. */
@@ -297,6 +336,32 @@ public final class TransportBench {
             stop.set(true);
             sender.join();
             return (after - before) / elapsed;
+        }
+    }
+
+    /** Process CPU (in cores) while a client sends {@code rate} messages/s, each echoed by the server. */
+    static double pacedEchoCpu(ReceiveThreadMode mode, boolean psk, int rate, double seconds) throws Exception {
+        NodeListener echo = (peer, channel, id, data) -> {
+            peer.send(0, data);
+            peer.flush();
+        };
+        try (ReliableUdpNode server = ReliableUdpNode.start(config(mode, psk).build(), echo);
+             ReliableUdpNode client = ReliableUdpNode.start(config(mode, psk).acceptIncoming(false).build(), (p, c, i, d) -> { })) {
+            Peer peer = client.connect(new InetSocketAddress(LOOPBACK, server.localAddress().getPort())).get(5, TimeUnit.SECONDS);
+            byte[] payload = new byte[MESSAGE_BYTES];
+            long interval = 1_000_000_000L / rate;
+            long cpu0 = processCpuNanos();
+            long start = System.nanoTime();
+            long end = start + (long) (seconds * 1e9);
+            for (long next = start; next - end < 0; next += interval) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                }
+                peer.send(0, payload);
+                peer.flush();
+            }
+            return (processCpuNanos() - cpu0) / (double) (System.nanoTime() - start);
         }
     }
 

@@ -97,6 +97,7 @@ final class NodeConfigMapper {
                 .sendQueueWait(props.sendQueueWait())
                 .preSharedKey(key)
                 .receiveThreadMode(props.receiveThreadMode())
+                .receiveBusyPoll(props.receiveBusyPoll())
                 .socketReceiveBufferSize(intBytes(P + "socket-receive-buffer-size", props.socketReceiveBufferSize().toBytes()))
                 .socketSendBufferSize(intBytes(P + "socket-send-buffer-size", props.socketSendBufferSize().toBytes()))
                 .linkConditioner(linkConditioner(props.linkConditioner()));

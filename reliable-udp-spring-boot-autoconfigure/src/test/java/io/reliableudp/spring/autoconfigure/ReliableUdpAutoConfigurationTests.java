@@ -62,6 +62,7 @@ class ReliableUdpAutoConfigurationTests {
             assertThat(config.message().channels()).hasSize(4);
             assertThat(config.encrypted()).isFalse();
             assertThat(config.receiveThreadMode()).isEqualTo(ReceiveThreadMode.VIRTUAL);
+            assertThat(config.receiveBusyPoll()).isZero();
             UdpChannels channels = context.getBean(UdpChannels.class);
             assertThat(channels.resolve("reliable-ordered").index()).isZero();
             assertThat(channels.resolve("unreliable").mode()).isEqualTo(DeliveryMode.UNRELIABLE);
@@ -87,7 +88,7 @@ class ReliableUdpAutoConfigurationTests {
                 "reliable-udp.bind-address=127.0.0.1", "reliable-udp.port=0", "reliable-udp.accept-incoming=false",
                 "reliable-udp.max-connections=16", "reliable-udp.protocol-id=0x1234", "reliable-udp.send-rate=120",
                 "reliable-udp.keep-alive-interval=50ms", "reliable-udp.timeout=2s", "reliable-udp.connect-timeout=1s",
-                "reliable-udp.send-queue-wait=10ms", "reliable-udp.receive-thread-mode=platform",
+                "reliable-udp.send-queue-wait=10ms", "reliable-udp.receive-thread-mode=platform", "reliable-udp.receive-busy-poll=50us",
                 "reliable-udp.socket-receive-buffer-size=1MB", "reliable-udp.socket-send-buffer-size=0",
                 "reliable-udp.security.pre-shared-key=" + key,
                 "reliable-udp.message.datagram-budget=1400", "reliable-udp.message.resend-policy=every-packet",
@@ -111,6 +112,7 @@ class ReliableUdpAutoConfigurationTests {
                     assertThat(c.connectTimeout()).isEqualTo(Duration.ofSeconds(1));
                     assertThat(c.sendQueueWait()).isEqualTo(Duration.ofMillis(10));
                     assertThat(c.receiveThreadMode()).isEqualTo(ReceiveThreadMode.PLATFORM);
+                    assertThat(c.receiveBusyPoll()).isEqualTo(Duration.ofNanos(50_000));
                     assertThat(c.socketReceiveBufferSize()).isEqualTo(1024 * 1024);
                     assertThat(c.socketSendBufferSize()).isZero();
                     assertThat(c.preSharedKey()).hasSize(32);
