@@ -67,6 +67,14 @@ public final class ReliableEndpoint {
     private final double[] sentTime;
     private final int[] sentBytes;
     private final boolean[] sentAcked;
+    /**
+     * A filter for the ack walk, one bit per sent slot (when the sent buffer is a power of two of at
+     * least 64 slots, else null): set whenever a packet is stored unacked in the slot, cleared when it
+     * is acked. A clear bit proves the slot holds no unacked packet, so the walk looks only at the set
+     * bits among the peer's ack bits; every candidate is still checked exactly as the reference does.
+     */
+    private final long @Nullable [] sentUnacked;
+    private final int sentMask;
 
     private final SequenceBuffer receivedPackets;
     private final double[] receivedTime;
@@ -92,6 +100,12 @@ public final class ReliableEndpoint {
      * @param processor   where received payloads go
      */
     public ReliableEndpoint(ReliableConfig config, double time, PacketTransmitter transmitter, PacketProcessor processor) {
+        this(config, time, transmitter, processor, true);
+    }
+
+    /** As the public constructor; {@code ackWalkFilter} false forces the plain 32-bit ack walk (tests compare both). */
+    ReliableEndpoint(ReliableConfig config, double time, PacketTransmitter transmitter, PacketProcessor processor,
+            boolean ackWalkFilter) {
         this.config = Objects.requireNonNull(config, "config");
         this.transmitter = Objects.requireNonNull(transmitter, "transmitter");
         this.processor = Objects.requireNonNull(processor, "processor");
@@ -109,6 +123,9 @@ public final class ReliableEndpoint {
         this.sentTime = new double[sent];
         this.sentBytes = new int[sent];
         this.sentAcked = new boolean[sent];
+        boolean filtered = ackWalkFilter && sent >= 64 && (sent & (sent - 1)) == 0;
+        this.sentUnacked = filtered ? new long[sent >>> 6] : null;
+        this.sentMask = filtered ? sent - 1 : -1;
 
         int received = config.receivedPacketsBufferSize();
         this.receivedPackets = new SequenceBuffer(received);
@@ -203,6 +220,10 @@ public final class ReliableEndpoint {
         sentTime[slot] = time;
         sentBytes[slot] = config.packetHeaderSize() + length;
         sentAcked[slot] = false;
+        long[] unacked = sentUnacked;
+        if (unacked != null) {
+            unacked[slot >>> 6] |= 1L << slot;
+        }
 
         byte[] out = transmitBuffer;
         if (!fragmented) {
@@ -311,42 +332,85 @@ public final class ReliableEndpoint {
     }
 
     private void processAcks(int ack, int ackBits) {
-        int bits = ackBits;
-        for (int i = 0; i < 32 && bits != 0; ++i, bits >>>= 1) {
-            if ((bits & 1) == 0) {
-                continue;
-            }
-            int ackSequence = (ack - i) & 0xFFFF;
-            int slot = sentPackets.find(ackSequence);
-            if (slot < 0 || sentAcked[slot]) {
-                continue;
-            }
-            AckListener listener = ackListener;
-            if (numAcks < acks.length) {
-                acks[numAcks++] = ackSequence;
-            } else {
-                counters[PacketCounter.NUM_ACKS_NOT_LISTED.ordinal()]++;
-                if (LOG.isLoggable(Level.DEBUG)) {
-                    LOG.log(Level.DEBUG, "[{0}] ack buffer is full: ack of packet {1} not listed (call clearAcks)",
-                            config.name(), ackSequence);
-                }
-                if (listener == null) {
-                    continue;
+        long[] unacked = sentUnacked;
+        if (unacked == null) {
+            int bits = ackBits;
+            for (int i = 0; i < 32 && bits != 0; ++i, bits >>>= 1) {
+                if ((bits & 1) != 0) {
+                    ackOne((ack - i) & 0xFFFF);
                 }
             }
-            counters[PacketCounter.NUM_PACKETS_ACKED.ordinal()]++;
-            sentAcked[slot] = true;
-            float sample = (float) (time - sentTime[slot]) * 1000.0f;
-            rttHistory[rttHistoryMask >= 0 ? ackSequence & rttHistoryMask : ackSequence % rttHistory.length] = sample;
-            if ((rtt == 0.0f && sample > 0.0f) || Math.abs(rtt - sample) < 0.00001) {
-                rtt = sample;
+            return;
+        }
+        // newest first, as the reference: bit i acks (ack - i); only slots that may hold an unacked packet
+        int candidates = ackBits & unackedWindow(unacked, ack);
+        while (candidates != 0) {
+            int i = Integer.numberOfTrailingZeros(candidates);
+            if (ackOne((ack - i) & 0xFFFF)) {
+                // the listener may have sent (or reset): look again at the positions still to walk
+                candidates = ackBits & unackedWindow(unacked, ack) & (int) (-1L << (i + 1));
             } else {
-                rtt += (sample - rtt) * config.rttSmoothingFactor();
-            }
-            if (listener != null) {
-                listener.acked(ackSequence);
+                candidates &= candidates - 1;
             }
         }
+    }
+
+    /**
+     * Bit i set when the slot of {@code ack - i} (i = 0..31) may hold an unacked packet: the 32
+     * slots from {@code ack - 31} to {@code ack}, read from the bit set and reversed.
+     */
+    private int unackedWindow(long[] unacked, int ack) {
+        int first = (ack - 31) & sentMask;
+        int word = first >>> 6;
+        int bit = first & 63;
+        long window = unacked[word] >>> bit;
+        if (bit > 32) {
+            window |= unacked[(word + 1) & (unacked.length - 1)] << (64 - bit);
+        }
+        return Integer.reverse((int) window);
+    }
+
+    /**
+     * Takes the ack of one sent packet, unless it is not in the sent window or already acked.
+     *
+     * @return whether the ack listener was called
+     */
+    private boolean ackOne(int ackSequence) {
+        int slot = sentPackets.find(ackSequence);
+        if (slot < 0 || sentAcked[slot]) {
+            return false;
+        }
+        AckListener listener = ackListener;
+        if (numAcks < acks.length) {
+            acks[numAcks++] = ackSequence;
+        } else {
+            counters[PacketCounter.NUM_ACKS_NOT_LISTED.ordinal()]++;
+            if (LOG.isLoggable(Level.DEBUG)) {
+                LOG.log(Level.DEBUG, "[{0}] ack buffer is full: ack of packet {1} not listed (call clearAcks)",
+                        config.name(), ackSequence);
+            }
+            if (listener == null) {
+                return false;
+            }
+        }
+        counters[PacketCounter.NUM_PACKETS_ACKED.ordinal()]++;
+        sentAcked[slot] = true;
+        long[] unacked = sentUnacked;
+        if (unacked != null) {
+            unacked[slot >>> 6] &= ~(1L << slot);
+        }
+        float sample = (float) (time - sentTime[slot]) * 1000.0f;
+        rttHistory[rttHistoryMask >= 0 ? ackSequence & rttHistoryMask : ackSequence % rttHistory.length] = sample;
+        if ((rtt == 0.0f && sample > 0.0f) || Math.abs(rtt - sample) < 0.00001) {
+            rtt = sample;
+        } else {
+            rtt += (sample - rtt) * config.rttSmoothingFactor();
+        }
+        if (listener != null) {
+            listener.acked(ackSequence);
+            return true;
+        }
+        return false;
     }
 
     private ReceiveOutcome receiveFragment(byte[] data, int offset, int length) {
