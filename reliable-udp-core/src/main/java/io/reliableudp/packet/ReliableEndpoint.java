@@ -488,16 +488,17 @@ public final class ReliableEndpoint {
         reassemblyFragmentReceived[receivedIndex] = true;
 
         byte[] packet = reassemblyData[slot];
-        int source = offset + FRAGMENT_HEADER;
-        if (fragmentId == 0) {
-            int headerBytes = PacketHeaderCodec.encode(packet, MAX_HEADER - embeddedHeaderBytes, seq, ack, ackBits);
-            reassemblyHeaderBytes[slot] = headerBytes;
-            source += headerBytes;
-        }
         if (fragmentId == numFragments - 1) {
             reassemblyPacketBytes[slot] = (numFragments - 1) * fragmentSize + fragmentBytes;
         }
-        System.arraycopy(data, source, packet, MAX_HEADER + fragmentId * fragmentSize, fragmentBytes);
+        if (fragmentId == 0) {
+            // the embedded header is canonical (checked above): copy it with the payload, just before it
+            reassemblyHeaderBytes[slot] = embeddedHeaderBytes;
+            System.arraycopy(data, offset + FRAGMENT_HEADER, packet, MAX_HEADER - embeddedHeaderBytes,
+                    embeddedHeaderBytes + fragmentBytes);
+        } else {
+            System.arraycopy(data, offset + FRAGMENT_HEADER, packet, MAX_HEADER + fragmentId * fragmentSize, fragmentBytes);
+        }
 
         ReceiveOutcome outcome = ReceiveOutcome.FRAGMENT_STORED_REASSEMBLY_INCOMPLETE;
         if (reassemblyFragmentsReceived[slot] == numFragments) {
@@ -603,66 +604,40 @@ public final class ReliableEndpoint {
         rttMax = maxRtt;
         rttAvg = count > 0 ? sumRtt / (float) count : 0.0f;
 
+        // the reference's second and third passes in one: each sum still adds the same terms in the
+        // same order (so the same float32 result), but the two chains of additions now overlap
         float sum = 0.0f;
         float max = 0.0f;
+        float sumSquares = 0.0f;
+        float avg = rttAvg;
         for (float r : history) {
             if (r >= 0.0f) {
-                float difference = r - rttMin;
+                float difference = r - minRtt;
                 sum += difference;
                 if (difference > max) {
                     max = difference;
                 }
+                float deviation = r - avg;
+                sumSquares += deviation * deviation;
             }
         }
         jitterAvgVsMinRtt = count > 0 ? sum / (float) count : 0.0f;
         jitterMaxVsMinRtt = max;
 
-        float sumSquares = 0.0f;
-        for (float r : history) {
-            if (r >= 0.0f) {
-                float deviation = r - rttAvg;
-                sumSquares += deviation * deviation;
-            }
-        }
         // the reference computes (float) pow(x, 0.5); sqrt is the correctly rounded value of the same function
         jitterStddevVsAvgRtt = count > 0 ? (float) Math.sqrt(sumSquares / (float) count) : 0.0f;
 
-        updatePacketLoss();
-        updateSentAndAckedBandwidth();
+        updateSentStatistics();
         updateReceivedBandwidth();
     }
 
-    private void updatePacketLoss() {
+    /** Packet loss and the sent and acked bandwidths: the reference's three passes over the older half of the sent window, in one. */
+    private void updateSentStatistics() {
         int size = config.sentPacketsBufferSize();
         int base = sentPackets.sequence() - size + 1 + 0xFFFF;
         int numSamples = size / 2;
         int numSent = 0;
         int numDropped = 0;
-        for (int i = 0; i < numSamples; ++i) {
-            int slot = sentPackets.find((base + i) & 0xFFFF);
-            if (slot >= 0) {
-                numSent++;
-                if (!sentAcked[slot]) {
-                    numDropped++;
-                }
-            }
-        }
-        if (numSent > 0) {
-            float loss = (float) numDropped / (float) numSent * 100.0f;
-            if (Math.abs(packetLoss - loss) > 0.00001) {
-                packetLoss += (loss - packetLoss) * config.packetLossSmoothingFactor();
-            } else {
-                packetLoss = loss;
-            }
-        } else {
-            packetLoss = 0.0f;
-        }
-    }
-
-    private void updateSentAndAckedBandwidth() {
-        int size = config.sentPacketsBufferSize();
-        int base = sentPackets.sequence() - size + 1 + 0xFFFF;
-        int numSamples = size / 2;
         int bytesSent = 0;
         double sentStart = Float.MAX_VALUE;
         double sentFinish = 0.0;
@@ -674,6 +649,7 @@ public final class ReliableEndpoint {
             if (slot < 0) {
                 continue;
             }
+            numSent++;
             double t = sentTime[slot];
             bytesSent += sentBytes[slot];
             if (t < sentStart) {
@@ -690,7 +666,19 @@ public final class ReliableEndpoint {
                 if (t > ackedFinish) {
                     ackedFinish = t;
                 }
+            } else {
+                numDropped++;
             }
+        }
+        if (numSent > 0) {
+            float loss = (float) numDropped / (float) numSent * 100.0f;
+            if (Math.abs(packetLoss - loss) > 0.00001) {
+                packetLoss += (loss - packetLoss) * config.packetLossSmoothingFactor();
+            } else {
+                packetLoss = loss;
+            }
+        } else {
+            packetLoss = 0.0f;
         }
         if (sentStart != Float.MAX_VALUE && sentFinish > sentStart) {
             float kbps = (float) ((double) bytesSent / (sentFinish - sentStart) * 8.0 / 1000.0);
