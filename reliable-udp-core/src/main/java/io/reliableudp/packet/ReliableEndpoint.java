@@ -60,7 +60,6 @@ public final class ReliableEndpoint {
     private final float[] rttHistory;
     private final int rttHistoryMask;
     private final byte[] transmitBuffer;
-    private final byte[] headerScratch = new byte[MAX_HEADER];
     private final PacketHeaderCodec decoder = new PacketHeaderCodec();
 
     private final SequenceBuffer sentPackets;
@@ -86,7 +85,15 @@ public final class ReliableEndpoint {
     private final int[] reassemblyPacketBytes;
     private final int[] reassemblyHeaderBytes;
     private final boolean[] reassemblyFragmentReceived;
-    private final byte[][] reassemblyData;
+    /** The buffer each reassembly slot uses, or null: taken on the slot's first fragment, released when the packet completes. */
+    private final @Nullable byte[][] reassemblyData;
+    /**
+     * Buffers released by completed packets, reused before any new one is allocated: in steady state
+     * one warm buffer serves every packet (as the reference's malloc/free does) instead of one per
+     * slot going cold. At most one buffer per slot is ever allocated.
+     */
+    private final byte[][] reassemblyFree;
+    private int reassemblyFreeCount;
     private final int reassemblyDataSize;
 
     private final long[] counters = new long[PacketCounter.values().length];
@@ -140,6 +147,7 @@ public final class ReliableEndpoint {
         this.reassemblyHeaderBytes = new int[slots];
         this.reassemblyFragmentReceived = new boolean[slots * config.maxFragments()];
         this.reassemblyData = new byte[slots][];
+        this.reassemblyFree = new byte[slots][];
         this.reassemblyDataSize = MAX_HEADER + config.maxFragments() * config.fragmentSize();
     }
 
@@ -441,9 +449,8 @@ public final class ReliableEndpoint {
             }
             ack = decoder.ack();
             ackBits = decoder.ackBits();
-            int canonicalBytes = PacketHeaderCodec.encode(headerScratch, 0, seq, ack, ackBits);
-            if (canonicalBytes != embeddedHeaderBytes || !Arrays.equals(headerScratch, 0, canonicalBytes,
-                    data, offset + FRAGMENT_HEADER, offset + FRAGMENT_HEADER + canonicalBytes)) {
+            // a header that decoded is canonical exactly when its prefix is the canonical one
+            if ((data[offset + FRAGMENT_HEADER] & 0xFF) != PacketHeaderCodec.canonicalPrefix(seq, ack, ackBits)) {
                 return fragmentInvalid("non-canonical packet header in fragment", seq);
             }
             fragmentBytes -= embeddedHeaderBytes;
@@ -473,7 +480,8 @@ public final class ReliableEndpoint {
             int maxFragments = config.maxFragments();
             Arrays.fill(reassemblyFragmentReceived, slot * maxFragments, (slot + 1) * maxFragments, false);
             if (reassemblyData[slot] == null) {
-                reassemblyData[slot] = new byte[reassemblyDataSize];
+                reassemblyData[slot] = reassemblyFreeCount > 0 ? reassemblyFree[--reassemblyFreeCount]
+                        : new byte[reassemblyDataSize];
             }
         }
         if (numFragments != reassemblyFragmentsTotal[slot]) {
@@ -487,7 +495,7 @@ public final class ReliableEndpoint {
         reassemblyFragmentsReceived[slot]++;
         reassemblyFragmentReceived[receivedIndex] = true;
 
-        byte[] packet = reassemblyData[slot];
+        byte[] packet = Objects.requireNonNull(reassemblyData[slot]);
         if (fragmentId == numFragments - 1) {
             reassemblyPacketBytes[slot] = (numFragments - 1) * fragmentSize + fragmentBytes;
         }
@@ -505,6 +513,7 @@ public final class ReliableEndpoint {
             int headerBytes = reassemblyHeaderBytes[slot];
             ReceiveOutcome inner = receive(packet, MAX_HEADER - headerBytes, headerBytes + reassemblyPacketBytes[slot]);
             reassembly.remove(seq);
+            releaseReassemblyBuffer(slot);
             outcome = switch (inner) {
                 case DELIVERED -> ReceiveOutcome.FRAGMENT_STORED_PACKET_REASSEMBLED_AND_DELIVERED;
                 case REJECTED_BY_PROCESS_CALLBACK ->
@@ -516,6 +525,14 @@ public final class ReliableEndpoint {
         }
         counters[PacketCounter.NUM_FRAGMENTS_RECEIVED.ordinal()]++;
         return outcome;
+    }
+
+    private void releaseReassemblyBuffer(int slot) {
+        byte[] buffer = reassemblyData[slot];
+        if (buffer != null) {
+            reassemblyData[slot] = null;
+            reassemblyFree[reassemblyFreeCount++] = buffer;
+        }
     }
 
     private ReceiveOutcome fragmentInvalid(String reason, int value) {

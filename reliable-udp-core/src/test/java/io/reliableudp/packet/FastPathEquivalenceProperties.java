@@ -12,8 +12,9 @@ import net.jqwik.api.constraints.IntRange;
 
 /**
  * The shortcuts of the packet layer against the plain reference computations they replace: the
- * sequence buffer's incrementally kept ack bits against the 32-slot scan, and the endpoint's filtered
- * ack walk against the plain 32-bit walk, under random (hostile) operation sequences.
+ * sequence buffer's incrementally kept ack bits against the 32-slot scan, the endpoint's filtered
+ * ack walk against the plain 32-bit walk, under random (hostile) operation sequences, and the
+ * one-byte canonical-header test against re-encoding and comparing.
  */
 class FastPathEquivalenceProperties {
 
@@ -50,6 +51,36 @@ class FastPathEquivalenceProperties {
             }
             assertThat(buffer.ackBits()).as("after operation %d", i).isEqualTo(buffer.scanAckBits());
         }
+    }
+
+    @Property(tries = 3000)
+    void aDecodedHeaderIsCanonicalExactlyWhenItsPrefixIs(@ForAll byte[] bytes) {
+        PacketHeaderCodec codec = new PacketHeaderCodec();
+        byte[] header = java.util.Arrays.copyOf(bytes, Math.max(bytes.length, 1));
+        // the prefix byte is drawn freely, the rest of the header from the input
+        header[0] = (byte) (header[0] & ~1);
+        int length = codec.decode(header, 0, header.length);
+        if (length < 0) {
+            return;
+        }
+        byte[] canonical = new byte[PacketHeaderCodec.MAX_HEADER_BYTES];
+        int canonicalLength = PacketHeaderCodec.encode(canonical, 0, codec.sequence(), codec.ack(), codec.ackBits());
+        boolean same = canonicalLength == length && java.util.Arrays.equals(canonical, 0, length, header, 0, length);
+        assertThat((header[0] & 0xFF) == PacketHeaderCodec.canonicalPrefix(codec.sequence(), codec.ack(), codec.ackBits()))
+                .isEqualTo(same);
+    }
+
+    @Property(tries = 2000)
+    void theCanonicalPrefixIsTheEncodedOne(@ForAll @IntRange(min = 0, max = 65535) int sequence,
+            @ForAll @IntRange(min = 0, max = 65535) int ack, @ForAll int ackBits, @ForAll byte ackBitsByteShape) {
+        // make 0xFF bytes (absent on the wire) common
+        int bits = ackBits | ((ackBitsByteShape & 1) != 0 ? 0xFF : 0)
+                | ((ackBitsByteShape & 2) != 0 ? 0xFF00 : 0) | ((ackBitsByteShape & 4) != 0 ? 0xFF0000 : 0)
+                | ((ackBitsByteShape & 8) != 0 ? 0xFF000000 : 0);
+        int near = (ackBitsByteShape & 16) != 0 ? (sequence - (ack & 0x1FF)) & 0xFFFF : ack;
+        byte[] header = new byte[PacketHeaderCodec.MAX_HEADER_BYTES];
+        PacketHeaderCodec.encode(header, 0, sequence, near, bits);
+        assertThat(header[0] & 0xFF).isEqualTo(PacketHeaderCodec.canonicalPrefix(sequence, near, bits));
     }
 
     @Property(tries = 200)
