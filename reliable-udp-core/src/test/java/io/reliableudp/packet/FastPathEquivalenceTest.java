@@ -16,7 +16,7 @@ import net.jqwik.api.constraints.IntRange;
  * ack walk against the plain 32-bit walk, under random (hostile) operation sequences, and the
  * one-byte canonical-header test against re-encoding and comparing.
  */
-class FastPathEquivalenceProperties {
+class FastPathEquivalenceTest {
 
     private static final int[] SIZES = {1, 7, 31, 32, 33, 64, 100, 128, 256, 1000, 1024, 32768};
 
