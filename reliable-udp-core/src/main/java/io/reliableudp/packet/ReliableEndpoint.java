@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * are milliseconds.
  *
  * <p>Memory is allocated at construction (about {@code maxPacketSize} for the transmit buffer plus the
- * windows) and, for reassembly, once per reassembly slot on its first use, sized by the configuration
- * ({@code 9 + maxFragments * fragmentSize} bytes) and then reused: steady-state sending and receiving
- * allocate nothing, and nothing a peer claims sizes an allocation.
+ * windows) and, for reassembly, a buffer sized by the configuration ({@code 9 + maxFragments *
+ * fragmentSize} bytes) only when a packet starts and no released buffer is free, so at most one per
+ * reassembly slot: steady-state sending and receiving allocate nothing, and nothing a peer claims
+ * sizes an allocation.
  *
  * <p>Differences from the reference, all where the reference asserts or leaves the result to the
  * caller: a 0-byte payload is refused (counted) unless {@link ReliableConfig#allowEmptyPayload()}; a
