@@ -54,6 +54,26 @@ public final class PacketHeaderCodec {
     }
 
     /**
+     * The prefix byte of the canonical header for these fields. A header that {@link #decode}
+     * accepted is byte for byte the canonical one exactly when its prefix byte is this value: the
+     * prefix fixes the layout, and every other byte is then determined by the decoded fields.
+     *
+     * @param sequence packet sequence, 0..65535
+     * @param ack      newest sequence received, 0..65535
+     * @param ackBits  32 ack bits
+     * @return the prefix byte, 0..63
+     */
+    static int canonicalPrefix(int sequence, int ack, int ackBits) {
+        int prefix = ((sequence - ack) & 0xFFFF) <= 255 ? 1 << 5 : 0;
+        for (int i = 0; i < 4; ++i) {
+            if (((ackBits >>> (8 * i)) & 0xFF) != 0xFF) {
+                prefix |= 2 << i;
+            }
+        }
+        return prefix;
+    }
+
+    /**
      * Writes the canonical header at {@code buffer[offset]}.
      *
      * @param buffer   destination, with at least {@link #MAX_HEADER_BYTES} bytes from {@code offset}

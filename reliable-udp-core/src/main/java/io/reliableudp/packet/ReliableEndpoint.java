@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * are milliseconds.
  *
  * <p>Memory is allocated at construction (about {@code maxPacketSize} for the transmit buffer plus the
- * windows) and, for reassembly, once per reassembly slot on its first use, sized by the configuration
- * ({@code 9 + maxFragments * fragmentSize} bytes) and then reused: steady-state sending and receiving
- * allocate nothing, and nothing a peer claims sizes an allocation.
+ * windows) and, for reassembly, a buffer sized by the configuration ({@code 9 + maxFragments *
+ * fragmentSize} bytes) only when a packet starts and no released buffer is free, so at most one per
+ * reassembly slot: steady-state sending and receiving allocate nothing, and nothing a peer claims
+ * sizes an allocation.
  *
  * <p>Differences from the reference, all where the reference asserts or leaves the result to the
  * caller: a 0-byte payload is refused (counted) unless {@link ReliableConfig#allowEmptyPayload()}; a
@@ -60,13 +61,20 @@ public final class ReliableEndpoint {
     private final float[] rttHistory;
     private final int rttHistoryMask;
     private final byte[] transmitBuffer;
-    private final byte[] headerScratch = new byte[MAX_HEADER];
     private final PacketHeaderCodec decoder = new PacketHeaderCodec();
 
     private final SequenceBuffer sentPackets;
     private final double[] sentTime;
     private final int[] sentBytes;
     private final boolean[] sentAcked;
+    /**
+     * A filter for the ack walk, one bit per sent slot (when the sent buffer is a power of two of at
+     * least 64 slots, else null): set whenever a packet is stored unacked in the slot, cleared when it
+     * is acked. A clear bit proves the slot holds no unacked packet, so the walk looks only at the set
+     * bits among the peer's ack bits; every candidate is still checked exactly as the reference does.
+     */
+    private final long @Nullable [] sentUnacked;
+    private final int sentMask;
 
     private final SequenceBuffer receivedPackets;
     private final double[] receivedTime;
@@ -78,7 +86,15 @@ public final class ReliableEndpoint {
     private final int[] reassemblyPacketBytes;
     private final int[] reassemblyHeaderBytes;
     private final boolean[] reassemblyFragmentReceived;
-    private final byte[][] reassemblyData;
+    /** The buffer each reassembly slot uses, or null: taken on the slot's first fragment, released when the packet completes. */
+    private final @Nullable byte[][] reassemblyData;
+    /**
+     * Buffers released by completed packets, reused before any new one is allocated: in steady state
+     * one warm buffer serves every packet (as the reference's malloc/free does) instead of one per
+     * slot going cold. At most one buffer per slot is ever allocated.
+     */
+    private final byte[][] reassemblyFree;
+    private int reassemblyFreeCount;
     private final int reassemblyDataSize;
 
     private final long[] counters = new long[PacketCounter.values().length];
@@ -92,6 +108,12 @@ public final class ReliableEndpoint {
      * @param processor   where received payloads go
      */
     public ReliableEndpoint(ReliableConfig config, double time, PacketTransmitter transmitter, PacketProcessor processor) {
+        this(config, time, transmitter, processor, true);
+    }
+
+    /** As the public constructor; {@code ackWalkFilter} false forces the plain 32-bit ack walk (tests compare both). */
+    ReliableEndpoint(ReliableConfig config, double time, PacketTransmitter transmitter, PacketProcessor processor,
+            boolean ackWalkFilter) {
         this.config = Objects.requireNonNull(config, "config");
         this.transmitter = Objects.requireNonNull(transmitter, "transmitter");
         this.processor = Objects.requireNonNull(processor, "processor");
@@ -109,6 +131,9 @@ public final class ReliableEndpoint {
         this.sentTime = new double[sent];
         this.sentBytes = new int[sent];
         this.sentAcked = new boolean[sent];
+        boolean filtered = ackWalkFilter && sent >= 64 && (sent & (sent - 1)) == 0;
+        this.sentUnacked = filtered ? new long[sent >>> 6] : null;
+        this.sentMask = filtered ? sent - 1 : -1;
 
         int received = config.receivedPacketsBufferSize();
         this.receivedPackets = new SequenceBuffer(received);
@@ -123,6 +148,7 @@ public final class ReliableEndpoint {
         this.reassemblyHeaderBytes = new int[slots];
         this.reassemblyFragmentReceived = new boolean[slots * config.maxFragments()];
         this.reassemblyData = new byte[slots][];
+        this.reassemblyFree = new byte[slots][];
         this.reassemblyDataSize = MAX_HEADER + config.maxFragments() * config.fragmentSize();
     }
 
@@ -203,6 +229,10 @@ public final class ReliableEndpoint {
         sentTime[slot] = time;
         sentBytes[slot] = config.packetHeaderSize() + length;
         sentAcked[slot] = false;
+        long[] unacked = sentUnacked;
+        if (unacked != null) {
+            unacked[slot >>> 6] |= 1L << slot;
+        }
 
         byte[] out = transmitBuffer;
         if (!fragmented) {
@@ -311,42 +341,85 @@ public final class ReliableEndpoint {
     }
 
     private void processAcks(int ack, int ackBits) {
-        int bits = ackBits;
-        for (int i = 0; i < 32 && bits != 0; ++i, bits >>>= 1) {
-            if ((bits & 1) == 0) {
-                continue;
-            }
-            int ackSequence = (ack - i) & 0xFFFF;
-            int slot = sentPackets.find(ackSequence);
-            if (slot < 0 || sentAcked[slot]) {
-                continue;
-            }
-            AckListener listener = ackListener;
-            if (numAcks < acks.length) {
-                acks[numAcks++] = ackSequence;
-            } else {
-                counters[PacketCounter.NUM_ACKS_NOT_LISTED.ordinal()]++;
-                if (LOG.isLoggable(Level.DEBUG)) {
-                    LOG.log(Level.DEBUG, "[{0}] ack buffer is full: ack of packet {1} not listed (call clearAcks)",
-                            config.name(), ackSequence);
-                }
-                if (listener == null) {
-                    continue;
+        long[] unacked = sentUnacked;
+        if (unacked == null) {
+            int bits = ackBits;
+            for (int i = 0; i < 32 && bits != 0; ++i, bits >>>= 1) {
+                if ((bits & 1) != 0) {
+                    ackOne((ack - i) & 0xFFFF);
                 }
             }
-            counters[PacketCounter.NUM_PACKETS_ACKED.ordinal()]++;
-            sentAcked[slot] = true;
-            float sample = (float) (time - sentTime[slot]) * 1000.0f;
-            rttHistory[rttHistoryMask >= 0 ? ackSequence & rttHistoryMask : ackSequence % rttHistory.length] = sample;
-            if ((rtt == 0.0f && sample > 0.0f) || Math.abs(rtt - sample) < 0.00001) {
-                rtt = sample;
+            return;
+        }
+        // newest first, as the reference: bit i acks (ack - i); only slots that may hold an unacked packet
+        int candidates = ackBits & unackedWindow(unacked, ack);
+        while (candidates != 0) {
+            int i = Integer.numberOfTrailingZeros(candidates);
+            if (ackOne((ack - i) & 0xFFFF)) {
+                // the listener may have sent (or reset): look again at the positions still to walk
+                candidates = ackBits & unackedWindow(unacked, ack) & (int) (-1L << (i + 1));
             } else {
-                rtt += (sample - rtt) * config.rttSmoothingFactor();
-            }
-            if (listener != null) {
-                listener.acked(ackSequence);
+                candidates &= candidates - 1;
             }
         }
+    }
+
+    /**
+     * Bit i set when the slot of {@code ack - i} (i = 0..31) may hold an unacked packet: the 32
+     * slots from {@code ack - 31} to {@code ack}, read from the bit set and reversed.
+     */
+    private int unackedWindow(long[] unacked, int ack) {
+        int first = (ack - 31) & sentMask;
+        int word = first >>> 6;
+        int bit = first & 63;
+        long window = unacked[word] >>> bit;
+        if (bit > 32) {
+            window |= unacked[(word + 1) & (unacked.length - 1)] << (64 - bit);
+        }
+        return Integer.reverse((int) window);
+    }
+
+    /**
+     * Takes the ack of one sent packet, unless it is not in the sent window or already acked.
+     *
+     * @return whether the ack listener was called
+     */
+    private boolean ackOne(int ackSequence) {
+        int slot = sentPackets.find(ackSequence);
+        if (slot < 0 || sentAcked[slot]) {
+            return false;
+        }
+        AckListener listener = ackListener;
+        if (numAcks < acks.length) {
+            acks[numAcks++] = ackSequence;
+        } else {
+            counters[PacketCounter.NUM_ACKS_NOT_LISTED.ordinal()]++;
+            if (LOG.isLoggable(Level.DEBUG)) {
+                LOG.log(Level.DEBUG, "[{0}] ack buffer is full: ack of packet {1} not listed (call clearAcks)",
+                        config.name(), ackSequence);
+            }
+            if (listener == null) {
+                return false;
+            }
+        }
+        counters[PacketCounter.NUM_PACKETS_ACKED.ordinal()]++;
+        sentAcked[slot] = true;
+        long[] unacked = sentUnacked;
+        if (unacked != null) {
+            unacked[slot >>> 6] &= ~(1L << slot);
+        }
+        float sample = (float) (time - sentTime[slot]) * 1000.0f;
+        rttHistory[rttHistoryMask >= 0 ? ackSequence & rttHistoryMask : ackSequence % rttHistory.length] = sample;
+        if ((rtt == 0.0f && sample > 0.0f) || Math.abs(rtt - sample) < 0.00001) {
+            rtt = sample;
+        } else {
+            rtt += (sample - rtt) * config.rttSmoothingFactor();
+        }
+        if (listener != null) {
+            listener.acked(ackSequence);
+            return true;
+        }
+        return false;
     }
 
     private ReceiveOutcome receiveFragment(byte[] data, int offset, int length) {
@@ -377,9 +450,8 @@ public final class ReliableEndpoint {
             }
             ack = decoder.ack();
             ackBits = decoder.ackBits();
-            int canonicalBytes = PacketHeaderCodec.encode(headerScratch, 0, seq, ack, ackBits);
-            if (canonicalBytes != embeddedHeaderBytes || !Arrays.equals(headerScratch, 0, canonicalBytes,
-                    data, offset + FRAGMENT_HEADER, offset + FRAGMENT_HEADER + canonicalBytes)) {
+            // a header that decoded is canonical exactly when its prefix is the canonical one
+            if ((data[offset + FRAGMENT_HEADER] & 0xFF) != PacketHeaderCodec.canonicalPrefix(seq, ack, ackBits)) {
                 return fragmentInvalid("non-canonical packet header in fragment", seq);
             }
             fragmentBytes -= embeddedHeaderBytes;
@@ -409,7 +481,8 @@ public final class ReliableEndpoint {
             int maxFragments = config.maxFragments();
             Arrays.fill(reassemblyFragmentReceived, slot * maxFragments, (slot + 1) * maxFragments, false);
             if (reassemblyData[slot] == null) {
-                reassemblyData[slot] = new byte[reassemblyDataSize];
+                reassemblyData[slot] = reassemblyFreeCount > 0 ? reassemblyFree[--reassemblyFreeCount]
+                        : new byte[reassemblyDataSize];
             }
         }
         if (numFragments != reassemblyFragmentsTotal[slot]) {
@@ -423,23 +496,25 @@ public final class ReliableEndpoint {
         reassemblyFragmentsReceived[slot]++;
         reassemblyFragmentReceived[receivedIndex] = true;
 
-        byte[] packet = reassemblyData[slot];
-        int source = offset + FRAGMENT_HEADER;
-        if (fragmentId == 0) {
-            int headerBytes = PacketHeaderCodec.encode(packet, MAX_HEADER - embeddedHeaderBytes, seq, ack, ackBits);
-            reassemblyHeaderBytes[slot] = headerBytes;
-            source += headerBytes;
-        }
+        byte[] packet = Objects.requireNonNull(reassemblyData[slot]);
         if (fragmentId == numFragments - 1) {
             reassemblyPacketBytes[slot] = (numFragments - 1) * fragmentSize + fragmentBytes;
         }
-        System.arraycopy(data, source, packet, MAX_HEADER + fragmentId * fragmentSize, fragmentBytes);
+        if (fragmentId == 0) {
+            // the embedded header is canonical (checked above): copy it with the payload, just before it
+            reassemblyHeaderBytes[slot] = embeddedHeaderBytes;
+            System.arraycopy(data, offset + FRAGMENT_HEADER, packet, MAX_HEADER - embeddedHeaderBytes,
+                    embeddedHeaderBytes + fragmentBytes);
+        } else {
+            System.arraycopy(data, offset + FRAGMENT_HEADER, packet, MAX_HEADER + fragmentId * fragmentSize, fragmentBytes);
+        }
 
         ReceiveOutcome outcome = ReceiveOutcome.FRAGMENT_STORED_REASSEMBLY_INCOMPLETE;
         if (reassemblyFragmentsReceived[slot] == numFragments) {
             int headerBytes = reassemblyHeaderBytes[slot];
             ReceiveOutcome inner = receive(packet, MAX_HEADER - headerBytes, headerBytes + reassemblyPacketBytes[slot]);
             reassembly.remove(seq);
+            releaseReassemblyBuffer(slot);
             outcome = switch (inner) {
                 case DELIVERED -> ReceiveOutcome.FRAGMENT_STORED_PACKET_REASSEMBLED_AND_DELIVERED;
                 case REJECTED_BY_PROCESS_CALLBACK ->
@@ -451,6 +526,14 @@ public final class ReliableEndpoint {
         }
         counters[PacketCounter.NUM_FRAGMENTS_RECEIVED.ordinal()]++;
         return outcome;
+    }
+
+    private void releaseReassemblyBuffer(int slot) {
+        byte[] buffer = reassemblyData[slot];
+        if (buffer != null) {
+            reassemblyData[slot] = null;
+            reassemblyFree[reassemblyFreeCount++] = buffer;
+        }
     }
 
     private ReceiveOutcome fragmentInvalid(String reason, int value) {
@@ -539,66 +622,40 @@ public final class ReliableEndpoint {
         rttMax = maxRtt;
         rttAvg = count > 0 ? sumRtt / (float) count : 0.0f;
 
+        // the reference's second and third passes in one: each sum still adds the same terms in the
+        // same order (so the same float32 result), but the two chains of additions now overlap
         float sum = 0.0f;
         float max = 0.0f;
+        float sumSquares = 0.0f;
+        float avg = rttAvg;
         for (float r : history) {
             if (r >= 0.0f) {
-                float difference = r - rttMin;
+                float difference = r - minRtt;
                 sum += difference;
                 if (difference > max) {
                     max = difference;
                 }
+                float deviation = r - avg;
+                sumSquares += deviation * deviation;
             }
         }
         jitterAvgVsMinRtt = count > 0 ? sum / (float) count : 0.0f;
         jitterMaxVsMinRtt = max;
 
-        float sumSquares = 0.0f;
-        for (float r : history) {
-            if (r >= 0.0f) {
-                float deviation = r - rttAvg;
-                sumSquares += deviation * deviation;
-            }
-        }
         // the reference computes (float) pow(x, 0.5); sqrt is the correctly rounded value of the same function
         jitterStddevVsAvgRtt = count > 0 ? (float) Math.sqrt(sumSquares / (float) count) : 0.0f;
 
-        updatePacketLoss();
-        updateSentAndAckedBandwidth();
+        updateSentStatistics();
         updateReceivedBandwidth();
     }
 
-    private void updatePacketLoss() {
+    /** Packet loss and the sent and acked bandwidths: the reference's three passes over the older half of the sent window, in one. */
+    private void updateSentStatistics() {
         int size = config.sentPacketsBufferSize();
         int base = sentPackets.sequence() - size + 1 + 0xFFFF;
         int numSamples = size / 2;
         int numSent = 0;
         int numDropped = 0;
-        for (int i = 0; i < numSamples; ++i) {
-            int slot = sentPackets.find((base + i) & 0xFFFF);
-            if (slot >= 0) {
-                numSent++;
-                if (!sentAcked[slot]) {
-                    numDropped++;
-                }
-            }
-        }
-        if (numSent > 0) {
-            float loss = (float) numDropped / (float) numSent * 100.0f;
-            if (Math.abs(packetLoss - loss) > 0.00001) {
-                packetLoss += (loss - packetLoss) * config.packetLossSmoothingFactor();
-            } else {
-                packetLoss = loss;
-            }
-        } else {
-            packetLoss = 0.0f;
-        }
-    }
-
-    private void updateSentAndAckedBandwidth() {
-        int size = config.sentPacketsBufferSize();
-        int base = sentPackets.sequence() - size + 1 + 0xFFFF;
-        int numSamples = size / 2;
         int bytesSent = 0;
         double sentStart = Float.MAX_VALUE;
         double sentFinish = 0.0;
@@ -610,6 +667,7 @@ public final class ReliableEndpoint {
             if (slot < 0) {
                 continue;
             }
+            numSent++;
             double t = sentTime[slot];
             bytesSent += sentBytes[slot];
             if (t < sentStart) {
@@ -626,7 +684,19 @@ public final class ReliableEndpoint {
                 if (t > ackedFinish) {
                     ackedFinish = t;
                 }
+            } else {
+                numDropped++;
             }
+        }
+        if (numSent > 0) {
+            float loss = (float) numDropped / (float) numSent * 100.0f;
+            if (Math.abs(packetLoss - loss) > 0.00001) {
+                packetLoss += (loss - packetLoss) * config.packetLossSmoothingFactor();
+            } else {
+                packetLoss = loss;
+            }
+        } else {
+            packetLoss = 0.0f;
         }
         if (sentStart != Float.MAX_VALUE && sentFinish > sentStart) {
             float kbps = (float) ((double) bytesSent / (sentFinish - sentStart) * 8.0 / 1000.0);

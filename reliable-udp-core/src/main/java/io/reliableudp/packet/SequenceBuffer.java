@@ -24,6 +24,16 @@ public final class SequenceBuffer {
     private final int mask;
     private final int[] entrySequence;
     private int sequence;
+    /**
+     * Whether {@link #recentBits} is kept: size a power of two of at least 32, so the 32 newest
+     * sequences have 32 distinct slots and the slot arithmetic is the same across the 16-bit wrap.
+     */
+    private final boolean tracked;
+    /**
+     * When {@link #tracked}: exactly {@link #ackBits()} (bit n set when {@code sequence - 1 - n} occupies
+     * its slot), kept up to date by every mutation so that {@link #ackBits()} needs no 32-slot scan.
+     */
+    private int recentBits;
 
     /**
      * Creates an empty buffer whose next expected sequence is 0.
@@ -39,6 +49,25 @@ public final class SequenceBuffer {
         this.mask = (size & (size - 1)) == 0 ? size - 1 : -1;
         this.entrySequence = new int[size];
         Arrays.fill(entrySequence, EMPTY);
+        this.tracked = mask >= 31;
+    }
+
+    /**
+     * Keeps {@link #recentBits} exact after {@code entrySequence[slot(seq)]} changed to {@code seq}
+     * ({@code present}) or to empty: the only window position sharing that slot is
+     * {@code (sequence - 1 - seq) mod size}, and it now holds its own sequence only when it is
+     * {@code seq} itself.
+     */
+    private void slotWritten(int seq, boolean present) {
+        int distance = (sequence - 1 - seq) & 0xFFFF;
+        int position = distance & mask;
+        if (position < 32) {
+            if (present && distance == position && seq >>> 16 == 0) {
+                recentBits |= 1 << position;
+            } else {
+                recentBits &= ~(1 << position);
+            }
+        }
     }
 
     /** The slot of a non-negative sequence value: {@code seq % size}, without a division when possible. */
@@ -67,6 +96,7 @@ public final class SequenceBuffer {
     /** Empties every slot and sets the next expected sequence back to 0. */
     public void reset() {
         sequence = 0;
+        recentBits = 0;
         Arrays.fill(entrySequence, EMPTY);
     }
 
@@ -87,6 +117,32 @@ public final class SequenceBuffer {
             }
         } else {
             Arrays.fill(entrySequence, EMPTY);
+        }
+        if (tracked) {
+            recentBits = scanAckBits();
+        }
+    }
+
+    /**
+     * Moves {@link #sequence} to {@code seq + 1} ({@code seq} newer than the newest), emptying the
+     * slots of {@code sequence..seq}. The window of 32 moves by the same distance: the positions
+     * below it are the emptied sequences, the others keep their state (they cannot share a slot with
+     * an emptied one, the buffer being at least 32 long).
+     */
+    private void moveTo(int seq) {
+        int start = sequence;
+        int finish = seq < start ? seq + 65536 : seq;
+        int distance = finish - start + 1;
+        if (finish - start < size) {
+            for (int s = start; s <= finish; ++s) {
+                entrySequence[slot(s)] = EMPTY;
+            }
+        } else {
+            Arrays.fill(entrySequence, EMPTY);
+        }
+        sequence = (seq + 1) & 0xFFFF;
+        if (tracked) {
+            recentBits = distance >= 32 ? 0 : recentBits << distance;
         }
     }
 
@@ -115,6 +171,9 @@ public final class SequenceBuffer {
         advance(seq);
         int index = slot(seq);
         entrySequence[index] = seq;
+        if (tracked) {
+            slotWritten(seq, true);
+        }
         return index;
     }
 
@@ -128,13 +187,15 @@ public final class SequenceBuffer {
      */
     public int insertAdvanceFirst(int seq) {
         if (SequenceNumbers.greaterThan((seq + 1) & 0xFFFF, sequence)) {
-            removeEntries(sequence, seq);
-            sequence = (seq + 1) & 0xFFFF;
+            moveTo(seq);
         } else if (SequenceNumbers.lessThan(seq, (sequence - size) & 0xFFFF)) {
             return -1;
         }
         int index = slot(seq);
         entrySequence[index] = seq;
+        if (tracked) {
+            slotWritten(seq, true);
+        }
         return index;
     }
 
@@ -146,8 +207,7 @@ public final class SequenceBuffer {
      */
     public void advance(int seq) {
         if (SequenceNumbers.greaterThan((seq + 1) & 0xFFFF, sequence)) {
-            removeEntries(sequence, seq);
-            sequence = (seq + 1) & 0xFFFF;
+            moveTo(seq);
         }
     }
 
@@ -158,6 +218,9 @@ public final class SequenceBuffer {
      */
     public void remove(int seq) {
         entrySequence[slot(seq)] = EMPTY;
+        if (tracked) {
+            slotWritten(seq, false);
+        }
     }
 
     /**
@@ -218,6 +281,11 @@ public final class SequenceBuffer {
      * @return the 32 ack bits
      */
     public int ackBits() {
+        return tracked ? recentBits : scanAckBits();
+    }
+
+    /** {@link #ackBits()} computed from the slots, as the reference does on every packet. */
+    int scanAckBits() {
         int ack = ackSequence();
         int bits = 0;
         for (int i = 0; i < 32; ++i) {
