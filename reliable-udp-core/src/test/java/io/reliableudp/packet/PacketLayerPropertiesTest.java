@@ -16,7 +16,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 
 /** Property tests of the codec, the sequence arithmetic, the sequence buffer and ack correctness. */
-class PacketLayerProperties {
+class PacketLayerPropertiesTest {
 
     // ------------------------------------------------------------------ header codec
 
