@@ -41,6 +41,7 @@ public final class ReliableEndpoint {
     private final PacketTransmitter transmitter;
     private final PacketProcessor processor;
     private @Nullable AckListener ackListener;
+    private @Nullable RttListener rttListener;
 
     private double time;
     private float rtt;
@@ -173,6 +174,16 @@ public final class ReliableEndpoint {
      */
     public void setAckListener(@Nullable AckListener listener) {
         this.ackListener = listener;
+    }
+
+    /**
+     * Sets (or, with null, removes) the listener told about each RTT sample (one per newly acked
+     * packet). It observes only: the endpoint behaves the same with or without it.
+     *
+     * @param listener the listener, or null
+     */
+    public void setRttListener(@Nullable RttListener listener) {
+        this.rttListener = listener;
     }
 
     /**
@@ -414,6 +425,10 @@ public final class ReliableEndpoint {
             rtt = sample;
         } else {
             rtt += (sample - rtt) * config.rttSmoothingFactor();
+        }
+        RttListener samples = rttListener;
+        if (samples != null) {
+            samples.rttSample(ackSequence, sample);
         }
         if (listener != null) {
             listener.acked(ackSequence);

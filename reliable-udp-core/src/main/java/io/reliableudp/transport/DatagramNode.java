@@ -462,6 +462,19 @@ final class DatagramNode implements ReliableUdpNode {
         }
     }
 
+    /**
+     * Queues an RTT sample (taken under the peer's lock while receiving, so on the I/O thread): the
+     * sample travels in the message id slot as float bits, no event object.
+     */
+    void postRttSample(NodePeer peer, float rttMillis) {
+        int bits = Float.floatToRawIntBits(rttMillis);
+        if (Thread.currentThread() == ioThread) {
+            ioEvents.add(Event.Kind.RTT_SAMPLE, peer, -1, bits, Event.NONE, null, "");
+        } else {
+            crossThreadEvents.add(Event.rttSample(peer, bits));
+        }
+    }
+
     private void dispatchEvents() {
         dispatchIoEvents();
         Event e;
@@ -485,6 +498,7 @@ final class DatagramNode implements ReliableUdpNode {
         try {
             switch (kind) {
                 case MESSAGE -> listener.onMessage(peer, channel, messageId, payload);
+                case RTT_SAMPLE -> listener.onRttSample(peer, Float.intBitsToFloat(messageId));
                 case CONNECTED -> {
                     listener.onConnected(peer);
                     CompletableFuture<Peer> f = peer.connectFuture();
@@ -557,7 +571,7 @@ final class DatagramNode implements ReliableUdpNode {
 
     /** A listener call waiting to be made. */
     static final class Event {
-        enum Kind { MESSAGE, CONNECTED, DISCONNECTED }
+        enum Kind { MESSAGE, CONNECTED, DISCONNECTED, RTT_SAMPLE }
 
         final Kind kind;
         final NodePeer peer;
@@ -578,7 +592,7 @@ final class DatagramNode implements ReliableUdpNode {
             this.detail = detail;
         }
 
-        private static final byte[] NONE = new byte[0];
+        static final byte[] NONE = new byte[0];
 
         static Event message(NodePeer peer, int channel, int messageId, byte[] payload) {
             return new Event(Kind.MESSAGE, peer, channel, messageId, payload, null, "");
@@ -586,6 +600,10 @@ final class DatagramNode implements ReliableUdpNode {
 
         static Event connected(NodePeer peer) {
             return new Event(Kind.CONNECTED, peer, -1, -1, NONE, null, "");
+        }
+
+        static Event rttSample(NodePeer peer, int rttBits) {
+            return new Event(Kind.RTT_SAMPLE, peer, -1, rttBits, NONE, null, "");
         }
 
         static Event disconnected(NodePeer peer, DisconnectReason reason, String detail) {

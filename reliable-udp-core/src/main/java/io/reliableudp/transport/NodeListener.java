@@ -22,4 +22,17 @@ public interface NodeListener {
     /** A connection ended; pending reliable sends to it have been failed with the reason. */
     default void onDisconnected(Peer peer, DisconnectReason reason) {
     }
+
+    /**
+     * One round-trip-time sample of a connection: the packet layer took it when the peer acknowledged
+     * one of our packets for the first time ({@code (ack time - send time)} in milliseconds, as the
+     * reference library samples it; {@link PeerStats#rttMillis()} is the smoothed value). Called once
+     * per acknowledged packet, so up to the packet rate of every connection: it must be cheap (record
+     * into a histogram; no I/O, no locks held long, no allocation in steady state).
+     *
+     * @param peer the connection
+     * @param rttMillis the sample, in milliseconds
+     */
+    default void onRttSample(Peer peer, float rttMillis) {
+    }
 }

@@ -11,6 +11,7 @@ import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.MessageEndpoint;
+import io.reliableudp.packet.RttListener;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -26,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * Every call into the connection (and so into the message layer) holds {@link #lock}; the receive
  * loop, the send tick and application threads take turns.
  */
-final class NodePeer implements Peer, Connection.Events, Connection.Transmitter {
+final class NodePeer implements Peer, Connection.Events, Connection.Transmitter, RttListener {
 
     private final DatagramNode node;
     private final InetSocketAddress address;
@@ -62,6 +63,22 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
         if (server) {
             state = PeerState.CONNECTED;
         }
+        listenToRtt(c);
+    }
+
+    /** Hooks this peer to the RTT samples of the connection's session, once it has one (under lock). */
+    private void listenToRtt(Connection c) {
+        Session s = c.session();
+        MessageEndpoint m = s == null ? null : s.endpoint();
+        if (m != null) {
+            m.reliableEndpoint().setRttListener(this);
+        }
+    }
+
+    /** From the packet layer, under lock while receiving: one RTT sample for the node's listener. */
+    @Override
+    public void rttSample(int sequence, float rttMillis) {
+        node.postRttSample(this, rttMillis);
     }
 
     Connection connection() {
@@ -257,6 +274,10 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter 
     @Override
     public void onConnected() {
         state = PeerState.CONNECTED;
+        Connection c = connection;
+        if (c != null) {
+            listenToRtt(c);
+        }
         node.post(DatagramNode.Event.connected(this));
     }
 

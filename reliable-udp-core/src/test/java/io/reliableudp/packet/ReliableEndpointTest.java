@@ -5,6 +5,7 @@ import static io.reliableudp.packet.TestLink.payload;
 import static io.reliableudp.packet.TestLink.regular;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -351,6 +352,36 @@ class ReliableEndpointTest {
             a.endpoint.clearAcks();
             assertThat(a.endpoint.ackCount()).isZero();
             assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> a.endpoint.ack(0));
+        }
+
+        @Test
+        void rttListenerSeesOneSamplePerAckedPacketAndTheSmoothedRttFollowsThem() {
+            Recorded a = new Recorded(DEFAULTS, 100.0);
+            Recorded b = new Recorded(DEFAULTS, 100.0);
+            List<Integer> sequences = new ArrayList<>();
+            List<Float> samples = new ArrayList<>();
+            a.endpoint.setRttListener((sequence, rttMillis) -> {
+                sequences.add(sequence);
+                samples.add(rttMillis);
+            });
+            double time = 100.0;
+            for (int i = 0; i < 20; i++) {
+                time += 0.01;
+                a.endpoint.update(time);
+                b.endpoint.update(time);
+                a.send(50);
+                b.send(50);
+                for (byte[] d : a.drain()) {
+                    b.receive(d);
+                }
+                for (byte[] d : b.drain()) {
+                    a.receive(d);
+                }
+            }
+            // each of a's packets is acked by b's next one, 10 ms later
+            assertThat(sequences).containsExactlyElementsOf(a.acks());
+            assertThat(samples).hasSize(19).allSatisfy(ms -> assertThat(ms).isCloseTo(10.0f, within(0.01f)));
+            assertThat(a.endpoint.rtt()).isCloseTo(10.0f, within(0.01f));
         }
 
         @Test

@@ -13,6 +13,7 @@ import io.reliableudp.transport.ReliableUdpNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -51,12 +52,14 @@ import org.springframework.context.SmartLifecycle;
  * {@code spring.lifecycle.timeout-per-shutdown-phase} (30 s by default).</li>
  * <li>Messages are fanned out on the receive thread to the {@link InboundUdpMessageSubscriber}s
  * (listener containers, Integration adapters), which hand them to their executors.</li>
+ * <li>Every RTT sample of every connection is passed on the receive thread to the
+ * {@link UdpRttSampleSubscriber}s (the metrics' RTT histogram).</li>
  * </ul>
  *
  * The {@link ReliableUdpNode} methods that need a socket throw {@link IllegalStateException} while the
  * node is not running.
  */
-public class ManagedReliableUdpNode implements ReliableUdpNode, SmartLifecycle {
+public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSource, SmartLifecycle {
 
     /** The lifecycle phase: after the listener registry on start, before it on stop. */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024;
@@ -71,6 +74,9 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, SmartLifecycle {
     private final ReconnectPolicy reconnectPolicy;
     private final Duration drainTimeout;
     private final List<InboundUdpMessageSubscriber> subscribers = new CopyOnWriteArrayList<>();
+    /** Copy on write, read with an index loop on the receive thread (no iterator per sample). */
+    private volatile UdpRttSampleSubscriber[] rttSubscribers = new UdpRttSampleSubscriber[0];
+    private final Object rttSubscribersLock = new Object();
     private final LongAdder unhandledMessages = new LongAdder();
     private final LongAdder subscriberErrors = new LongAdder();
     private final Object lifecycleLock = new Object();
@@ -182,6 +188,33 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, SmartLifecycle {
      */
     public void removeSubscriber(InboundUdpMessageSubscriber subscriber) {
         subscribers.remove(subscriber);
+    }
+
+    @Override
+    public void addRttSampleSubscriber(UdpRttSampleSubscriber subscriber) {
+        Objects.requireNonNull(subscriber, "subscriber");
+        synchronized (rttSubscribersLock) {
+            UdpRttSampleSubscriber[] old = rttSubscribers;
+            UdpRttSampleSubscriber[] grown = Arrays.copyOf(old, old.length + 1);
+            grown[old.length] = subscriber;
+            rttSubscribers = grown;
+        }
+    }
+
+    @Override
+    public void removeRttSampleSubscriber(UdpRttSampleSubscriber subscriber) {
+        synchronized (rttSubscribersLock) {
+            UdpRttSampleSubscriber[] old = rttSubscribers;
+            for (int i = 0; i < old.length; i++) {
+                if (old[i] == subscriber) {
+                    UdpRttSampleSubscriber[] shrunk = new UdpRttSampleSubscriber[old.length - 1];
+                    System.arraycopy(old, 0, shrunk, 0, i);
+                    System.arraycopy(old, i + 1, shrunk, i, old.length - i - 1);
+                    rttSubscribers = shrunk;
+                    return;
+                }
+            }
+        }
     }
 
     /** Messages that no subscriber accepted (logged at debug level and dropped). */
@@ -506,6 +539,19 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, SmartLifecycle {
                 unhandledMessages.increment();
                 if (logger.isDebugEnabled()) {
                     logger.debug("no listener for a message from " + peer.address() + " on channel '" + ch.name() + "'; dropped");
+                }
+            }
+        }
+
+        @Override
+        public void onRttSample(Peer peer, float rttMillis) {
+            UdpRttSampleSubscriber[] subs = rttSubscribers;
+            for (int i = 0; i < subs.length; i++) {
+                try {
+                    subs[i].onRttSample(peer, rttMillis);
+                } catch (RuntimeException e) {
+                    subscriberErrors.increment();
+                    logger.error("RTT subscriber " + subs[i] + " failed on a sample of " + peer.address(), e);
                 }
             }
         }

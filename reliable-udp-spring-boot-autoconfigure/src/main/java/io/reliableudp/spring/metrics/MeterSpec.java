@@ -63,7 +63,7 @@ record MeterSpec(String name, Type type, @Nullable String baseUnit, Merge merge,
     static final MeterSpec RTT_MAX = add("reliable.udp.rtt.max", Type.TIME_GAUGE, "seconds", Merge.MAX,
             "Maximum round-trip time over the RTT history");
     static final MeterSpec RTT_SAMPLES = add("reliable.udp.rtt.samples", Type.TIMER, "seconds", Merge.SUM,
-            "Distribution of the smoothed round-trip time, sampled once per refresh per connected peer");
+            "Distribution of the round-trip time samples of the packet layer, one per acknowledged packet");
     static final MeterSpec JITTER = add("reliable.udp.jitter", Type.TIME_GAUGE, "seconds", Merge.MEAN,
             "Jitter: mean of (RTT sample - minimum RTT)");
     static final MeterSpec JITTER_MAX = add("reliable.udp.jitter.max", Type.TIME_GAUGE, "seconds", Merge.MAX,

@@ -7,10 +7,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
+import io.reliableudp.spring.core.UdpRttSampleSource;
+import io.reliableudp.spring.core.UdpRttSampleSubscriber;
 import io.reliableudp.spring.metrics.StatsFlattener.Key;
 import io.reliableudp.spring.metrics.StatsFlattener.Values;
 import io.reliableudp.transport.Peer;
-import io.reliableudp.transport.PeerState;
 import io.reliableudp.transport.PeerStats;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.time.Duration;
@@ -24,7 +25,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,9 +37,12 @@ import org.jspecify.annotations.Nullable;
  * <p>Peers are grouped by name: a configured peer is its own group; every other peer falls in the
  * group {@value ConfiguredPeers#OTHER}, whose counters are the sum over its peers (kept monotonic:
  * the last counts of a departed peer stay in the sum) and whose gauges merge as each
- * {@link MeterSpec.Merge} says. Not thread-safe: the owner serialises calls.
+ * {@link MeterSpec.Merge} says. Not thread-safe: the owner serialises calls, except
+ * {@link #onRttSample}, which the node calls on its receive thread for every RTT sample: it records
+ * into the {@code reliable.udp.rtt.samples} timer of the peer's group, found with two map lookups
+ * (address to name, name to timer) and no allocation.
  */
-final class NodeMetrics {
+final class NodeMetrics implements UdpRttSampleSubscriber {
 
     /** Bound on meters per group, against a core that would report unbounded counter names or channels. */
     static final int MAX_METERS_PER_GROUP = 4096;
@@ -55,6 +61,10 @@ final class NodeMetrics {
     private final Map<String, Group> groups = new TreeMap<>();
     private final Set<String> seenConfiguredPeers = new HashSet<>();
     private Map<Key, Double> lastNodeCounters = Map.of();
+    /** The RTT timer of each group name; written by both threads, under itself when registering or removing. */
+    private final Map<String, Timer> rttTimers = new ConcurrentHashMap<>();
+    private final Function<String, Timer> newRttTimer = this::registerRttTimer;
+    private volatile boolean closed;
 
     NodeMetrics(String nodeName, ReliableUdpNode node, MeterRegistry registry, ConfiguredPeers names,
             boolean expectEveryConfiguredPeer) {
@@ -68,6 +78,56 @@ final class NodeMetrics {
 
     String nodeName() {
         return nodeName;
+    }
+
+    /** Subscribes to the node's RTT samples, when it offers them (again after {@link #close()}). */
+    void subscribe() {
+        synchronized (rttTimers) {
+            closed = false;
+        }
+        if (node instanceof UdpRttSampleSource source) {
+            source.addRttSampleSubscriber(this);
+        }
+    }
+
+    /** Records one RTT sample (receive thread). */
+    @Override
+    public void onRttSample(Peer peer, float rttMillis) {
+        if (!(rttMillis >= 0) || closed) {
+            return;
+        }
+        Timer timer = rttTimer(names.nameOf(peer.address()));
+        if (timer != null) {
+            timer.record((long) (rttMillis * 1e6), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** The RTT timer of a group, registered on first use; null once closed. */
+    private @Nullable Timer rttTimer(String name) {
+        Timer timer = rttTimers.get(name);
+        if (timer != null) {
+            return timer;
+        }
+        synchronized (rttTimers) {
+            return closed ? null : rttTimers.computeIfAbsent(name, newRttTimer);
+        }
+    }
+
+    private Timer registerRttTimer(String name) {
+        return Timer.builder(MeterSpec.RTT_SAMPLES.name())
+                .description(MeterSpec.RTT_SAMPLES.description())
+                .tags(Tags.of("node", nodeName, "peer", name))
+                .serviceLevelObjectives(rttBuckets())
+                .register(registry);
+    }
+
+    private void removeRttTimer(String name) {
+        synchronized (rttTimers) {
+            Timer timer = rttTimers.remove(name);
+            if (timer != null) {
+                registry.remove(timer);
+            }
+        }
     }
 
     void refresh() {
@@ -99,17 +159,28 @@ final class NodeMetrics {
         for (String name : live.keySet()) {
             groups.computeIfAbsent(name, Group::new);
         }
+        // a peer that sent samples and went before any refresh: its group removes the timer
+        for (String name : rttTimers.keySet()) {
+            groups.computeIfAbsent(name, Group::new);
+        }
         for (Group group : groups.values()) {
             group.update(live.getOrDefault(group.name, List.of()));
         }
     }
 
-    /** Removes every meter of this node. */
+    /** Stops taking RTT samples and removes every meter of this node. */
     void close() {
+        if (node instanceof UdpRttSampleSource source) {
+            source.removeRttSampleSubscriber(this);
+        }
+        synchronized (rttTimers) {
+            closed = true;
+            rttTimers.values().forEach(registry::remove);
+            rttTimers.clear();
+        }
         nodeMeters.removeAll();
         for (Group group : groups.values()) {
             group.meters.removeAll();
-            group.removeTimer();
         }
     }
 
@@ -120,7 +191,6 @@ final class NodeMetrics {
         final Map<Peer, Map<Key, Double>> lastCounters = new IdentityHashMap<>();
         final Map<Key, Double> retired = new HashMap<>();
         boolean expected;
-        @Nullable Timer rttSamples;
 
         Group(String name) {
             this.name = name;
@@ -140,16 +210,12 @@ final class NodeMetrics {
             }
             Map<Key, Double> counters = new HashMap<>();
             Map<Key, GaugeMerge> gauges = new HashMap<>();
-            List<Double> rttSamplesSeconds = new ArrayList<>();
             for (Peer peer : livePeers) {
                 PeerStats stats = peer.stats();
                 Values v = StatsFlattener.peer(stats);
                 lastCounters.put(peer, v.counters);
                 v.counters.forEach((k, value) -> counters.merge(k, value, Double::sum));
                 v.gauges.forEach((k, value) -> gauges.computeIfAbsent(k, x -> new GaugeMerge(k.spec().merge())).add(value));
-                if (stats.state() == PeerState.CONNECTED && stats.rttMillis() > 0) {
-                    rttSamplesSeconds.add(stats.rttMillis() / 1000.0);
-                }
             }
             // counters of departed peers count only for keys a live peer still produces
             counters.replaceAll((k, v) -> v + retired.getOrDefault(k, 0.0));
@@ -159,29 +225,11 @@ final class NodeMetrics {
                 gaugeValues.putIfAbsent(Key.of(MeterSpec.PEER_CONNECTED), 0.0);
             }
             meters.publish(counters, gaugeValues);
+            // the RTT timer (fed by onRttSample) lives while the group has peers, so it shows from the start
             if (livePeers.isEmpty()) {
-                removeTimer();
+                removeRttTimer(name);
             } else {
-                Timer timer = rttSamples;
-                if (timer == null) {
-                    timer = Timer.builder(MeterSpec.RTT_SAMPLES.name())
-                            .description(MeterSpec.RTT_SAMPLES.description())
-                            .tags(meters.baseTags)
-                            .serviceLevelObjectives(rttBuckets())
-                            .register(registry);
-                    rttSamples = timer;
-                }
-                for (double seconds : rttSamplesSeconds) {
-                    timer.record((long) (seconds * 1e9), TimeUnit.NANOSECONDS);
-                }
-            }
-        }
-
-        void removeTimer() {
-            Timer timer = rttSamples;
-            if (timer != null) {
-                registry.remove(timer);
-                rttSamples = null;
+                rttTimer(name);
             }
         }
 

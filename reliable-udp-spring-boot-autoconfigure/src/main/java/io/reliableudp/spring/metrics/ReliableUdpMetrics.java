@@ -17,7 +17,10 @@ import org.springframework.context.SmartLifecycle;
  * Publishes the statistics of reliable-UDP nodes as Micrometer meters (catalogue in
  * {@code docs/metrics.md}). Every {@code refresh-interval} it reads each node's and each peer's
  * statistics once, registers the meters of peers that appeared and removes those of peers that
- * went; scrapes only read published values, they never call into the node.
+ * went; scrapes only read published values, they never call into the node. The one exception is
+ * the {@code reliable.udp.rtt.samples} timer: a node that is a
+ * {@link io.reliableudp.spring.core.UdpRttSampleSource} (the starter's node) hands it every RTT sample
+ * the packet layer takes, on its receive thread, from {@link #start()} to {@link #stop()}.
  *
  * <p>Tags are bounded: {@code node} is the node's bean name, {@code peer} the configured name of
  * the peer ({@code reliable-udp.peers.<name>.address}) or {@value ConfiguredPeers#OTHER} (the sum or
@@ -75,6 +78,9 @@ public final class ReliableUdpMetrics implements SmartLifecycle {
     public synchronized void start() {
         if (running) {
             return;
+        }
+        for (NodeMetrics node : nodes) {
+            node.subscribe();
         }
         refresh();
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {

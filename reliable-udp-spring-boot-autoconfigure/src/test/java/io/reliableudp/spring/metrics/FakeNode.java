@@ -1,6 +1,8 @@
 package io.reliableudp.spring.metrics;
 
 import io.reliableudp.link.LinkConditionerConfig;
+import io.reliableudp.spring.core.UdpRttSampleSource;
+import io.reliableudp.spring.core.UdpRttSampleSubscriber;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeStats;
 import io.reliableudp.transport.Peer;
@@ -13,10 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 
 /** A node whose peers and statistics the test drives; no socket. */
-public class FakeNode implements ReliableUdpNode {
+public class FakeNode implements ReliableUdpNode, UdpRttSampleSource {
 
     private final InetSocketAddress local;
     private final NodeConfig config;
@@ -28,6 +31,7 @@ public class FakeNode implements ReliableUdpNode {
     private long opened;
     private @Nullable LinkConditionerConfig linkConditioner;
     private final List<@Nullable LinkConditionerConfig> conditionerCalls = new ArrayList<>();
+    private final List<UdpRttSampleSubscriber> rttSubscribers = new CopyOnWriteArrayList<>();
 
     public FakeNode(int port) {
         this.local = new InetSocketAddress("127.0.0.1", port);
@@ -55,6 +59,30 @@ public class FakeNode implements ReliableUdpNode {
         for (FakePeer p : peers.values()) {
             p.traffic(n);
         }
+    }
+
+    /** The packet layer of that peer took RTT samples (as a real node's receive thread reports them). */
+    public void rttSamples(FakePeer peer, float... millis) {
+        for (float ms : millis) {
+            for (UdpRttSampleSubscriber s : rttSubscribers) {
+                s.onRttSample(peer, ms);
+            }
+        }
+    }
+
+    /** How many RTT subscribers are attached. */
+    public int rttSubscriberCount() {
+        return rttSubscribers.size();
+    }
+
+    @Override
+    public void addRttSampleSubscriber(UdpRttSampleSubscriber subscriber) {
+        rttSubscribers.add(subscriber);
+    }
+
+    @Override
+    public void removeRttSampleSubscriber(UdpRttSampleSubscriber subscriber) {
+        rttSubscribers.remove(subscriber);
     }
 
     public synchronized List<@Nullable LinkConditionerConfig> conditionerCalls() {

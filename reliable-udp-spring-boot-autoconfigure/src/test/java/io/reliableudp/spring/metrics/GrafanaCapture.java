@@ -3,6 +3,8 @@ package io.reliableudp.spring.metrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.reliableudp.link.LinkConditionerConfig;
+import io.reliableudp.spring.core.UdpRttSampleSource;
+import io.reliableudp.spring.core.UdpRttSampleSubscriber;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.NodeStats;
@@ -20,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,9 +49,11 @@ public final class GrafanaCapture {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         NodeListener ignore = (peer, channel, id, payload) -> { };
 
-        SwappableNode server = new SwappableNode(ReliableUdpNode.start(config(0, true), ignore));
+        SwappableNode server = new SwappableNode();
+        server.swap(ReliableUdpNode.start(config(0, true), server.listener));
         InetSocketAddress serverAddress = new InetSocketAddress("127.0.0.1", server.localAddress().getPort());
-        ReliableUdpNode client = ReliableUdpNode.start(config(0, false), ignore);
+        SwappableNode client = new SwappableNode();
+        client.swap(ReliableUdpNode.start(config(0, false), client.listener));
         List<ReliableUdpNode> extras = List.of(ReliableUdpNode.start(config(0, false), ignore),
                 ReliableUdpNode.start(config(0, false), ignore));
         Map<String, InetSocketAddress> names = new LinkedHashMap<>();
@@ -58,6 +63,7 @@ public final class GrafanaCapture {
         nodes.put("client", client);
         nodes.put("server", server);
         ReliableUdpMetrics metrics = new ReliableUdpMetrics(registry, nodes, new ConfiguredPeers(names), Duration.ofHours(1));
+        metrics.start(); // subscribes to the RTT samples; the refreshes below are made by hand
 
         LinkConditionerConfig impaired = new LinkConditionerConfig(40, 10, 0.03, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 11);
         LinkConditionerConfig bad = new LinkConditionerConfig(80, 20, 0.15, 0.02, 0.3, 0.5, 0.01, 0.05, 30, 0, 1 << 20, 12);
@@ -78,7 +84,7 @@ public final class GrafanaCapture {
                         server.current().close(); // killed
                     } else if (phase == 5) {
                         server.current().close();
-                        server.swap(restart(serverAddress.getPort(), ignore));
+                        server.swap(restart(serverAddress.getPort(), server.listener));
                     }
                     System.out.println("t=" + second + "s phase " + phase + " link " + link);
                 }
@@ -170,16 +176,42 @@ public final class GrafanaCapture {
         return b.append('"').toString();
     }
 
-    /** A node that can be replaced by a restarted one, like the starter's managed node. */
-    private static final class SwappableNode implements ReliableUdpNode {
-        private volatile ReliableUdpNode delegate;
+    /**
+     * A node that can be replaced by a restarted one and hands on its RTT samples, like the starter's
+     * managed node. Start each delegate with {@link #listener}.
+     */
+    private static final class SwappableNode implements ReliableUdpNode, UdpRttSampleSource {
+        private final List<UdpRttSampleSubscriber> rttSubscribers = new CopyOnWriteArrayList<>();
+        final NodeListener listener = new NodeListener() {
+            @Override
+            public void onMessage(Peer peer, int channel, int messageId, byte[] payload) {
+            }
 
-        SwappableNode(ReliableUdpNode first) {
-            this.delegate = first;
-        }
+            @Override
+            public void onRttSample(Peer peer, float rttMillis) {
+                for (UdpRttSampleSubscriber s : rttSubscribers) {
+                    s.onRttSample(peer, rttMillis);
+                }
+            }
+        };
+        private volatile @Nullable ReliableUdpNode delegate;
 
         ReliableUdpNode current() {
-            return delegate;
+            ReliableUdpNode d = delegate;
+            if (d == null) {
+                throw new IllegalStateException("no node yet");
+            }
+            return d;
+        }
+
+        @Override
+        public void addRttSampleSubscriber(UdpRttSampleSubscriber subscriber) {
+            rttSubscribers.add(subscriber);
+        }
+
+        @Override
+        public void removeRttSampleSubscriber(UdpRttSampleSubscriber subscriber) {
+            rttSubscribers.remove(subscriber);
         }
 
         void swap(ReliableUdpNode next) {
@@ -188,52 +220,52 @@ public final class GrafanaCapture {
 
         @Override
         public InetSocketAddress localAddress() {
-            return delegate.localAddress();
+            return current().localAddress();
         }
 
         @Override
         public NodeConfig config() {
-            return delegate.config();
+            return current().config();
         }
 
         @Override
         public CompletableFuture<Peer> connect(InetSocketAddress remote) {
-            return delegate.connect(remote);
+            return current().connect(remote);
         }
 
         @Override
         public @Nullable Peer peer(InetSocketAddress address) {
-            return delegate.peer(address);
+            return current().peer(address);
         }
 
         @Override
         public Collection<Peer> peers() {
-            return delegate.peers();
+            return current().peers();
         }
 
         @Override
         public NodeStats stats() {
-            return delegate.stats();
+            return current().stats();
         }
 
         @Override
         public boolean isOpen() {
-            return delegate.isOpen();
+            return current().isOpen();
         }
 
         @Override
         public void setLinkConditioner(@Nullable LinkConditionerConfig config) {
-            delegate.setLinkConditioner(config);
+            current().setLinkConditioner(config);
         }
 
         @Override
         public CompletableFuture<Void> shutdown(Duration drainTimeout) {
-            return delegate.shutdown(drainTimeout);
+            return current().shutdown(drainTimeout);
         }
 
         @Override
         public void close() {
-            delegate.close();
+            current().close();
         }
     }
 }

@@ -80,6 +80,9 @@ class ReliableUdpMetricsTest {
             node.connect(40009); // a new connection: connections.opened moves too
             node.traffic(7);
             server.rtt(42).loss(12.5f).kbps(800).congested(true);
+            // every sample the packet layer took is recorded, not the smoothed value once per refresh
+            assertThat(node.rttSubscriberCount()).isEqualTo(1);
+            node.rttSamples(server, 40, 41.5f, 42, 44, 39);
             metrics.refresh();
 
             // every counter moved, by the traffic
@@ -113,9 +116,14 @@ class ReliableUdpMetricsTest {
             assertThat(registry.get("reliable.udp.peer.connected").tag("peer", "backup").gauge().value()).isEqualTo(1);
             assertThat(registry.get("reliable.udp.node.open").gauge().value()).isEqualTo(1);
             Timer samples = registry.get("reliable.udp.rtt.samples").tag("peer", "server").timer();
-            assertThat(samples.count()).isEqualTo(timerCountBefore + 1);
-            assertThat(samples.max(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(42, within());
+            assertThat(samples.count()).isEqualTo(timerCountBefore + 5);
+            assertThat(samples.max(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(44, within());
+            assertThat(samples.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(206.5, within());
+            // refreshes alone record nothing
+            metrics.refresh();
+            assertThat(samples.count()).isEqualTo(timerCountBefore + 5);
         });
+        assertThat(node.rttSubscriberCount()).isZero();
         // context closed: every meter removed
         assertThat(registry.getMeters()).noneMatch(m -> m.getId().getName().startsWith("reliable.udp"));
     }
@@ -162,6 +170,11 @@ class ReliableUdpMetricsTest {
             assertThat(gauge("reliable.udp.peer.connected", "other")).isEqualTo(200);
             assertThat(registry.get("reliable.udp.rtt").tag("peer", "other").timeGauge().value()).isEqualTo(0.0145, within());
             assertThat(registry.get("reliable.udp.rtt.max").tag("peer", "other").timeGauge().value()).isEqualTo(0.019 * 1.5, within());
+            // samples of every unnamed peer land in the one timer of the group
+            for (FakePeer p : clients) {
+                node.rttSamples(p, 3, 7);
+            }
+            assertThat(registry.get("reliable.udp.rtt.samples").tag("peer", "other").timer().count()).isEqualTo(400);
             int metersBefore = registry.getMeters().size();
 
             for (int i = 0; i < 150; i++) {
