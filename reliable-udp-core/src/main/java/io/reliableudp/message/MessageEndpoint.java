@@ -391,10 +391,10 @@ public final class MessageEndpoint {
      * @return the counters
      * @throws IllegalArgumentException when the channel does not exist
      */
-    public MessageChannelStats channelStats(int channel) {
+    public ChannelStats channelStats(int channel) {
         SendChannel s = channel(channel);
         ReceiveChannel r = receiveChannels[channel];
-        return new MessageChannelStats(channel, s.mode, s.messagesSent, s.messagesAcked, s.messagesResent,
+        return new ChannelStats(channel, s.mode, s.messagesSent, s.messagesAcked, s.messagesResent,
                 r.messagesReceived, r.messagesDropped, r.duplicatesDropped, s.queued, s.queuedBytes);
     }
 

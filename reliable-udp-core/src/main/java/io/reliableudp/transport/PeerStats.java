@@ -1,5 +1,6 @@
 package io.reliableudp.transport;
 
+import io.reliableudp.message.ChannelStats;
 import java.util.List;
 import java.util.Map;
 

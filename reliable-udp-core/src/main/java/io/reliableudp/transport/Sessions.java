@@ -3,7 +3,8 @@ package io.reliableudp.transport;
 import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.MessageSession;
 import io.reliableudp.connection.Session;
-import io.reliableudp.message.MessageChannelStats;
+
+import io.reliableudp.message.ChannelStats;
 import io.reliableudp.message.MessageEndpoint;
 import io.reliableudp.packet.PacketCounter;
 import io.reliableudp.packet.ReliableEndpoint;
@@ -36,9 +37,7 @@ final class Sessions {
         }
         List<ChannelStats> channels = new ArrayList<>(m.channelCount());
         for (int i = 0; i < m.channelCount(); i++) {
-            MessageChannelStats cs = m.channelStats(i);
-            channels.add(new ChannelStats(cs.channel(), cs.mode(), cs.messagesSent(), cs.messagesAcked(), cs.messagesResent(),
-                    cs.messagesReceived(), cs.messagesDropped(), cs.duplicatesDropped(), cs.queuedMessages(), cs.queuedBytes()));
+            channels.add(m.channelStats(i));
         }
         return new PeerStats(state, r.rtt(), r.rttMin(), r.rttMax(), r.rttAvg(), r.jitterAvgVsMinRtt(),
                 r.jitterMaxVsMinRtt(), r.jitterStddevVsAvgRtt(), (float) m.packetLossPercent(), r.sentBandwidthKbps(),

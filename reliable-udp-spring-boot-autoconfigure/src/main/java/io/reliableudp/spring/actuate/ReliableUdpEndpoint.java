@@ -5,7 +5,7 @@ import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.metrics.ConfiguredPeers;
-import io.reliableudp.transport.ChannelStats;
+import io.reliableudp.message.ChannelStats;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeStats;
 import io.reliableudp.transport.Peer;

@@ -1,7 +1,7 @@
 package io.reliableudp.spring.metrics;
 
 import io.micrometer.core.instrument.Tags;
-import io.reliableudp.transport.ChannelStats;
+import io.reliableudp.message.ChannelStats;
 import io.reliableudp.transport.NodeStats;
 import io.reliableudp.transport.PeerState;
 import io.reliableudp.transport.PeerStats;

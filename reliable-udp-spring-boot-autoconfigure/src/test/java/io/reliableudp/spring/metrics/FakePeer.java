@@ -2,7 +2,7 @@ package io.reliableudp.spring.metrics;
 
 import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.message.DeliveryMode;
-import io.reliableudp.transport.ChannelStats;
+import io.reliableudp.message.ChannelStats;
 import io.reliableudp.transport.Delivery;
 import io.reliableudp.transport.Peer;
 import io.reliableudp.transport.PeerState;

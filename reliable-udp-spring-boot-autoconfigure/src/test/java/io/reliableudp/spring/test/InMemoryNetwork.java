@@ -6,7 +6,7 @@ import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
-import io.reliableudp.transport.ChannelStats;
+import io.reliableudp.message.ChannelStats;
 import io.reliableudp.transport.Delivery;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeListener;

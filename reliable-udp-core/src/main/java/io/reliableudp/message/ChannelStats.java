@@ -1,17 +1,16 @@
-package io.reliableudp.transport;
-
-import io.reliableudp.message.DeliveryMode;
+package io.reliableudp.message;
 
 /**
- * Statistics of one channel of one connection (a snapshot; counts are monotonic since connect).
+ * Counters of one channel of one connection ({@link MessageEndpoint#channelStats(int)}, and through the
+ * transport {@code PeerStats.channels()}): a snapshot, counts monotonic since the connection started.
  *
  * @param channel channel index
  * @param mode delivery mode
  * @param messagesSent messages accepted for sending
- * @param messagesAcked reliable messages acknowledged by the peer
- * @param messagesResent message retransmissions (each resend of a message or slice counts once)
- * @param messagesReceived messages delivered to the application
- * @param messagesDropped messages dropped (unreliable ones lost to sequencing/queue, duplicates not counted)
+ * @param messagesAcked messages acknowledged by the peer (reliable: fully acknowledged; unreliable: ack receipts)
+ * @param messagesResent retransmissions (each resend of a message or of a slice counts once)
+ * @param messagesReceived messages delivered to the listener
+ * @param messagesDropped received messages dropped as too old (unreliable sequenced/unordered outside the window)
  * @param duplicatesDropped received duplicate copies dropped
  * @param queuedMessages messages waiting to be sent or acknowledged now
  * @param queuedBytes payload bytes waiting to be sent or acknowledged now
