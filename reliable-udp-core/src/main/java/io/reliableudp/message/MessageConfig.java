@@ -152,7 +152,10 @@ public final class MessageConfig {
     /** When reliable messages are sent again (default {@link ResendPolicy#RTT_BASED}). */
     public ResendPolicy resendPolicy() { return resendPolicy; }
 
-    /** Resend interval = clamp(rtt * factor, min, max) under {@link ResendPolicy#RTT_BASED}. */
+    /**
+     * Resend interval = clamp(max(srtt * factor, srtt + 4 * rttvar), min, max) under
+     * {@link ResendPolicy#RTT_BASED} (rttvar: smoothed mean deviation of the RTT, as RFC 6298); default 1.25.
+     */
     public double resendRttFactor() { return resendRttFactor; }
 
     /** Lower bound of the RTT-based resend interval (default 20 ms). */

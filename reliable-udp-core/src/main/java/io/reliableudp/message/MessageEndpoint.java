@@ -50,6 +50,8 @@ public final class MessageEndpoint {
     static final int INITIAL_WINDOW_PACKETS = 16;
     /** Resend interval base before the first RTT sample. */
     static final double INITIAL_RTT_SECONDS = 0.1;
+    /** Mean deviations of the RTT added to the smoothed RTT for the resend interval (RFC 6298 K). */
+    static final double RTT_VAR_FACTOR = 4.0;
 
     private static final System.Logger LOG = System.getLogger(MessageEndpoint.class.getName());
     private static final byte[] EMPTY = new byte[0];
@@ -587,9 +589,12 @@ public final class MessageEndpoint {
             return 0;
         }
         double srtt = log.srttSeconds();
-        double base = srtt < 0 ? INITIAL_RTT_SECONDS : srtt;
-        return Math.min(config.maxResendIntervalSeconds(),
-                Math.max(config.minResendIntervalSeconds(), base * config.resendRttFactor()));
+        // Before the first sample: the factor times a guessed RTT. After: the factor times the smoothed
+        // RTT, or the smoothed RTT plus four mean deviations (RFC 6298), whichever is longer, so the ack
+        // delay's variance (the peer acks on its next tick, this side checks on its own) is covered.
+        double interval = srtt < 0 ? INITIAL_RTT_SECONDS * config.resendRttFactor()
+                : Math.max(srtt * config.resendRttFactor(), srtt + RTT_VAR_FACTOR * log.rttVarSeconds());
+        return Math.min(config.maxResendIntervalSeconds(), Math.max(config.minResendIntervalSeconds(), interval));
     }
 
     private void sendRound(boolean ackIfIdle) {

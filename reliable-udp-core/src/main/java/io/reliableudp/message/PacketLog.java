@@ -12,6 +12,8 @@ final class PacketLog {
     static final long SLICE_FLAG = 1L << 22;
     private static final int MAX_ENTRIES = 1 << 24;
     private static final double RTT_ALPHA = 0.125;
+    /** Gain of the RTT mean deviation (RFC 6298 beta). */
+    private static final double RTT_BETA = 0.25;
     private static final double LOSS_ALPHA = 0.05;
     /** A data packet not acknowledged after this long (or twice the RTT, if longer) counts as lost. */
     static final double LOSS_TIMEOUT_SECONDS = 1.0;
@@ -54,6 +56,7 @@ final class PacketLog {
     private double minRttBucketStart = -1;
 
     private double srttSeconds = -1;
+    private double rttVarSeconds;
     private double loss;
     private int lossCursor;
     private boolean lossCursorSet;
@@ -194,7 +197,14 @@ final class PacketLog {
         acked[slot] = true;
         if (tracked[slot]) {
             double sample = Math.max(0, time - sendTime[slot]);
-            srttSeconds = srttSeconds < 0 ? sample : srttSeconds + (sample - srttSeconds) * RTT_ALPHA;
+            if (srttSeconds < 0) {
+                srttSeconds = sample;
+                rttVarSeconds = sample / 2;
+            } else {
+                // RFC 6298 order: the deviation against the old mean, then the mean
+                rttVarSeconds += (Math.abs(sample - srttSeconds) - rttVarSeconds) * RTT_BETA;
+                srttSeconds += (sample - srttSeconds) * RTT_ALPHA;
+            }
             minRttSample(time, sample);
             if (outstanding[slot]) {
                 outstanding[slot] = false;
@@ -326,6 +336,11 @@ final class PacketLog {
     /** Smoothed RTT in seconds, or -1 before the first sample. */
     double srttSeconds() {
         return srttSeconds;
+    }
+
+    /** Smoothed mean deviation of the RTT in seconds (RFC 6298 RTTVAR), 0 before the first sample. */
+    double rttVarSeconds() {
+        return rttVarSeconds;
     }
 
     /** Loss estimate, 0..1. */
