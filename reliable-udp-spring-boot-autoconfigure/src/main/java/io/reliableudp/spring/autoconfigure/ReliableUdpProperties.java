@@ -70,7 +70,7 @@ public record ReliableUdpProperties(
      *
      * @param datagramBudget Most bytes of one UDP payload, every header included (256..65507; 1200 stays under common MTUs).
      * @param resendPolicy When reliable messages are resent: RTT_BASED (after about one round trip) or EVERY_PACKET (lowest latency, most bandwidth).
-     * @param resendRttFactor Resend interval as a multiple of the RTT under RTT_BASED (0.5..10).
+     * @param resendRttFactor Under RTT_BASED the resend interval is the larger of RTT times this factor and RTT + 4 x RTT variance, clamped by the min and max resend intervals (0.5..10).
      * @param minResendInterval Shortest resend interval.
      * @param maxResendInterval Longest resend interval (at most 60s).
      * @param maxMessageSize Largest message a send accepts; larger ones fail with TOO_LARGE.
