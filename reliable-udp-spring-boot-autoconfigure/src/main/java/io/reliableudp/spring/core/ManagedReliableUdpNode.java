@@ -507,7 +507,14 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
             return;
         }
         try {
-            eventExecutor.execute(() -> publisher.publishEvent(event));
+            eventExecutor.execute(() -> {
+                try {
+                    publisher.publishEvent(event);
+                } catch (RuntimeException e) {
+                    // e.g. a disconnect event racing the context's close: never let it escape the thread
+                    logger.debug("could not publish " + event + ": " + e);
+                }
+            });
         } catch (RuntimeException e) {
             logger.debug("could not publish " + event + ": " + e);
         }
