@@ -49,6 +49,15 @@ class SpecExamplesTest {
         Exchange x = Exchange.run(null);
         assertDumpMatches("plain", x.datagram);
         assertThat(x.datagram.length).isEqualTo(5 + 8 + 9 + 6);
+
+        // section 1: a version-1 receiver reads an over-long varint (85 00 = 5) by its value
+        byte[] next = x.datagram.clone();
+        next[6] = 1;                   // packet sequence 1; the ack (difference 1) still names the server's packet 0
+        next[8] = 1;
+        byte[] frames = HexFormat.ofDelimiter(" ").parseHex("00 02 00 85 00 61 67 61 69 6e"); // MSG ch 0, id 2, "again"
+        byte[] overlong = concat(Arrays.copyOf(next, 13), frames);
+        java.util.Objects.requireNonNull(x.server).receive(overlong, 0, overlong.length, 0.008);
+        assertThat(x.serverGot).extracting(SpecExamplesTest::text).containsExactly("hello", "world", "again");
     }
 
     @Test
@@ -88,6 +97,8 @@ class SpecExamplesTest {
         byte[] challenge = new byte[0];
         byte[] response = new byte[0];
         byte[] datagram = new byte[0];
+        @Nullable Connection server;
+        List<byte[]> serverGot = new ArrayList<>();
 
         static Exchange run(byte @Nullable [] psk) {
             Exchange x = new Exchange();
@@ -96,7 +107,7 @@ class SpecExamplesTest {
                     MessageSession.FACTORY);
             new SeededRandom(1).nextBytes(x.clientNonce);
             List<byte[]> clientGot = new ArrayList<>();
-            List<byte[]> serverGot = new ArrayList<>();
+            List<byte[]> serverGot = x.serverGot;
             ConnectionTestSupport.Recorder c = new ConnectionTestSupport.Recorder(clientGot);
             ConnectionTestSupport.Recorder s = new ConnectionTestSupport.Recorder(serverGot);
             ConnectionFuzzTest.CountingReporter reporter = new ConnectionFuzzTest.CountingReporter();
@@ -112,7 +123,7 @@ class SpecExamplesTest {
             x.response = last(c.sent);
             HandshakeServer.Verified verified = handshake.onResponse(CLIENT, x.response, 0, x.response.length, 1_002, reply);
             assertThat(verified).isNotNull();
-            Connection server = Connection.server(settings, s, s, verified.response(), verified.keys(),
+            Connection server = x.server = Connection.server(settings, s, s, verified.response(), verified.keys(),
                     verified.cookieTime(), 0.002);
             byte[] confirm = last(s.sent);
             client.receive(confirm, 0, confirm.length, 0.003);
