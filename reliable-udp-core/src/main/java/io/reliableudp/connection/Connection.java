@@ -2,8 +2,8 @@ package io.reliableudp.connection;
 
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.message.SendCompletion;
 import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -318,16 +318,22 @@ public final class Connection implements Session.Output, Session.Input {
 
     // ---------------------------------------------------------------- output
 
-    /** Queues a message on the session; fails at once (not throwing) when not connected. */
-    public Session.Send send(int channel, byte[] payload, double time) {
+    /**
+     * Queues a message on the session; when not connected, {@code completion} fails at once (nothing thrown).
+     *
+     * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
+     */
+    public int send(int channel, byte[] payload, @Nullable SendCompletion completion, double time) {
         this.now = time;
         Session s = session;
         if (state != State.CONNECTED || s == null) {
-            DeliveryFailure failure = state == State.DISCONNECTED ? failureFor(reason) : DeliveryFailure.NOT_CONNECTED;
-            return new Session.Send(channel, -1, CompletableFuture.failedFuture(
-                    new DeliveryException(failure, "peer is " + state.name().toLowerCase(java.util.Locale.ROOT))));
+            if (completion != null) {
+                DeliveryFailure failure = state == State.DISCONNECTED ? failureFor(reason) : DeliveryFailure.NOT_CONNECTED;
+                completion.failed(new DeliveryException(failure, "peer is " + state.name().toLowerCase(java.util.Locale.ROOT)));
+            }
+            return io.reliableudp.message.MessageEndpoint.OFFER_CLOSED;
         }
-        return s.send(channel, payload);
+        return s.offer(channel, payload, completion);
     }
 
     /**

@@ -3,7 +3,10 @@ package io.reliableudp.connection;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.MessageConfig;
 import io.reliableudp.message.MessageEndpoint;
-import io.reliableudp.message.SendHandle;
+import io.reliableudp.message.MessageStats;
+import io.reliableudp.message.RttSampleListener;
+import io.reliableudp.message.SendCompletion;
+import org.jspecify.annotations.Nullable;
 
 /** The production {@link Session}: the message layer's {@link MessageEndpoint}. */
 public final class MessageSession implements Session {
@@ -18,9 +21,8 @@ public final class MessageSession implements Session {
     }
 
     @Override
-    public Send send(int channel, byte[] payload) {
-        SendHandle h = endpoint.send(channel, payload);
-        return new Send(h.channel(), h.messageId(), h.future());
+    public int offer(int channel, byte[] payload, @Nullable SendCompletion completion) {
+        return endpoint.offer(channel, payload, completion);
     }
 
     @Override
@@ -54,7 +56,12 @@ public final class MessageSession implements Session {
     }
 
     @Override
-    public MessageEndpoint endpoint() {
-        return endpoint;
+    public MessageStats stats() {
+        return endpoint.stats();
+    }
+
+    @Override
+    public void setRttListener(@Nullable RttSampleListener listener) {
+        endpoint.setRttListener(listener);
     }
 }

@@ -3,9 +3,10 @@ package io.reliableudp.connection;
 import io.reliableudp.message.DatagramSender;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.MessageConfig;
-import io.reliableudp.message.MessageEndpoint;
 import io.reliableudp.message.MessageListener;
-import java.util.concurrent.CompletableFuture;
+import io.reliableudp.message.MessageStats;
+import io.reliableudp.message.RttSampleListener;
+import io.reliableudp.message.SendCompletion;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,38 +33,22 @@ public interface Session {
     }
 
     /**
-     * An accepted send.
+     * Queues a message. Never throws for a size or a full queue: {@code completion} (when not null)
+     * is told exactly once, at once for a refused message, else when it was delivered or the session
+     * closed.
      *
-     * @param channel channel index
-     * @param messageId the channel's message id
-     * @param future completed on acknowledgement (reliable) or when written (unreliable); failed with a
-     *     {@link io.reliableudp.message.DeliveryException}
+     * @param completion told how the message ended, or null
+     * @return the message id (0..65535), or a negative {@code MessageEndpoint.OFFER_*} refusal code
      */
-    record Send(int channel, int messageId, CompletableFuture<Void> future) {
-    }
-
-    /** Queues a message; never throws for a bad channel or size: the future fails instead. */
-    Send send(int channel, byte[] payload);
+    int offer(int channel, byte[] payload, @Nullable SendCompletion completion);
 
     /**
-     * Queues a message without a future (the message layer allocates nothing for it).
+     * Queues a message without a completion (the message layer allocates nothing for it).
      *
      * @return the message id (0..65535), or a negative {@code MessageEndpoint.OFFER_*} refusal code
      */
     default int offer(int channel, byte[] payload) {
-        Send s = send(channel, payload);
-        if (s.messageId() >= 0) {
-            return s.messageId();
-        }
-        Throwable t = s.future().isCompletedExceptionally() ? s.future().exceptionNow() : null;
-        if (t instanceof io.reliableudp.message.DeliveryException d) {
-            return switch (d.reason()) {
-                case QUEUE_FULL -> MessageEndpoint.OFFER_QUEUE_FULL;
-                case TOO_LARGE -> MessageEndpoint.OFFER_TOO_LARGE;
-                default -> MessageEndpoint.OFFER_CLOSED;
-            };
-        }
-        return MessageEndpoint.OFFER_CLOSED;
+        return offer(channel, payload, null);
     }
 
     /** Feeds packet-layer bytes that arrived. Never throws for any content. */
@@ -81,8 +66,12 @@ public interface Session {
     /** Fails every pending send with {@code reason}; the session is unusable afterwards. */
     void close(DeliveryFailure reason);
 
-    /** The message endpoint behind this session, for statistics; null for sessions that have none. */
-    default @Nullable MessageEndpoint endpoint() {
+    /** A snapshot of the message layer's statistics; null for sessions that keep none (test doubles). */
+    default @Nullable MessageStats stats() {
         return null;
+    }
+
+    /** Sets (or clears, with null) the listener told about every RTT sample of the layers below. */
+    default void setRttListener(@Nullable RttSampleListener listener) {
     }
 }

@@ -1,7 +1,7 @@
 package io.reliableudp.message;
 
 /**
- * Counters of one channel of one connection ({@link MessageEndpoint#channelStats(int)}, and through the
+ * Counters of one channel of one connection ({@link MessageStats#channels()}, and through the
  * transport {@code PeerStats.channels()}): a snapshot, counts monotonic since the connection started.
  *
  * @param channel channel index

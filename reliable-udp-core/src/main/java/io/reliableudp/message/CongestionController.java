@@ -1,11 +1,20 @@
 package io.reliableudp.message;
 
 /**
- * Gaffer's binary congestion avoidance: a good mode at the configured rate and a bad mode at a third
+ * How fast one endpoint may send: the send tick rate and packets per tick, and the cap on bytes in
+ * flight. The {@link PacketComposer} asks it before every packet; the endpoint feeds it once per
+ * {@code update} from the {@link PacketLog}'s RTT, loss and delivery-rate estimates, so another
+ * controller can replace this one without touching the composer or the ack tracker.
+ *
+ * <p>The rate is Gaffer's binary congestion avoidance: a good mode at the configured rate and a bad mode at a third
  * of it (at least 1 Hz, one packet per tick). The connection turns bad at once when the smoothed RTT
  * reaches the RTT threshold or the loss estimate reaches the loss threshold. It returns to good only
  * after conditions stayed good for the penalty time. A relapse within 10 s of returning to good
  * doubles the penalty; every 10 s spent in good mode halves it; it stays within 1..60 s (initially 4 s).
+ * In bad mode one packet goes out per tick.
+ *
+ * <p>The in-flight cap (with bandwidth estimation on): twice the estimated bandwidth-delay product
+ * ({@link PacketLog#inflightLimit}), never below a floor of a few full packets.
  */
 final class CongestionController {
 
@@ -21,6 +30,9 @@ final class CongestionController {
     private final double badRateHz;
     private final double rttThresholdMillis;
     private final double lossThresholdPercent;
+    private final PacketLog log;
+    private final boolean bandwidthEstimation;
+    private final long inflightFloor;
 
     private boolean bad;
     private double penaltySeconds = INITIAL_PENALTY_SECONDS;
@@ -29,8 +41,12 @@ final class CongestionController {
     private double lastCongested;
     private long badEpisodes;
 
-    CongestionController(boolean enabled, double goodRateHz, double rttThresholdMillis, double lossThresholdPercent, double time) {
+    CongestionController(boolean enabled, double goodRateHz, double rttThresholdMillis, double lossThresholdPercent,
+            double time, PacketLog log, boolean bandwidthEstimation, long inflightFloor) {
         this.enabled = enabled;
+        this.log = log;
+        this.bandwidthEstimation = bandwidthEstimation;
+        this.inflightFloor = inflightFloor;
         this.goodRateHz = goodRateHz;
         this.badRateHz = Math.max(1, goodRateHz / BAD_RATE_DIVISOR);
         this.rttThresholdMillis = rttThresholdMillis;
@@ -39,6 +55,13 @@ final class CongestionController {
         this.lastHalving = time;
     }
 
+    /** Takes in the current RTT and loss estimates of the packet log (once per endpoint update). */
+    void update(double time) {
+        double srtt = log.srttSeconds();
+        update(time, srtt < 0 ? 0 : srtt * 1000, log.loss() * 100);
+    }
+
+    /** Takes in one reading of the smoothed RTT (ms) and the loss estimate (percent). */
     void update(double time, double rttMillis, double lossPercent) {
         if (!enabled) {
             return;
@@ -63,6 +86,25 @@ final class CongestionController {
             goodSince = time;
             lastHalving = time;
         }
+    }
+
+    /** Packets one send round may carry, given the configured maximum. */
+    int packetsPerRound(int maxPacketsPerUpdate) {
+        return bad ? 1 : maxPacketsPerUpdate;
+    }
+
+    /** Whether the bytes in flight reached the cap (never, with bandwidth estimation off). */
+    boolean windowFull() {
+        return bandwidthEstimation && log.bytesInFlight() >= inflightLimit();
+    }
+
+    /** The cap on bytes in flight, or -1 when bandwidth estimation is off. */
+    long inflightLimitBytes() {
+        return bandwidthEstimation ? inflightLimit() : -1;
+    }
+
+    private long inflightLimit() {
+        return log.inflightLimit(1.0 / goodRateHz, inflightFloor);
     }
 
     boolean congested() {

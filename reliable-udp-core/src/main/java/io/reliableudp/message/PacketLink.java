@@ -1,5 +1,7 @@
 package io.reliableudp.message;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The packet layer as the message layer uses it: one {@code ReliableEndpoint} in production, a
  * double in some tests. Package-private: an implementation detail of {@link MessageEndpoint}.
@@ -17,6 +19,12 @@ interface PacketLink {
 
     /** The sequence the next {@link #sendPacket} will use. */
     int nextPacketSequence();
+
+    /** A snapshot of the packet layer's own figures (on demand, not per packet). */
+    MessageStats.PacketLayer stats();
+
+    /** Sets (or clears, with null) the listener told about each RTT sample of the packet layer. */
+    void setRttListener(@Nullable RttSampleListener listener);
 
     /** What the packet layer calls back. */
     interface Hooks {

@@ -1,7 +1,11 @@
 package io.reliableudp.message;
 
+import io.reliableudp.packet.PacketCounter;
 import io.reliableudp.packet.ReliableConfig;
 import io.reliableudp.packet.ReliableEndpoint;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The production {@link PacketLink}: one {@link ReliableEndpoint} sized so that a regular packet
@@ -46,5 +50,22 @@ final class ReliablePacketLink implements PacketLink {
     @Override
     public int nextPacketSequence() {
         return endpoint.nextPacketSequence();
+    }
+
+    @Override
+    public MessageStats.PacketLayer stats() {
+        ReliableEndpoint r = endpoint;
+        Map<String, Long> counters = new LinkedHashMap<>();
+        for (PacketCounter pc : PacketCounter.values()) {
+            counters.put(pc.referenceName(), r.counter(pc));
+        }
+        return new MessageStats.PacketLayer(r.rtt(), r.rttMin(), r.rttMax(), r.rttAvg(), r.jitterAvgVsMinRtt(),
+                r.jitterMaxVsMinRtt(), r.jitterStddevVsAvgRtt(), r.packetLoss(), r.sentBandwidthKbps(),
+                r.receivedBandwidthKbps(), r.ackedBandwidthKbps(), counters);
+    }
+
+    @Override
+    public void setRttListener(@Nullable RttSampleListener listener) {
+        endpoint.setRttListener(listener == null ? null : (sequence, rttMillis) -> listener.onRttSample(rttMillis));
     }
 }

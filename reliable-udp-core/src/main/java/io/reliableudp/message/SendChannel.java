@@ -1,6 +1,5 @@
 package io.reliableudp.message;
 
-import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,7 +24,7 @@ final class SendChannel {
 
     int mask;
     byte[][] payload;
-    @Nullable CompletableFuture<Void>[] future;
+    @Nullable SendCompletion[] completion;
     double[] lastSent;
     int[] lastTick;
     byte[] state;
@@ -52,11 +51,10 @@ final class SendChannel {
         allocate(16);
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
     private void allocate(int capacity) {
         mask = capacity - 1;
         payload = new byte[capacity][];
-        future = new CompletableFuture[capacity];
+        completion = new SendCompletion[capacity];
         lastSent = new double[capacity];
         lastTick = new int[capacity];
         state = new byte[capacity];
@@ -70,7 +68,7 @@ final class SendChannel {
             return;
         }
         byte[][] oldPayload = payload;
-        CompletableFuture<Void>[] oldFuture = future;
+        SendCompletion[] oldCompletion = completion;
         double[] oldLastSent = lastSent;
         int[] oldLastTick = lastTick;
         byte[] oldState = state;
@@ -81,7 +79,7 @@ final class SendChannel {
             int o = v & oldMask;
             int n = v & mask;
             payload[n] = oldPayload[o];
-            future[n] = oldFuture[o];
+            completion[n] = oldCompletion[o];
             lastSent[n] = oldLastSent[o];
             lastTick[n] = oldLastTick[o];
             state[n] = oldState[o];
@@ -91,7 +89,7 @@ final class SendChannel {
 
     void clear(int i) {
         payload[i] = null;
-        future[i] = null;
+        completion[i] = null;
         large[i] = null;
         state[i] = EMPTY;
     }

@@ -16,7 +16,7 @@ package io.reliableudp.packet;
  * keeps the fields of the last successful decode (a flyweight: no allocation per call); it is not
  * thread-safe. {@link #encode} is static and allocation-free.
  */
-public final class PacketHeaderCodec {
+final class PacketHeaderCodec {
 
     /** Longest regular header: prefix, sequence, 16-bit ack and four ack_bits bytes. */
     public static final int MAX_HEADER_BYTES = 9;

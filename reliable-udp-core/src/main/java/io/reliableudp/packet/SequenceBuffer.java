@@ -15,7 +15,7 @@ import java.util.Arrays;
  *
  * <p>Not thread-safe.
  */
-public final class SequenceBuffer {
+final class SequenceBuffer {
 
     private static final int EMPTY = -1;
 

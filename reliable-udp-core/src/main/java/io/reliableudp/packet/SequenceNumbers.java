@@ -8,7 +8,7 @@ package io.reliableudp.packet;
  * {@code a < b && b - a > 32768}. At the half-way distance (32768) the relation is not symmetric:
  * {@code greaterThan(32768, 0)} and {@code lessThan(0, 32768)} hold, {@code greaterThan(0, 32768)} does not.
  */
-public final class SequenceNumbers {
+final class SequenceNumbers {
 
     /** Number of distinct sequence numbers (2^16). */
     public static final int MODULUS = 65536;

@@ -11,7 +11,8 @@ import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.MessageEndpoint;
-import io.reliableudp.packet.RttListener;
+import io.reliableudp.message.RttSampleListener;
+import io.reliableudp.message.SendCompletion;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -19,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * Every call into the connection (and so into the message layer) holds {@link #lock}; the receive
  * loop, the send tick and application threads take turns.
  */
-final class NodePeer implements Peer, Connection.Events, Connection.Transmitter, RttListener {
+final class NodePeer implements Peer, Connection.Events, Connection.Transmitter, RttSampleListener {
 
     private final DatagramNode node;
     private final InetSocketAddress address;
@@ -69,15 +69,14 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     /** Hooks this peer to the RTT samples of the connection's session, once it has one (under lock). */
     private void listenToRtt(Connection c) {
         Session s = c.session();
-        MessageEndpoint m = s == null ? null : s.endpoint();
-        if (m != null) {
-            m.reliableEndpoint().setRttListener(this);
+        if (s != null) {
+            s.setRttListener(this);
         }
     }
 
-    /** From the packet layer, under lock while receiving: one RTT sample for the node's listener. */
+    /** From the message layer, under lock while receiving: one RTT sample for the node's listener. */
     @Override
-    public void rttSample(int sequence, float rttMillis) {
+    public void onRttSample(float rttMillis) {
         node.postRttSample(this, rttMillis);
     }
 
@@ -127,25 +126,26 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         long waitNanos = node.config().sendQueueWait().toNanos();
         long deadline = waitNanos > 0 ? System.nanoTime() + waitNanos : 0;
         while (true) {
-            Session.Send sent;
+            // the message layer completes this future itself: no adapter stage per send
+            DeliveryFuture f = new DeliveryFuture(address, reliable[channel]);
+            int id;
             lock.lock();
             try {
-                sent = connection().send(channel, payload, node.now());
-                if (sent.messageId() >= 0) {
+                id = connection().send(channel, payload, f, node.now());
+                if (id >= 0) {
                     queueFullSince = -1;
                 }
             } finally {
                 lock.unlock();
             }
-            CompletableFuture<Void> f = sent.future();
-            if (sent.messageId() < 0 && isQueueFull(f)) {
+            if (id == MessageEndpoint.OFFER_QUEUE_FULL) {
                 if (waitNanos > 0 && System.nanoTime() - deadline < 0) {
                     LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
-                    continue;
+                    continue; // that refusal failed f; the next try has a new one
                 }
                 queueStayedFull();
             }
-            return f.thenApply(new ToDelivery(address, sent.channel(), sent.messageId(), reliable[channel]));
+            return f;
         }
     }
 
@@ -190,20 +190,27 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         }
     }
 
-    private static boolean isQueueFull(CompletableFuture<Void> f) {
-        if (!f.isCompletedExceptionally()) {
-            return false;
-        }
-        Throwable t = f.exceptionNow();
-        return t instanceof DeliveryException d && d.reason() == DeliveryFailure.QUEUE_FULL;
-    }
+    /**
+     * The future {@link #send} returns, completed by the message layer as the {@link SendCompletion}
+     * of its message: with the public {@link Delivery}, or with the {@link DeliveryException}.
+     */
+    private static final class DeliveryFuture extends CompletableFuture<Delivery> implements SendCompletion {
+        private final InetSocketAddress peer;
+        private final boolean acknowledged;
 
-    /** Maps the message layer's completion to the public {@link Delivery}. */
-    private record ToDelivery(InetSocketAddress peer, int channel, int messageId, boolean acked)
-            implements Function<Void, Delivery> {
+        DeliveryFuture(InetSocketAddress peer, boolean acknowledged) {
+            this.peer = peer;
+            this.acknowledged = acknowledged;
+        }
+
         @Override
-        public Delivery apply(Void ignored) {
-            return new Delivery(peer, channel, messageId, acked);
+        public void delivered(int channel, int messageId) {
+            complete(new Delivery(peer, channel, messageId, acknowledged));
+        }
+
+        @Override
+        public void failed(DeliveryException failure) {
+            completeExceptionally(failure);
         }
     }
 

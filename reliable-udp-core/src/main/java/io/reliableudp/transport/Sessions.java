@@ -3,13 +3,7 @@ package io.reliableudp.transport;
 import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.MessageSession;
 import io.reliableudp.connection.Session;
-
-import io.reliableudp.message.ChannelStats;
-import io.reliableudp.message.MessageEndpoint;
-import io.reliableudp.packet.PacketCounter;
-import io.reliableudp.packet.ReliableEndpoint;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import io.reliableudp.message.MessageStats;
 import java.util.List;
 import java.util.Map;
 
@@ -25,23 +19,15 @@ final class Sessions {
     /** A snapshot of one connection (call under the peer's lock). */
     static PeerStats stats(PeerState state, Connection c) {
         Session s = c.session();
-        MessageEndpoint m = s == null ? null : s.endpoint();
+        MessageStats m = s == null ? null : s.stats();
         if (m == null) {
             return new PeerStats(state, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of(), List.of(), false, 0,
                     c.bytesSent(), c.bytesReceived());
         }
-        ReliableEndpoint r = m.reliableEndpoint();
-        Map<String, Long> counters = new LinkedHashMap<>();
-        for (PacketCounter pc : PacketCounter.values()) {
-            counters.put(pc.referenceName(), r.counter(pc));
-        }
-        List<ChannelStats> channels = new ArrayList<>(m.channelCount());
-        for (int i = 0; i < m.channelCount(); i++) {
-            channels.add(m.channelStats(i));
-        }
-        return new PeerStats(state, r.rtt(), r.rttMin(), r.rttMax(), r.rttAvg(), r.jitterAvgVsMinRtt(),
-                r.jitterMaxVsMinRtt(), r.jitterStddevVsAvgRtt(), (float) m.packetLossPercent(), r.sentBandwidthKbps(),
-                r.receivedBandwidthKbps(), r.ackedBandwidthKbps(), Map.copyOf(counters), List.copyOf(channels),
+        MessageStats.PacketLayer p = m.packetLayer();
+        return new PeerStats(state, p.rttMillis(), p.rttMinMillis(), p.rttMaxMillis(), p.rttAvgMillis(),
+                p.jitterAvgVsMinMillis(), p.jitterMaxVsMinMillis(), p.jitterStddevMillis(), (float) m.packetLossPercent(),
+                p.sentKbps(), p.receivedKbps(), p.ackedKbps(), Map.copyOf(p.counters()), m.channels(),
                 m.congested(), m.sendRateHz(), c.bytesSent(), c.bytesReceived());
     }
 }

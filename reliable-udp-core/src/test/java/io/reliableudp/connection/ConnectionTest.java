@@ -3,6 +3,7 @@ package io.reliableudp.connection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.message.MessageEndpoint;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +54,9 @@ class ConnectionTest {
         assertThat(client.state()).isEqualTo(Connection.State.CONNECTED);
         assertThat(cr.connects).isEqualTo(1);
 
-        client.send(0, "hello".getBytes(StandardCharsets.UTF_8), 0.04);
+        ConnectionTestSupport.Outcomes outcomes = new ConnectionTestSupport.Outcomes();
+        assertThat(client.send(0, "hello".getBytes(StandardCharsets.UTF_8), outcomes, 0.04)).isZero();
+        assertThat(outcomes.delivered).containsExactly(0);
         byte[] frame = cr.sent.get(cr.sent.size() - 1);
         server.receive(frame, 0, frame.length, 0.05);
         assertThat(serverGot).hasSize(1);
@@ -81,7 +84,8 @@ class ConnectionTest {
         client.disconnect(DisconnectReason.CLOSED_LOCALLY, "test", true, 0.3);
         assertThat(cr.sent.size() - before).isEqualTo(Protocol.REDUNDANT_DISCONNECTS);
         assertThat(cr.sent.get(before)[0]).isEqualTo(Protocol.DISCONNECT);
-        assertThat(client.send(0, new byte[1], 0.31).future()).isCompletedExceptionally();
+        assertThat(client.send(0, new byte[1], outcomes, 0.31)).isEqualTo(MessageEndpoint.OFFER_CLOSED);
+        assertThat(outcomes.failed).singleElement().satisfies(e -> assertThat(e.reason()).isNotNull());
     }
 
     @ParameterizedTest(name = "reason code {0}")

@@ -3,10 +3,12 @@ package io.reliableudp.connection;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.MessageConfig;
+import io.reliableudp.message.MessageEndpoint;
+import io.reliableudp.message.SendCompletion;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /** Test doubles: a session that passes payload bytes straight through, and connection pairs in memory. */
 final class ConnectionTestSupport {
@@ -15,7 +17,7 @@ final class ConnectionTestSupport {
     }
 
     /**
-     * A session double: {@code send} emits the payload as one packet at once (future completed),
+     * A session double: {@code offer} emits the payload as one packet at once (completion told),
      * {@code receive} delivers the bytes as one message of channel 0.
      */
     static final class EchoSession implements Session {
@@ -31,12 +33,19 @@ final class ConnectionTestSupport {
         }
 
         @Override
-        public Send send(int channel, byte[] payload) {
+        public int offer(int channel, byte[] payload, @Nullable SendCompletion completion) {
             if (closed) {
-                return new Send(channel, -1, CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "closed")));
+                if (completion != null) {
+                    completion.failed(new DeliveryException(DeliveryFailure.CLOSED, "closed"));
+                }
+                return MessageEndpoint.OFFER_CLOSED;
             }
             out.send(payload, 0, payload.length);
-            return new Send(channel, nextId++, CompletableFuture.completedFuture(null));
+            int id = nextId++;
+            if (completion != null) {
+                completion.delivered(channel, id);
+            }
+            return id;
         }
 
         @Override
@@ -61,6 +70,22 @@ final class ConnectionTestSupport {
         public void close(DeliveryFailure reason) {
             closed = true;
             closedWith.add(reason);
+        }
+    }
+
+    /** Records how sends ended. */
+    static final class Outcomes implements SendCompletion {
+        final List<Integer> delivered = new ArrayList<>();
+        final List<DeliveryException> failed = new ArrayList<>();
+
+        @Override
+        public void delivered(int channel, int messageId) {
+            delivered.add(messageId);
+        }
+
+        @Override
+        public void failed(DeliveryException failure) {
+            failed.add(failure);
         }
     }
 

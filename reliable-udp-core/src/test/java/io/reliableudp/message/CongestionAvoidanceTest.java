@@ -19,18 +19,18 @@ class CongestionAvoidanceTest {
 
     /** Runs for {@code seconds} with a steady stream of messages; returns the packets A sent per second. */
     private static double drive(EndpointPair pair, double seconds) {
-        long before = pair.a.packetsSent();
+        long before = pair.a.stats().packetsSent();
         int steps = (int) Math.round(seconds / DT);
         for (int i = 0; i < steps; i++) {
             pair.a.offer(0, new byte[100]);
-            boolean was = pair.a.congested();
+            boolean was = pair.a.stats().congested();
             pair.step(DT);
-            if (TRACE && was != pair.a.congested()) {
-                System.out.printf("t=%.2f congested=%s rtt=%.1f loss=%.1f penalty=%.1f%n", pair.time, pair.a.congested(),
-                        pair.a.rttMillis(), pair.a.packetLossPercent(), pair.a.congestionPenaltySeconds());
+            if (TRACE && was != pair.a.stats().congested()) {
+                System.out.printf("t=%.2f congested=%s rtt=%.1f loss=%.1f penalty=%.1f%n", pair.time, pair.a.stats().congested(),
+                        pair.a.stats().rttMillis(), pair.a.stats().packetLossPercent(), pair.a.stats().congestionPenaltySeconds());
             }
         }
-        return (pair.a.packetsSent() - before) / seconds;
+        return (pair.a.stats().packetsSent() - before) / seconds;
     }
 
     @Test
@@ -38,53 +38,53 @@ class CongestionAvoidanceTest {
         EndpointPair pair = new EndpointPair(EndpointPair.config(DeliveryMode.RELIABLE_ORDERED).toBuilder().sendRateHz(60).build(),
                 link(10, 0, 1), link(10, 0, 2));
         double good = drive(pair, 15);
-        assertThat(pair.a.congested()).isFalse();
-        assertThat(pair.a.sendRateHz()).isEqualTo(60);
+        assertThat(pair.a.stats().congested()).isFalse();
+        assertThat(pair.a.stats().sendRateHz()).isEqualTo(60);
         assertThat(good).isBetween(55.0, 61.0);
-        assertThat(pair.a.congestionPenaltySeconds()).isEqualTo(2.0); // halved after 10 s of good mode
+        assertThat(pair.a.stats().congestionPenaltySeconds()).isEqualTo(2.0); // halved after 10 s of good mode
 
         // RTT rises above 250 ms
         pair.ab.reconfigure(link(200, 0, 1));
         pair.ba.reconfigure(link(200, 0, 2));
         drive(pair, 5);
-        assertThat(pair.a.congested()).isTrue();
+        assertThat(pair.a.stats().congested()).isTrue();
         double bad = drive(pair, 5);
-        assertThat(pair.a.sendRateHz()).isEqualTo(20);
+        assertThat(pair.a.stats().sendRateHz()).isEqualTo(20);
         assertThat(bad).isBetween(18.0, 21.0);
-        assertThat(pair.a.rttMillis()).isGreaterThan(250);
+        assertThat(pair.a.stats().rttMillis()).isGreaterThan(250);
 
         // back to a good link: recovers after the penalty time
         pair.ab.reconfigure(link(10, 0, 1));
         pair.ba.reconfigure(link(10, 0, 2));
         drive(pair, 6);
-        assertThat(pair.a.congested()).isFalse();
+        assertThat(pair.a.stats().congested()).isFalse();
         double recovered = drive(pair, 3);
         assertThat(recovered).isBetween(55.0, 61.0);
 
         // loss above the threshold soon after returning to good: bad again, and the penalty doubles
-        double penalty = pair.a.congestionPenaltySeconds();
+        double penalty = pair.a.stats().congestionPenaltySeconds();
         pair.ab.reconfigure(link(10, 0.3, 1));
         drive(pair, 3);
-        assertThat(pair.a.congested()).isTrue();
-        assertThat(pair.a.packetLossPercent()).isGreaterThan(10);
-        assertThat(pair.a.congestionPenaltySeconds()).isEqualTo(penalty * 2);
+        assertThat(pair.a.stats().congested()).isTrue();
+        assertThat(pair.a.stats().packetLossPercent()).isGreaterThan(10);
+        assertThat(pair.a.stats().congestionPenaltySeconds()).isEqualTo(penalty * 2);
         assertThat(drive(pair, 3)).isBetween(18.0, 21.0);
 
         pair.ab.reconfigure(link(10, 0, 1));
         drive(pair, 20);
-        assertThat(pair.a.congested()).isFalse();
+        assertThat(pair.a.stats().congested()).isFalse();
         assertThat(drive(pair, 3)).isBetween(55.0, 61.0);
-        assertThat(pair.a.congestionEpisodes()).isEqualTo(2);
+        assertThat(pair.a.stats().congestionEpisodes()).isEqualTo(2);
         // nothing was lost on the way
-        assertThat(pair.b.channelStats(0).messagesReceived()).isEqualTo(pair.a.channelStats(0).messagesAcked()
-                + pair.a.channelStats(0).queuedMessages() - countUnreceived(pair));
+        assertThat(pair.b.stats().channel(0).messagesReceived()).isEqualTo(pair.a.stats().channel(0).messagesAcked()
+                + pair.a.stats().channel(0).queuedMessages() - countUnreceived(pair));
     }
 
     private static long countUnreceived(EndpointPair pair) {
         // messages queued at A that B has not received yet: run the link clean until A has nothing pending
-        long before = pair.b.channelStats(0).messagesReceived();
+        long before = pair.b.stats().channel(0).messagesReceived();
         pair.runUntil(() -> !pair.a.hasPendingReliable(), 30, DT);
-        return pair.b.channelStats(0).messagesReceived() - before;
+        return pair.b.stats().channel(0).messagesReceived() - before;
     }
 
     @Test
@@ -92,14 +92,14 @@ class CongestionAvoidanceTest {
         EndpointPair pair = new EndpointPair(EndpointPair.config(DeliveryMode.RELIABLE_ORDERED).toBuilder()
                 .congestionAvoidance(false).build(), link(300, 0.2, 1), link(300, 0, 2));
         drive(pair, 5);
-        assertThat(pair.a.congested()).isFalse();
-        assertThat(pair.a.sendRateHz()).isEqualTo(60);
+        assertThat(pair.a.stats().congested()).isFalse();
+        assertThat(pair.a.stats().sendRateHz()).isEqualTo(60);
         assertThat(drive(pair, 5)).isGreaterThan(55.0);
     }
 
     @Test
     void controllerPenaltyStaysWithinOneToSixtySeconds() {
-        CongestionController c = new CongestionController(true, 60, 250, 10, 0);
+        CongestionController c = new CongestionController(true, 60, 250, 10, 0, new PacketLog(1024), false, 0);
         double t = 0;
         for (int i = 0; i < 20; i++) {
             c.update(t, 300, 0); // bad
@@ -133,9 +133,9 @@ class CongestionAvoidanceTest {
         }
         double seconds = pair.time - start;
         System.out.printf("  bulk (bandwidth estimation %s): congested=%s loss=%.1f%% rtt=%.0f ms episodes=%d packets=%d lost=%d%n", config.bandwidthEstimation(),
-                pair.a.congested(), pair.a.packetLossPercent(), pair.a.rttMillis(), pair.a.congestionEpisodes(), pair.a.packetsSent(), pair.a.packetsLost());
-        return new double[] {pair.b.channelStats(0).messagesReceived() * 1000.0 / seconds, pair.ab.droppedQueueFull(),
-                pair.a.congested() ? 1 : 0, pair.a.bandwidthEstimateBytesPerSecond()};
+                pair.a.stats().congested(), pair.a.stats().packetLossPercent(), pair.a.stats().rttMillis(), pair.a.stats().congestionEpisodes(), pair.a.stats().packetsSent(), pair.a.stats().packetsLost());
+        return new double[] {pair.b.stats().channel(0).messagesReceived() * 1000.0 / seconds, pair.ab.droppedQueueFull(),
+                pair.a.stats().congested() ? 1 : 0, pair.a.stats().bandwidthEstimateBytesPerSecond()};
     }
 
     @Test

@@ -59,7 +59,7 @@ class DeliveryPropertyTest {
         for (EndpointPair.Received r : unordered) {
             assertThat(r.data()).isEqualTo(sent1.get(r.id()));
         }
-        assertThat(pair.b.malformedPackets()).isZero();
-        assertThat(pair.a.channelStats(0).messagesAcked()).isEqualTo(n);
+        assertThat(pair.b.stats().malformedPackets()).isZero();
+        assertThat(pair.a.stats().channel(0).messagesAcked()).isEqualTo(n);
     }
 }

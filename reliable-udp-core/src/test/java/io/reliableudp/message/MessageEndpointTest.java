@@ -47,10 +47,10 @@ class MessageEndpointTest {
             }
         }
         assertThat(handles).allSatisfy(h -> assertThat(h.future()).isCompleted());
-        assertThat(pair.a.channelStats(0).messagesAcked()).isEqualTo(10);
-        assertThat(pair.a.channelStats(0).queuedMessages()).isZero();
+        assertThat(pair.a.stats().channel(0).messagesAcked()).isEqualTo(10);
+        assertThat(pair.a.stats().channel(0).queuedMessages()).isZero();
         // all 40 small messages fit one packet: 4 MSG frames + 36 NEXT frames
-        assertThat(pair.a.packetsSent()).isEqualTo(1);
+        assertThat(pair.a.stats().packetsSent()).isEqualTo(1);
     }
 
     @Test
@@ -127,7 +127,7 @@ class MessageEndpointTest {
         SendHandle h = pair.a.send(0, payload(1, 10));
         pair.run(1, DT);
         assertThat(h.future()).isNotDone();
-        assertThat(pair.a.channelStats(0).messagesResent()).isGreaterThan(0);
+        assertThat(pair.a.stats().channel(0).messagesResent()).isGreaterThan(0);
         pair.a.close(DeliveryFailure.DISCONNECTED);
         assertThatThrownBy(() -> h.future().join()).cause().isInstanceOfSatisfying(DeliveryException.class,
                 e -> assertThat(e.reason()).isEqualTo(DeliveryFailure.DISCONNECTED));
@@ -174,8 +174,8 @@ class MessageEndpointTest {
         byte[] d = new RawPeer().packet(p, len);
         pair.b.receive(d, 0, d.length);
         assertThat(pair.receivedByB).extracting(EndpointPair.Received::id).containsExactly(5, 6);
-        assertThat(pair.b.channelStats(0).messagesDropped()).isEqualTo(1);
-        assertThat(pair.b.channelStats(0).duplicatesDropped()).isEqualTo(1);
+        assertThat(pair.b.stats().channel(0).messagesDropped()).isEqualTo(1);
+        assertThat(pair.b.stats().channel(0).duplicatesDropped()).isEqualTo(1);
     }
 
     @Test
@@ -209,7 +209,7 @@ class MessageEndpointTest {
         pair.b.send(0, payload(3, 5)); // traffic back carries the acks
         pair.run(0.2, DT);
         assertThat(acks).containsExactlyInAnyOrder("0:0", "1:0");
-        assertThat(pair.a.channelStats(1).messagesAcked()).isEqualTo(1);
+        assertThat(pair.a.stats().channel(1).messagesAcked()).isEqualTo(1);
     }
 
     @Test
@@ -221,7 +221,7 @@ class MessageEndpointTest {
         pair.a.send(0, payload(1, 10));
         pair.run(0.5, 1.0 / 60);
         // one send plus a resend on (almost) every tick at 60 Hz
-        assertThat(pair.a.channelStats(0).messagesResent()).isBetween(25L, 31L);
+        assertThat(pair.a.stats().channel(0).messagesResent()).isBetween(25L, 31L);
     }
 
     @Test
@@ -243,14 +243,14 @@ class MessageEndpointTest {
             byte[] d = raw.packet(b, b.length);
             pair.b.receive(d, 0, d.length);
         }
-        assertThat(pair.b.malformedPackets()).isEqualTo(bad.length);
+        assertThat(pair.b.stats().malformedPackets()).isEqualTo(bad.length);
         assertThat(pair.receivedByB).isEmpty();
         // a message id far beyond the receive window: rejected (not acked), not malformed
         byte[] p = new byte[16];
         int len = Frames.writeMsg(p, 0, 0, 10_000, payload(1, 2), 0, 2);
         byte[] d = raw.packet(p, len);
         pair.b.receive(d, 0, d.length);
-        assertThat(pair.b.rejectedPackets()).isEqualTo(1);
+        assertThat(pair.b.stats().rejectedPackets()).isEqualTo(1);
         assertThat(pair.receivedByB).isEmpty();
         // the endpoint still works
         pair.a.send(0, payload(1, 3));
@@ -279,7 +279,7 @@ class MessageEndpointTest {
         }
         assertThat(count[0]).isGreaterThan(100);
         assertThat(largest[0]).isLessThanOrEqualTo(1200 - 40).isGreaterThan(1100);
-        assertThat(probe.packetsNotSent()).isZero();
+        assertThat(probe.stats().packetsNotSent()).isZero();
     }
 
     @Test
@@ -311,8 +311,8 @@ class MessageEndpointTest {
         pair.run(3, DT);
         // no ack ever comes back: only the first 64 messages may be sent
         assertThat(pair.receivedByB).hasSize(64);
-        assertThat(pair.b.rejectedPackets()).isZero();
-        assertThat(pair.a.channelStats(0).queuedMessages()).isEqualTo(200);
+        assertThat(pair.b.stats().rejectedPackets()).isZero();
+        assertThat(pair.a.stats().channel(0).queuedMessages()).isEqualTo(200);
         // acks flow again: everything arrives, in order
         pair.ba.reconfigure(LinkConditionerConfig.PERFECT);
         assertThat(pair.runUntil(() -> !pair.a.hasPendingReliable(), 10, DT)).isTrue();
@@ -332,11 +332,11 @@ class MessageEndpointTest {
             handles.add(pair.a.send(0, payload(i, 30_000)));
         }
         pair.run(2, DT);
-        assertThat(pair.a.largeBytesInFlight()).isEqualTo(90_000);
+        assertThat(pair.a.stats().largeBytesInFlight()).isEqualTo(90_000);
         pair.ab.reconfigure(LinkConditionerConfig.PERFECT);
         assertThat(pair.runUntil(() -> handles.stream().allMatch(h -> h.future().isDone()), 30, DT)).isTrue();
-        assertThat(pair.a.largeBytesInFlight()).isZero();
-        assertThat(pair.b.reassemblyBytes()).isZero();
+        assertThat(pair.a.stats().largeBytesInFlight()).isZero();
+        assertThat(pair.b.stats().reassemblyBytes()).isZero();
         assertThat(pair.receivedByB).hasSize(5);
         for (EndpointPair.Received r : pair.receivedByB) {
             assertThat(r.data()).isEqualTo(payload(r.id(), 30_000));
@@ -354,7 +354,7 @@ class MessageEndpointTest {
         assertThat(pair.runUntil(() -> h.future().isDone(), 30, DT)).isTrue();
         assertThat(pair.receivedByB.get(0).data()).isEqualTo(big);
         long slices = 200;
-        long resent = pair.a.channelStats(0).messagesResent();
+        long resent = pair.a.stats().channel(0).messagesResent();
         // about a fifth of the slices needed a resend (and a fifth of those another): never the whole message
         assertThat(resent).isBetween(slices / 10, slices / 2);
     }
@@ -368,8 +368,8 @@ class MessageEndpointTest {
         SendHandle h = pair.a.send(0, payload(1, 5));
         pair.a.send(0, payload(2, 5));
         assertThat(pair.runUntil(() -> h.future().isDone(), 2, DT)).isTrue();
-        assertThat(pair.b.listenerErrors()).isEqualTo(2);
-        assertThat(pair.b.channelStats(0).messagesReceived()).isEqualTo(2);
+        assertThat(pair.b.stats().listenerErrors()).isEqualTo(2);
+        assertThat(pair.b.stats().channel(0).messagesReceived()).isEqualTo(2);
     }
 
     @Test
@@ -385,7 +385,7 @@ class MessageEndpointTest {
         }
         pair.a.flush(pair.time);
         pair.step(0.0001); // deliver to B: its echo goes out when receive returns, without waiting for a tick
-        assertThat(pair.b.packetsSent()).isEqualTo(1);
+        assertThat(pair.b.stats().packetsSent()).isEqualTo(1);
         assertThat(pair.runUntil(() -> pair.receivedByA.size() == 50 && !pair.b.hasPendingReliable(), 2, DT)).isTrue();
         for (int i = 0; i < 50; i++) {
             assertThat(pair.receivedByA.get(i).data()).isEqualTo(payload(i, 8));
@@ -400,7 +400,7 @@ class MessageEndpointTest {
         pair.b.close(DeliveryFailure.CLOSED);
         pair.run(0.5, DT);
         assertThat(pair.receivedByB).isEmpty();
-        assertThat(pair.b.datagramsSent()).isZero();
+        assertThat(pair.b.stats().datagramsSent()).isZero();
         assertThat(pair.b.isClosed()).isTrue();
     }
 

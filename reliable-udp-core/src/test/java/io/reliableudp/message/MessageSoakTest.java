@@ -148,8 +148,8 @@ class MessageSoakTest {
             pair.step(dt);
             if (Boolean.getBoolean("soak.trace") && ((int) (pair.time * 120)) % 600 == 0) {
                 System.out.printf("t=%.1f inflight=%d limit=%d bw=%.0f rtt=%.1f congested=%s rate=%.0f queued=%d%n", pair.time,
-                        pair.a.bytesInFlight(), pair.a.inflightLimitBytes(), pair.a.bandwidthEstimateBytesPerSecond(),
-                        pair.a.rttMillis(), pair.a.congested(), pair.a.sendRateHz(), pair.a.queuedMessages());
+                        pair.a.stats().bytesInFlight(), pair.a.stats().inflightLimitBytes(), pair.a.stats().bandwidthEstimateBytesPerSecond(),
+                        pair.a.stats().rttMillis(), pair.a.stats().congested(), pair.a.stats().sendRateHz(), pair.a.stats().queuedMessages());
             }
             assertThat(pair.time).as("simulated time limit").isLessThan(limit);
         }
@@ -159,12 +159,12 @@ class MessageSoakTest {
         System.out.printf("  reliable-ordered delivered %d, reliable-unordered %d, unreliable-sequenced %d (of %d sent),"
                 + " unreliable %d (of %d sent), large %d%n", nextRo[0], ruCount[0], usCount[0], us, unCount[0], un, nextLarge[0]);
         for (int c = 0; c < 5; c++) {
-            System.out.println("  A " + pair.a.channelStats(c));
-            System.out.println("  B " + pair.b.channelStats(c));
+            System.out.println("  A " + pair.a.stats().channel(c));
+            System.out.println("  B " + pair.b.stats().channel(c));
         }
         System.out.printf("  A packets %d (+%d ack-only), lost (estimated) %d, loss %.1f%%, rtt %.1f ms, congested %s, malformed at B %d%n",
-                pair.a.packetsSent(), pair.a.ackOnlyPacketsSent(), pair.a.packetsLost(), pair.a.packetLossPercent(),
-                pair.a.rttMillis(), pair.a.congested(), pair.b.malformedPackets());
+                pair.a.stats().packetsSent(), pair.a.stats().ackOnlyPacketsSent(), pair.a.stats().packetsLost(), pair.a.stats().packetLossPercent(),
+                pair.a.stats().rttMillis(), pair.a.stats().congested(), pair.b.stats().malformedPackets());
         System.out.println("  link A->B " + pair.ab);
         System.out.println("  link B->A " + pair.ba);
 
@@ -175,10 +175,10 @@ class MessageSoakTest {
         assertThat(usCount[0]).isPositive().isLessThanOrEqualTo(n);
         // duplicated datagrams are already dropped by the packet layer (same sequence); never delivered twice here
         assertThat(unCount[0]).isPositive().isLessThanOrEqualTo(n);
-        assertThat(pair.b.channelStats(RO).duplicatesDropped() + pair.b.channelStats(RU).duplicatesDropped()).isPositive();
-        assertThat(pair.b.malformedPackets()).isZero();
+        assertThat(pair.b.stats().channel(RO).duplicatesDropped() + pair.b.stats().channel(RU).duplicatesDropped()).isPositive();
+        assertThat(pair.b.stats().malformedPackets()).isZero();
         assertThat(pair.ab.duplicated()).isPositive();
         assertThat(pair.ab.reordered()).isPositive();
-        assertThat(pair.a.channelStats(RO).messagesAcked()).isEqualTo(n);
+        assertThat(pair.a.stats().channel(RO).messagesAcked()).isEqualTo(n);
     }
 }

@@ -84,7 +84,7 @@ class ResendIntervalTest {
         }
         assertThat(received[0]).isEqualTo(count);
         assertThat(pair.a.hasPendingReliable()).isFalse();
-        ChannelStats stats = pair.a.channelStats(0);
+        ChannelStats stats = pair.a.stats().channel(0);
         assertThat(stats.messagesSent()).isEqualTo(count);
         return new Result(stats.messagesSent(), stats.messagesResent(), 1000 * latency[0] / count, 1000 * latency[1],
                 pair.time - lastOffer);

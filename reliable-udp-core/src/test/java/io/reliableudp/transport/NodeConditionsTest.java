@@ -13,6 +13,8 @@ import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.message.MessageConfig;
+import io.reliableudp.message.MessageEndpoint;
+import io.reliableudp.message.SendCompletion;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,8 +87,11 @@ class NodeConditionsTest {
     /** A message layer that hears nothing: never acknowledges, so the other side's queues fill up. */
     static final class DeafSession implements Session {
         @Override
-        public Send send(int channel, byte[] payload) {
-            return new Send(channel, -1, CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "deaf")));
+        public int offer(int channel, byte[] payload, SendCompletion completion) {
+            if (completion != null) {
+                completion.failed(new DeliveryException(DeliveryFailure.CLOSED, "deaf"));
+            }
+            return MessageEndpoint.OFFER_CLOSED;
         }
 
         @Override

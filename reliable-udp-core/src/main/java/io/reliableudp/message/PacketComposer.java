@@ -1,0 +1,418 @@
+package io.reliableudp.message;
+
+/**
+ * The send side of one endpoint: decides when a send round runs (the tick schedule at the
+ * congestion controller's rate), fills packets from the {@link SendQueue} (resends due, then new
+ * messages, channels taken round-robin; reliable, unreliable, sliced and fragmented-unreliable
+ * messages), records what each packet carried in the {@link PacketLog}, and sends ack-only packets
+ * when received data waits for an acknowledgement. Asks the {@link CongestionController} how many
+ * packets a round may carry and whether the bytes in flight reached their cap.
+ *
+ * <p>Allocation-free in steady state: one preallocated packet buffer (plus one that grows to the
+ * largest fragmented unreliable message).
+ */
+final class PacketComposer {
+
+    /** After this many received data packets without sending one, an ack-only packet goes out at once. */
+    static final int ACK_EVERY_PACKETS = 16;
+    /** Idle send ticks that still repeat an ack-only packet after the last data packet arrived. */
+    static final int REDUNDANT_ACKS = 2;
+    /** Resend interval base before the first RTT sample. */
+    static final double INITIAL_RTT_SECONDS = 0.1;
+    /** Mean deviations of the RTT added to the smoothed RTT for the resend interval (RFC 6298 K). */
+    static final double RTT_VAR_FACTOR = 4.0;
+
+    private static final byte[] EMPTY = new byte[0];
+
+    private final MessageConfig config;
+    private final PacketLink link;
+    private final PacketLog log;
+    private final CongestionController congestion;
+    private final SendQueue queue;
+    private final SendChannel[] channels;
+    private final int channelCount;
+    private final int window;
+    private final int payloadBudget;
+    private final boolean everyPacket;
+    private final byte[] packetBuffer;
+    private byte[] bigBuffer = EMPTY;
+
+    /** The time of the current send round (or ack-only packet). */
+    private double time;
+    private double nextSendTime;
+    private int tick;
+    private int roundRobin;
+    private double resendInterval;
+
+    private int pos;
+    private int chainChannel = -1;
+    private int chainId;
+    private boolean composing;
+
+    private int dataPacketsSinceSend;
+    private int redundantAcksLeft;
+
+    private long packetsSent;
+    private long ackOnlyPacketsSent;
+    private long packetsNotSent;
+    private long datagramsSent;
+    private long bytesSent;
+
+    PacketComposer(MessageConfig config, double time, int payloadBudget, PacketLink link, PacketLog log,
+            CongestionController congestion, SendQueue queue) {
+        this.config = config;
+        this.time = time;
+        this.nextSendTime = time;
+        this.payloadBudget = payloadBudget;
+        this.link = link;
+        this.log = log;
+        this.congestion = congestion;
+        this.queue = queue;
+        this.channels = queue.channels;
+        this.channelCount = channels.length;
+        this.window = config.receiveWindow();
+        this.everyPacket = config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET;
+        this.packetBuffer = new byte[payloadBudget];
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // When packets go out
+
+    /**
+     * The endpoint's update: runs a send round when a tick is due at the current send rate (or an
+     * ack-only packet when there is nothing to send but received data to acknowledge).
+     */
+    void tick(double now) {
+        // A tick is due within half an interval of its time, so a caller ticking at the send rate
+        // itself, with some scheduling jitter, sends on every call; the schedule keeps the average rate.
+        double interval = 1.0 / congestion.sendRateHz();
+        if (now >= nextSendTime - 0.5 * interval) {
+            nextSendTime = Math.max(nextSendTime + interval, now + 0.5 * interval);
+            sendRound(now);
+        }
+    }
+
+    /** Sends what is queued now (within the congestion limits), outside the tick schedule. */
+    void flush(double now) {
+        sendRound(now);
+    }
+
+    /** A received data packet was accepted: it wants an acknowledgement. */
+    void dataPacketReceived() {
+        dataPacketsSinceSend++;
+        redundantAcksLeft = REDUNDANT_ACKS;
+    }
+
+    /** Whether so many data packets arrived without a packet going back that an ack-only packet is due now. */
+    boolean ackDue() {
+        return dataPacketsSinceSend >= ACK_EVERY_PACKETS;
+    }
+
+    /** A datagram the packet layer put on the wire (a packet or one fragment of it). */
+    void transmitted(int length) {
+        datagramsSent++;
+        bytesSent += length;
+    }
+
+    private void sendRound(double now) {
+        if (composing) {
+            return;
+        }
+        composing = true;
+        try {
+            time = now;
+            tick++;
+            resendInterval = resendIntervalSeconds();
+            int limit = congestion.packetsPerRound(config.maxPacketsPerUpdate());
+            int sent = 0;
+            while (sent < limit && !congestion.windowFull() && composeAndSend()) {
+                sent++;
+            }
+            if (sent == 0 && (dataPacketsSinceSend > 0 || redundantAcksLeft > 0)) {
+                if (dataPacketsSinceSend == 0) {
+                    redundantAcksLeft--;
+                }
+                sendAckOnly(now);
+            }
+        } finally {
+            composing = false;
+        }
+    }
+
+    /** The current resend interval of reliable messages (seconds; 0 under EVERY_PACKET). */
+    double resendIntervalSeconds() {
+        if (everyPacket) {
+            return 0;
+        }
+        double srtt = log.srttSeconds();
+        // Before the first sample: the factor times a guessed RTT. After: the factor times the smoothed
+        // RTT, or the smoothed RTT plus four mean deviations (RFC 6298), whichever is longer, so the ack
+        // delay's variance (the peer acks on its next tick, this side checks on its own) is covered.
+        double interval = srtt < 0 ? INITIAL_RTT_SECONDS * config.resendRttFactor()
+                : Math.max(srtt * config.resendRttFactor(), srtt + RTT_VAR_FACTOR * log.rttVarSeconds());
+        return Math.min(config.maxResendIntervalSeconds(), Math.max(config.minResendIntervalSeconds(), interval));
+    }
+
+    /** Sends a header-only packet: it carries the packet layer's acks and nothing else. */
+    void sendAckOnly(double now) {
+        int seq = link.nextPacketSequence();
+        log.begin(seq, now);
+        int r = link.sendPacket(packetBuffer, 0, 0);
+        if (r < 0) {
+            log.abort();
+            packetsNotSent++;
+            return;
+        }
+        log.commit(false, 0);
+        ackOnlyPacketsSent++;
+        dataPacketsSinceSend = 0;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // What goes into a packet
+
+    /** Builds and sends one packet; false when there was nothing to send. */
+    private boolean composeAndSend() {
+        if (queue.bigUnreliableQueued > 0 && sendBigUnreliable()) {
+            return true;
+        }
+        int seq = link.nextPacketSequence();
+        log.begin(seq, time);
+        pos = 0;
+        chainChannel = -1;
+        int n = channelCount;
+        int start = roundRobin;
+        roundRobin = start + 1 == n ? 0 : start + 1;
+        for (int k = 0; k < n; k++) {
+            int c = start + k;
+            if (c >= n) {
+                c -= n;
+            }
+            SendChannel ch = channels[c];
+            if (ch.head == ch.tail) {
+                continue;
+            }
+            if (ch.reliable) {
+                writeReliable(ch);
+            } else {
+                writeUnreliable(ch);
+            }
+            if (payloadBudget - pos < 2) {
+                break;
+            }
+        }
+        if (pos == 0) {
+            log.abort();
+            return false;
+        }
+        sent(link.sendPacket(packetBuffer, 0, pos), pos);
+        return true;
+    }
+
+    private void sent(int sequence, int length) {
+        if (sequence < 0) {
+            log.abort();
+            packetsNotSent++;
+        } else {
+            log.commit(true, length);
+            packetsSent++;
+            dataPacketsSinceSend = 0;
+        }
+    }
+
+    private void writeReliable(SendChannel ch) {
+        double ri = resendInterval;
+        if (ch.nextUnsent != ch.tail && (everyPacket || time >= ch.nextResendTime)) {
+            double nextDue = Double.POSITIVE_INFINITY;
+            boolean stopped = false;
+            for (int v = ch.tail; v != ch.nextUnsent; v++) {
+                int i = v & ch.mask;
+                if (ch.state[i] != SendChannel.SENT) {
+                    continue;
+                }
+                LargeSend ls = ch.large[i];
+                if (ls != null) {
+                    if (!writeLarge(ch, v, ls)) {
+                        stopped = true;
+                        break;
+                    }
+                    nextDue = Math.min(nextDue, ls.nextResendTime);
+                    continue;
+                }
+                if (ch.lastTick[i] != tick && time - ch.lastSent[i] >= ri) {
+                    if (!writeSmall(ch, v, i)) {
+                        stopped = true;
+                        break;
+                    }
+                    ch.messagesResent++;
+                }
+                nextDue = Math.min(nextDue, ch.lastSent[i] + ri);
+            }
+            ch.nextResendTime = stopped ? time : nextDue;
+            if (stopped) {
+                return;
+            }
+        }
+        while (ch.nextUnsent != ch.head && ch.nextUnsent - ch.tail < window) {
+            int v = ch.nextUnsent;
+            int i = v & ch.mask;
+            LargeSend ls = ch.large[i];
+            if (ls != null) {
+                if (!ls.started) {
+                    long started = queue.largeBytesStarted;
+                    if (started > 0 && started + ls.total > config.maxBytesInFlight()) {
+                        return;
+                    }
+                    ls.started = true;
+                    queue.largeBytesStarted = started + ls.total;
+                    ch.state[i] = SendChannel.SENT;
+                }
+                boolean done = writeLarge(ch, v, ls);
+                ch.nextResendTime = Math.min(ch.nextResendTime, ls.nextResendTime);
+                if (!done || ls.nextUnsent < ls.sliceCount) {
+                    return;
+                }
+                ch.nextUnsent++;
+            } else {
+                if (!writeSmall(ch, v, i)) {
+                    return;
+                }
+                ch.state[i] = SendChannel.SENT;
+                ch.nextResendTime = Math.min(ch.nextResendTime, time + ri);
+                ch.nextUnsent++;
+            }
+        }
+    }
+
+    /** Writes a whole (small) message; false when it does not fit the packet. */
+    private boolean writeSmall(SendChannel ch, int v, int i) {
+        byte[] p = ch.payload[i];
+        int id = v & 0xFFFF;
+        int len = p.length;
+        boolean next = chainChannel == ch.index && ((chainId + 1) & 0xFFFF) == id;
+        int size = next ? Frames.nextFrameSize(len) : Frames.msgFrameSize(len);
+        if (size > payloadBudget - pos) {
+            return false;
+        }
+        pos = next ? Frames.writeNext(packetBuffer, pos, p, 0, len)
+                : Frames.writeMsg(packetBuffer, pos, ch.index, id, p, 0, len);
+        chainChannel = ch.index;
+        chainId = id;
+        ch.lastSent[i] = time;
+        ch.lastTick[i] = tick;
+        log.add(PacketLog.entry(ch.index, id));
+        return true;
+    }
+
+    /** Writes the due slices of a large message (resends, then new ones); false when the packet filled up. */
+    private boolean writeLarge(SendChannel ch, int v, LargeSend ls) {
+        double ri = resendInterval;
+        if (ls.firstUnacked < ls.nextUnsent && (everyPacket || time >= ls.nextResendTime)) {
+            double nextDue = Double.POSITIVE_INFINITY;
+            for (int s = ls.firstUnacked; s < ls.nextUnsent; s++) {
+                if (ls.acked.get(s)) {
+                    continue;
+                }
+                if (ls.lastTick[s] != tick && time - ls.lastSent[s] >= ri) {
+                    if (!writeSlice(ch, v, ls, s)) {
+                        ls.nextResendTime = time;
+                        return false;
+                    }
+                    ch.messagesResent++;
+                }
+                nextDue = Math.min(nextDue, ls.lastSent[s] + ri);
+            }
+            ls.nextResendTime = nextDue;
+        }
+        while (ls.nextUnsent < ls.sliceCount) {
+            if (!writeSlice(ch, v, ls, ls.nextUnsent)) {
+                return false;
+            }
+            ls.nextUnsent++;
+            ls.nextResendTime = Math.min(ls.nextResendTime, time + ri);
+        }
+        return true;
+    }
+
+    private boolean writeSlice(SendChannel ch, int v, LargeSend ls, int s) {
+        int id = v & 0xFFFF;
+        int len = ls.sliceLength(s);
+        if (Frames.sliceHeaderSize(ls.total, ls.sliceSize, s) + len > payloadBudget - pos) {
+            return false;
+        }
+        pos = Frames.writeSlice(packetBuffer, pos, ch.index, id, ls.total, ls.sliceSize, s,
+                ch.payload[v & ch.mask], s * ls.sliceSize, len);
+        chainChannel = -1;
+        ls.lastSent[s] = time;
+        ls.lastTick[s] = tick;
+        log.add(PacketLog.sliceEntry(ch.index, id, s));
+        return true;
+    }
+
+    private void writeUnreliable(SendChannel ch) {
+        while (ch.tail != ch.head) {
+            int v = ch.tail;
+            int i = v & ch.mask;
+            int len = ch.payload[i].length;
+            if (Frames.msgFrameSize(len) > payloadBudget) {
+                return;
+            }
+            if (!writeSmall(ch, v, i)) {
+                return;
+            }
+            queue.unreliableWritten(ch, v, i, len);
+        }
+    }
+
+    /** Sends the oldest unreliable message too large for one packet as a packet the packet layer fragments. */
+    private boolean sendBigUnreliable() {
+        for (SendChannel ch : channels) {
+            if (ch.bigUnreliable == 0 || ch.tail == ch.head) {
+                continue;
+            }
+            int v = ch.tail;
+            int i = v & ch.mask;
+            byte[] p = ch.payload[i];
+            if (Frames.msgFrameSize(p.length) <= payloadBudget) {
+                continue;
+            }
+            int size = Frames.msgFrameSize(p.length);
+            if (bigBuffer.length < size) {
+                bigBuffer = new byte[size];
+            }
+            int len = Frames.writeMsg(bigBuffer, 0, ch.index, v & 0xFFFF, p, 0, p.length);
+            int seq = link.nextPacketSequence();
+            log.begin(seq, time);
+            log.add(PacketLog.entry(ch.index, v & 0xFFFF));
+            sent(link.sendPacket(bigBuffer, 0, len), len);
+            ch.bigUnreliable--;
+            queue.bigUnreliableQueued--;
+            queue.unreliableWritten(ch, v, i, p.length);
+            return true;
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Counters
+
+    long packetsSent() {
+        return packetsSent;
+    }
+
+    long ackOnlyPacketsSent() {
+        return ackOnlyPacketsSent;
+    }
+
+    long packetsNotSent() {
+        return packetsNotSent;
+    }
+
+    long datagramsSent() {
+        return datagramsSent;
+    }
+
+    long bytesSent() {
+        return bytesSent;
+    }
+}

@@ -1,0 +1,221 @@
+package io.reliableudp.message;
+
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The messages of one endpoint waiting to be sent or acknowledged, on all its channels: accepting or
+ * refusing a message, taking it off its channel once it is done (written, for unreliable; fully
+ * acknowledged, for reliable) and telling its {@link SendCompletion}, and failing every pending one
+ * on close. The {@link PacketComposer} reads the channels to fill packets; the {@link AckTracker}
+ * marks what the peer acknowledged.
+ */
+final class SendQueue {
+
+    private static final System.Logger LOG = System.getLogger(MessageEndpoint.class.getName());
+
+    final SendChannel[] channels;
+    private final int channelCount;
+    private final int maxMessageSize;
+    private final int payloadBudget;
+    private final int maxUnreliableSize;
+    private final int sliceSize;
+
+    /** Unreliable messages queued that are too large for one packet (sent fragmented by the packet layer). */
+    int bigUnreliableQueued;
+    /** Total size of the sliced messages started and not yet fully acknowledged. */
+    long largeBytesStarted;
+
+    private boolean closed;
+    private DeliveryFailure closeReason = DeliveryFailure.CLOSED;
+    private long completionErrors;
+
+    SendQueue(MessageConfig config, int payloadBudget, int maxUnreliableSize) {
+        this.channelCount = config.channels().size();
+        this.maxMessageSize = config.maxMessageSize();
+        this.payloadBudget = payloadBudget;
+        this.maxUnreliableSize = maxUnreliableSize;
+        this.sliceSize = config.effectiveSliceSize();
+        this.channels = new SendChannel[channelCount];
+        for (int i = 0; i < channelCount; i++) {
+            channels[i] = new SendChannel(i, config.channels().get(i));
+        }
+    }
+
+    /** The channel, or {@link IllegalArgumentException} when it does not exist. */
+    SendChannel channel(int channel) {
+        if (channel < 0 || channel >= channelCount) {
+            throw new IllegalArgumentException("channel must be within 0.." + (channelCount - 1) + ", was " + channel);
+        }
+        return channels[channel];
+    }
+
+    /**
+     * Queues a message, or refuses it (then {@code completion} is told at once).
+     *
+     * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code
+     */
+    int offer(int channel, byte[] payload, @Nullable SendCompletion completion) {
+        SendChannel ch = channel(channel);
+        Objects.requireNonNull(payload, "payload");
+        DeliveryFailure refusal = refusal(ch, payload.length);
+        if (refusal == null) {
+            return enqueue(ch, payload, completion);
+        }
+        if (completion != null) {
+            failed(completion, new DeliveryException(refusal, refusalMessage(refusal, ch, payload.length)));
+        }
+        return switch (refusal) {
+            case QUEUE_FULL -> MessageEndpoint.OFFER_QUEUE_FULL;
+            case TOO_LARGE -> MessageEndpoint.OFFER_TOO_LARGE;
+            default -> MessageEndpoint.OFFER_CLOSED;
+        };
+    }
+
+    private @Nullable DeliveryFailure refusal(SendChannel ch, int length) {
+        if (closed) {
+            return closeReason;
+        }
+        if (length > maxMessageSize || (!ch.reliable && length > maxUnreliableSize) || length > ch.maxQueuedBytes) {
+            return DeliveryFailure.TOO_LARGE;
+        }
+        if (ch.queued >= ch.maxQueuedMessages || ch.queuedBytes + length > ch.maxQueuedBytes) {
+            return DeliveryFailure.QUEUE_FULL;
+        }
+        return null;
+    }
+
+    private String refusalMessage(DeliveryFailure refusal, SendChannel ch, int length) {
+        int channel = ch.index;
+        return switch (refusal) {
+            case TOO_LARGE -> "message of " + length + " bytes on channel " + channel + " is too large (maxMessageSize "
+                    + maxMessageSize + (ch.reliable ? "" : ", unreliable limit " + maxUnreliableSize)
+                    + ", maxQueuedBytes " + ch.maxQueuedBytes + ")";
+            case QUEUE_FULL -> "send queue of channel " + channel + " is full (" + ch.queued + " messages, "
+                    + ch.queuedBytes + " bytes; limits " + ch.maxQueuedMessages + " / " + ch.maxQueuedBytes + ")";
+            default -> "endpoint closed: " + refusal;
+        };
+    }
+
+    private int enqueue(SendChannel ch, byte[] payload, @Nullable SendCompletion completion) {
+        ch.ensureRoom();
+        int v = ch.head++;
+        int i = v & ch.mask;
+        ch.payload[i] = payload;
+        ch.completion[i] = completion;
+        ch.state[i] = SendChannel.QUEUED;
+        ch.lastSent[i] = Double.NEGATIVE_INFINITY;
+        if (ch.reliable) {
+            ch.large[i] = Frames.msgFrameSize(payload.length) > payloadBudget
+                    ? new LargeSend(payload.length, sliceSize) : null;
+        } else if (Frames.msgFrameSize(payload.length) > payloadBudget) {
+            ch.bigUnreliable++;
+            bigUnreliableQueued++;
+        }
+        ch.queued++;
+        ch.queuedBytes += payload.length;
+        ch.messagesSent++;
+        return v & 0xFFFF;
+    }
+
+    /** The unreliable message at {@code v} (the tail) was written to a packet: it leaves the queue. */
+    void unreliableWritten(SendChannel ch, int v, int i, int len) {
+        SendCompletion c = ch.completion[i];
+        ch.clear(i);
+        ch.tail = v + 1;
+        ch.nextUnsent = ch.tail;
+        ch.queued--;
+        ch.queuedBytes -= len;
+        if (c != null) {
+            delivered(c, ch.index, v & 0xFFFF);
+        }
+    }
+
+    /** The reliable message at {@code v} was fully acknowledged: it leaves the queue (the tail moves past acked ones). */
+    void reliableAcked(SendChannel ch, int v, int i) {
+        ch.state[i] = SendChannel.ACKED;
+        ch.messagesAcked++;
+        ch.queued--;
+        ch.queuedBytes -= ch.payload[i].length;
+        SendCompletion c = ch.completion[i];
+        ch.payload[i] = null;
+        ch.completion[i] = null;
+        ch.large[i] = null;
+        while (ch.tail != ch.head && ch.state[ch.tail & ch.mask] == SendChannel.ACKED) {
+            ch.state[ch.tail & ch.mask] = SendChannel.EMPTY;
+            ch.tail++;
+        }
+        if (ch.nextUnsent - ch.tail < 0) {
+            ch.nextUnsent = ch.tail;
+        }
+        if (c != null) {
+            delivered(c, ch.index, v & 0xFFFF);
+        }
+    }
+
+    /** Whether a reliable message is still waiting to be sent or acknowledged. */
+    boolean hasPendingReliable() {
+        for (SendChannel ch : channels) {
+            if (ch.reliable && !ch.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Messages waiting to be sent or acknowledged, on all channels. */
+    int queuedMessages() {
+        int n = 0;
+        for (SendChannel ch : channels) {
+            n += ch.queued;
+        }
+        return n;
+    }
+
+    /** Fails every pending message with {@code reason}; later offers are refused with it. */
+    void close(DeliveryFailure reason) {
+        closed = true;
+        closeReason = reason;
+        for (SendChannel ch : channels) {
+            for (int v = ch.tail; v != ch.head; v++) {
+                int i = v & ch.mask;
+                SendCompletion c = ch.completion[i];
+                if (c != null && ch.state[i] != SendChannel.ACKED) {
+                    failed(c, new DeliveryException(reason,
+                            "message " + (v & 0xFFFF) + " on channel " + ch.index + " not delivered: " + reason));
+                }
+                ch.clear(i);
+            }
+            ch.tail = ch.head;
+            ch.nextUnsent = ch.head;
+            ch.queued = 0;
+            ch.queuedBytes = 0;
+            ch.bigUnreliable = 0;
+        }
+        bigUnreliableQueued = 0;
+        largeBytesStarted = 0;
+    }
+
+    /** Exceptions thrown by send completions (caught, logged and counted). */
+    long completionErrors() {
+        return completionErrors;
+    }
+
+    private void delivered(SendCompletion c, int channel, int id) {
+        try {
+            c.delivered(channel, id);
+        } catch (RuntimeException ex) {
+            completionErrors++;
+            LOG.log(System.Logger.Level.WARNING, "send completion failed", ex);
+        }
+    }
+
+    private void failed(SendCompletion c, DeliveryException failure) {
+        try {
+            c.failed(failure);
+        } catch (RuntimeException ex) {
+            completionErrors++;
+            LOG.log(System.Logger.Level.WARNING, "send completion failed", ex);
+        }
+    }
+}
