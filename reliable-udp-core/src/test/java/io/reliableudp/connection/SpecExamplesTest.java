@@ -130,15 +130,15 @@ class SpecExamplesTest {
             assertThat(client.state()).isEqualTo(Connection.State.CONNECTED);
 
             // the server speaks first, so the example packet acknowledges something
-            server.send(0, utf8("hi"), 0.004);
+            server.send(0, utf8("hi"), null, 0.004);
             server.flush(0.004);
             byte[] fromServer = last(s.sent);
             client.receive(fromServer, 0, fromServer.length, 0.005);
 
             // the example: two small reliable messages on channel 0 (reliable-ordered) in one datagram
             int before = c.sent.size();
-            client.send(0, utf8("hello"), 0.006);
-            client.send(0, utf8("world"), 0.006);
+            client.send(0, utf8("hello"), null, 0.006);
+            client.send(0, utf8("world"), null, 0.006);
             client.flush(0.006);
             assertThat(c.sent).hasSize(before + 1);
             x.datagram = last(c.sent);
