@@ -278,7 +278,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         if (c != null) {
             listenToRtt(c);
         }
-        node.post(DatagramNode.Event.connected(this));
+        node.post(NodeEvents.Event.connected(this));
     }
 
     @Override
@@ -286,7 +286,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         reason = why;
         state = PeerState.DISCONNECTED;
         node.removed(this, why, detail);
-        node.post(DatagramNode.Event.disconnected(this, why, detail));
+        node.post(NodeEvents.Event.disconnected(this, why, detail));
     }
 
     @Override
