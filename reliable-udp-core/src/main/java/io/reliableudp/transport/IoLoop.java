@@ -206,9 +206,9 @@ final class IoLoop {
         }
         waitingUntil = until;
         try {
-            if (!wakePending.get()) {
-                port.awaitReadable(until - now);
-            }
+            // a wake-up already asked for: only consume the port's pending wake-up (a selectNow), so that
+            // it does not cut the next wait short for nothing
+            port.awaitReadable(wakePending.get() ? 0 : until - now);
         } finally {
             waitingUntil = Long.MAX_VALUE;
         }
