@@ -114,15 +114,14 @@ public final class InMemoryNetwork {
             }
             return;
         }
-        Link link = out.get(to);
-        if (link != null) {
-            synchronized (link) {
-                link.conditioner.reconfigure(config);
+        Link link = new Link(from, to, new LinkConditioner(config));
+        Link existing = out.putIfAbsent(to, link);
+        if (existing != null) {
+            synchronized (existing) {
+                existing.conditioner.reconfigure(config);
             }
             return;
         }
-        link = new Link(from, to, new LinkConditioner(config));
-        out.put(to, link);
         MemoryPort receiver = ports.get(to);
         if (receiver != null) {
             receiver.inbound.add(link);
