@@ -16,7 +16,7 @@ import javax.crypto.spec.SecretKeySpec;
  * bytes followed by a 64-bit counter that the caller never repeats for the same key when sealing.
  * Not thread-safe. {@link #toString()} never shows the key.
  */
-public final class Aead {
+final class Aead {
 
     private static final String ALGORITHM = "ChaCha20-Poly1305";
 

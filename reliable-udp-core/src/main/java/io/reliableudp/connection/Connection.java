@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Not thread-safe: the owner serialises every call (the transport holds a per-peer lock).
  * Time is in seconds, from the owner's monotonic clock.
+ *
+ * <p>The connection layer's contract with the transport; not user API.
  */
 public final class Connection implements Session.Output, Session.Input {
 
@@ -107,9 +109,31 @@ public final class Connection implements Session.Output, Session.Input {
         this.state = client ? State.REQUESTING : State.CONNECTED;
     }
 
-    /** Starts a client handshake: sends the first request at once. */
+    /** Bytes a connection adds around the message-layer bytes of one datagram (frame header, plus the tag when encrypted). */
+    public static int frameOverhead(boolean encrypted) {
+        return Protocol.frameOverhead(encrypted);
+    }
+
+    /**
+     * Whether a datagram of this type (its first byte) belongs to an established or connecting
+     * connection (challenge, denial, frames), so that one from an unknown address is an unknown
+     * sender rather than garbage.
+     */
+    public static boolean belongsToConnection(byte type) {
+        return type == Protocol.CHALLENGE || type == Protocol.DENIED || Protocol.isFrame(type);
+    }
+
+    /** Starts a client handshake with a fresh nonce from {@code random}: sends the first request at once. */
     public static Connection client(ConnectionSettings settings, Transmitter transmitter, Events events,
-                                    byte[] clientNonce, double now) {
+                                    java.util.Random random, double now) {
+        byte[] nonce = new byte[Protocol.NONCE_BYTES];
+        random.nextBytes(nonce);
+        return client(settings, transmitter, events, nonce, now);
+    }
+
+    /** Starts a client handshake: sends the first request at once. */
+    static Connection client(ConnectionSettings settings, Transmitter transmitter, Events events,
+                             byte[] clientNonce, double now) {
         Connection c = new Connection(true, settings, transmitter, events, clientNonce, now);
         c.handshakeLength = Handshake.encodeRequest(settings.protocolId(), settings.flags(), clientNonce, c.handshake);
         c.sendHandshake();
@@ -122,7 +146,12 @@ public final class Connection implements Session.Output, Session.Input {
      * the owner does, once it registered the connection.
      */
     public static Connection server(ConnectionSettings settings, Transmitter transmitter, Events events,
-                                    Handshake.Response response, @Nullable Keys keys, long cookieTime, double now) {
+                                    HandshakeServer.Verified verified, double now) {
+        return server(settings, transmitter, events, verified.response(), verified.keys(), verified.cookieTime(), now);
+    }
+
+    static Connection server(ConnectionSettings settings, Transmitter transmitter, Events events,
+                             Handshake.Response response, @Nullable Keys keys, long cookieTime, double now) {
         Connection c = new Connection(false, settings, transmitter, events, response.clientNonce(), now);
         c.salt = response.salt();
         c.cookieTime = cookieTime;
@@ -156,7 +185,7 @@ public final class Connection implements Session.Output, Session.Input {
     }
 
     /** Why the connection ended, or null while it has not. */
-    public @Nullable DisconnectReason disconnectReason() {
+    @Nullable DisconnectReason disconnectReason() {
         return reason;
     }
 
@@ -166,12 +195,12 @@ public final class Connection implements Session.Output, Session.Input {
     }
 
     /** Datagrams this connection sent (handshake and frames). */
-    public long datagramsSent() {
+    long datagramsSent() {
         return datagramsSent;
     }
 
     /** Datagrams accepted for this connection. */
-    public long datagramsReceived() {
+    long datagramsReceived() {
         return datagramsReceived;
     }
 
@@ -426,7 +455,7 @@ public final class Connection implements Session.Output, Session.Input {
     }
 
     /** The delivery failure matching a disconnect reason. */
-    public static DeliveryFailure failureFor(@Nullable DisconnectReason why) {
+    static DeliveryFailure failureFor(@Nullable DisconnectReason why) {
         if (why == null) {
             return DeliveryFailure.NOT_CONNECTED;
         }

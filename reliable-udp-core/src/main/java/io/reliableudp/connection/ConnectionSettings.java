@@ -5,6 +5,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What every connection of a node shares. Times in seconds. Holds the pre-shared key: never logged.
+ * The connection layer's contract with the transport; not user API.
  *
  * @param protocolId 64-bit application protocol id
  * @param preSharedKey 32-byte key, or null for plain mode
@@ -31,7 +32,7 @@ public record ConnectionSettings(
     }
 
     /** Handshake flags this side announces. */
-    public int flags() {
+    int flags() {
         return encrypted() ? Protocol.FLAG_ENCRYPTED : 0;
     }
 

@@ -9,7 +9,7 @@ import java.security.SecureRandom;
  * vouches for: protocol id, flags, both nonces, the salt and the client's address and port.
  * The server keeps nothing per unverified sender. Not thread-safe (the receive loop owns it).
  */
-public final class CookieJar {
+final class CookieJar {
 
     private final Aead aead;
     private final long protocolId;

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
  * Encoders and decoders of the four handshake packets (byte tables in {@code docs/connection.md}).
  * Decoders never throw for any input: they return null for anything malformed.
  */
-public final class Handshake {
+final class Handshake {
 
     private Handshake() {
     }

@@ -11,8 +11,13 @@ import org.jspecify.annotations.Nullable;
  * Every answer is smaller than the datagram it answers (anti-amplification) and goes to the
  * datagram's source address (the caller's job: it passes {@code from}).
  * Not thread-safe: the receive loop owns it.
+ *
+ * <p>The connection layer's contract with the transport; not user API.
  */
 public final class HandshakeServer {
+
+    /** Room an answer needs: pass an {@code out} array at least this long. */
+    public static final int REPLY_BYTES = Protocol.REQUEST_SIZE;
 
     /** Counts what the handshake refused. */
     public interface Reporter {
@@ -24,13 +29,52 @@ public final class HandshakeServer {
     }
 
     /**
-     * A response that passed every check.
-     *
-     * @param response the decoded response
-     * @param keys per-connection keys (pre-shared-key mode), or null
-     * @param cookieTime when the cookie was issued (server clock, ms)
+     * A response that passed every check: what {@link Connection#server} needs to make the connection.
+     * Opaque to the transport except for the values that tell a repeated or an older handshake apart.
      */
-    public record Verified(Handshake.Response response, @Nullable Keys keys, long cookieTime) {
+    public static final class Verified {
+        private final Handshake.Response response;
+        private final @Nullable Keys keys;
+        private final long cookieTime;
+
+        Verified(Handshake.Response response, @Nullable Keys keys, long cookieTime) {
+            this.response = response;
+            this.keys = keys;
+            this.cookieTime = cookieTime;
+        }
+
+        Handshake.Response response() {
+            return response;
+        }
+
+        @Nullable Keys keys() {
+            return keys;
+        }
+
+        /** The connection salt the client answered with. */
+        public int salt() {
+            return response.salt();
+        }
+
+        /** When the cookie was issued (server clock, ms): a newer handshake from the same address means a restart. */
+        public long cookieTime() {
+            return cookieTime;
+        }
+
+        @Override
+        public String toString() {
+            return "Verified[salt=" + Integer.toHexString(response.salt()) + ", cookieTime=" + cookieTime + "]";
+        }
+    }
+
+    /** Whether a datagram of this type (its first byte) is a connection request. */
+    public static boolean isRequest(byte type) {
+        return type == Protocol.REQUEST;
+    }
+
+    /** Whether a datagram of this type (its first byte) is a handshake response. */
+    public static boolean isResponse(byte type) {
+        return type == Protocol.RESPONSE;
     }
 
     private final ConnectionSettings settings;
@@ -146,6 +190,18 @@ public final class HandshakeServer {
     }
 
     private int lastReplyLength;
+
+    /**
+     * Refuses a verified response because this node does not accept connections or has no room:
+     * counts the failure and writes the denial into {@code out}.
+     *
+     * @return bytes of the denial in {@code out}
+     */
+    public int refuse(Verified verified, boolean accepting, byte[] out) {
+        reporter.failure(accepting ? HandshakeFailure.SERVER_FULL : HandshakeFailure.NOT_ACCEPTING);
+        return Handshake.encodeDenied(verified.response().clientNonce(),
+                accepting ? Protocol.DENY_SERVER_FULL : Protocol.DENY_NOT_ACCEPTING, out);
+    }
 
     /** Length of the answer {@link #onResponse} wrote into {@code out} (0 = none). */
     public int lastReplyLength() {

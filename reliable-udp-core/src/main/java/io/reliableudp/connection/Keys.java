@@ -11,7 +11,7 @@ import javax.crypto.spec.SecretKeySpec;
  * key and both handshake nonces. Three 32-byte outputs: client-to-server key, server-to-client key,
  * and the key of the client's proof in the response. Holds keys: never logged, no toString content.
  */
-public final class Keys {
+final class Keys {
 
     private static final byte[] C2S = "reliable-udp v1 client->server".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] S2C = "reliable-udp v1 server->client".getBytes(StandardCharsets.US_ASCII);

@@ -4,7 +4,7 @@ package io.reliableudp.connection;
  * Wire constants of the connection layer: packet types, sizes and offsets. All integers big-endian.
  * The byte tables are in {@code docs/connection.md}.
  */
-public final class Protocol {
+final class Protocol {
 
     /** Version of this wire format; a request with another version is denied. */
     public static final int VERSION = 1;

@@ -7,7 +7,7 @@ import java.util.Arrays;
  * already seen in its slot. Check with {@link #alreadyReceived} before decrypting, and call
  * {@link #advance} only after the packet authenticated (so forged sequences cannot move the window).
  */
-public final class ReplayWindow {
+final class ReplayWindow {
 
     /** Number of remembered sequences. */
     public static final int SIZE = 256;

@@ -285,7 +285,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         if (c != null) {
             listenToRtt(c);
         }
-        node.post(DatagramNode.Event.connected(this));
+        node.post(NodeEvents.Event.connected(this));
     }
 
     @Override
@@ -293,7 +293,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         reason = why;
         state = PeerState.DISCONNECTED;
         node.removed(this, why, detail);
-        node.post(DatagramNode.Event.disconnected(this, why, detail));
+        node.post(NodeEvents.Event.disconnected(this, why, detail));
     }
 
     @Override

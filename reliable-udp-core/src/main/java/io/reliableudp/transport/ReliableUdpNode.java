@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A reliable-UDP node: one UDP socket, many peers. It can connect to servers (client role) and,
+ * A reliable-UDP node: one UDP socket (or another {@link DatagramPort}), many peers. It can connect to servers (client role) and,
  * when {@link NodeConfig#acceptIncoming()} is set, accept connections (server role). Thread-safe.
  *
  * <pre>{@code
@@ -21,9 +21,19 @@ import org.jspecify.annotations.Nullable;
  */
 public interface ReliableUdpNode extends AutoCloseable {
 
-    /** Binds the socket, starts the receive loop and the send tick. */
+    /** Binds a UDP socket ({@link UdpDatagramPort#open(NodeConfig)}), starts the receive loop and the send tick. */
     static ReliableUdpNode start(NodeConfig config, NodeListener listener) throws IOException {
         return DatagramNode.start(config, listener);
+    }
+
+    /**
+     * Starts a node on a port opened by the caller: a {@link UdpDatagramPort} (e.g. one of several
+     * bound to one address with {@code SO_REUSEPORT}) or a port of an {@link InMemoryNetwork}. The
+     * node owns the port from now on and closes it when it closes. The port decides the address:
+     * {@link NodeConfig#bindAddress()} and the socket buffer sizes of {@code config} are not used.
+     */
+    static ReliableUdpNode start(NodeConfig config, NodeListener listener, DatagramPort port) {
+        return DatagramNode.start(config, listener, Sessions.DEFAULT, port);
     }
 
     /** The bound address (with the real port when 0 was configured). */

@@ -46,7 +46,7 @@ class ConnectionTest {
         assertThat(hs.onResponse(clientAddress, response, 0, response.length, 10 + Protocol.COOKIE_LIFETIME_MILLIS + 1, out)).isNull();
 
         ConnectionTestSupport.Recorder sr = new ConnectionTestSupport.Recorder(serverGot);
-        Connection server = Connection.server(settings, sr, sr, v.response(), v.keys(), v.cookieTime(), 0.02);
+        Connection server = Connection.server(settings, sr, sr, v, 0.02);
         assertThat(sr.sent).hasSize(1); // the confirming keepalive
         byte[] confirm = sr.sent.get(0);
         assertThat(confirm).hasSize(Protocol.frameOverhead(encrypted));

@@ -3,8 +3,6 @@ package io.reliableudp.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.reliableudp.connection.Aead;
-import io.reliableudp.connection.Keys;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
@@ -18,8 +16,8 @@ class NodeConfigTest {
         byte[] key = new byte[32];
         Arrays.fill(key, (byte) 0x5c);
         NodeConfig config = NodeConfig.builder().preSharedKey(key).build();
-        for (String text : new String[] {config.toString(), config.toBuilder().toString(),
-                new Aead(key).toString(), Keys.derive(key, 1, new byte[16], new byte[16]).toString()}) {
+        // the connection layer's Aead and Keys: connection.SecretTextTest
+        for (String text : new String[] {config.toString(), config.toBuilder().toString()}) {
             assertThat(text).doesNotContain(Base64.getEncoder().encodeToString(key))
                     .doesNotContain(HexFormat.of().formatHex(key)).doesNotContain("92, 92");
         }

@@ -6,7 +6,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.reliableudp.connection.Protocol;
+import io.reliableudp.connection.WireForTests;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -41,7 +41,7 @@ class NodeSecurityTest {
             Peer p = client.connect(proxy.address()).get(5, TimeUnit.SECONDS);
             p.send(0, "secret message".getBytes(UTF_8)).get(5, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.messages.size() == 1);
-            byte[] payloadFrame = proxy.fromClient.stream().filter(d -> d[0] == Protocol.PAYLOAD).findFirst().orElseThrow();
+            byte[] payloadFrame = proxy.fromClient.stream().filter(d -> d[0] == WireForTests.PAYLOAD).findFirst().orElseThrow();
             // the plaintext is not on the wire
             assertThat(new String(payloadFrame, java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("secret");
 
@@ -74,7 +74,7 @@ class NodeSecurityTest {
              ReliableUdpNode client = ReliableUdpNode.start(loopback().build(), new RecordingListener())) {
             Peer first = client.connect(proxy.address()).get(5, TimeUnit.SECONDS);
             first.send(0, "one".getBytes(UTF_8)).get(5, TimeUnit.SECONDS);
-            byte[] old = proxy.fromClient.stream().filter(d -> d[0] == Protocol.PAYLOAD).findFirst().orElseThrow();
+            byte[] old = proxy.fromClient.stream().filter(d -> d[0] == WireForTests.PAYLOAD).findFirst().orElseThrow();
             first.disconnect();
             await().atMost(Duration.ofSeconds(5)).until(() -> server.peers().isEmpty());
             Peer second = client.connect(proxy.address()).get(5, TimeUnit.SECONDS);
@@ -101,7 +101,7 @@ class NodeSecurityTest {
             }
             attacker.send(ByteBuffer.allocate(5000), target(server)); // larger than the 1200-byte budget
             attacker.send(ByteBuffer.allocate(0), target(server));
-            attacker.send(ByteBuffer.wrap(new byte[] {Protocol.REQUEST, 'R', 'U'}), target(server)); // truncated
+            attacker.send(ByteBuffer.wrap(new byte[] {WireForTests.REQUEST, 'R', 'U'}), target(server)); // truncated
             await().atMost(Duration.ofSeconds(5)).until(() -> server.stats().datagramsReceived() == 503);
             var dropped = server.stats().datagramsDropped();
             assertThat(dropped).containsEntry("too_large", 1L);
@@ -119,8 +119,7 @@ class NodeSecurityTest {
              DatagramChannel attacker = DatagramChannel.open()) {
             server.handshakeBudget(20, 20); // small, so that the flood below exceeds it however slow this machine is
             attacker.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            byte[] request = new byte[Protocol.REQUEST_SIZE];
-            io.reliableudp.connection.Handshake.encodeRequest(server.config().protocolId(), 0, new byte[16], request);
+            byte[] request = WireForTests.request(server.config().protocolId());
             int flood = 200;
             for (int i = 0; i < flood; i++) {
                 attacker.send(ByteBuffer.wrap(request), target(server));
@@ -147,21 +146,20 @@ class NodeSecurityTest {
                 byte[] d;
                 switch (i % 4) {
                     case 0 -> { // a valid request: answered with a challenge
-                        d = new byte[Protocol.REQUEST_SIZE];
-                        io.reliableudp.connection.Handshake.encodeRequest(server.config().protocolId(), 0, new byte[16], d);
+                        d = WireForTests.request(server.config().protocolId());
                     }
                     case 1 -> { // a request of another version: denied
                         d = new byte[40];
-                        d[0] = Protocol.REQUEST;
+                        d[0] = WireForTests.REQUEST;
                         d[1] = 'R'; d[2] = 'U'; d[3] = 'D'; d[4] = 'P';
                         d[5] = 99;
                     }
                     case 2 -> { // a response with a forged cookie
-                        d = new byte[Protocol.RESPONSE_SIZE];
+                        d = new byte[WireForTests.RESPONSE_SIZE];
                         random.nextBytes(d);
-                        d[0] = Protocol.RESPONSE;
+                        d[0] = WireForTests.RESPONSE;
                         d[1] = 'R'; d[2] = 'U'; d[3] = 'D'; d[4] = 'P';
-                        d[5] = Protocol.VERSION;
+                        d[5] = WireForTests.VERSION;
                         long pid = server.config().protocolId();
                         for (int b = 0; b < 8; b++) {
                             d[6 + b] = (byte) (pid >>> (56 - 8 * b));
@@ -171,7 +169,7 @@ class NodeSecurityTest {
                     default -> { // frames for a connection that does not exist
                         d = new byte[1 + random.nextInt(100)];
                         random.nextBytes(d);
-                        d[0] = (byte) (Protocol.KEEPALIVE + random.nextInt(3));
+                        d[0] = (byte) (WireForTests.KEEPALIVE + random.nextInt(3));
                     }
                 }
                 sent += attacker.send(ByteBuffer.wrap(d), target(server));

@@ -19,7 +19,7 @@ class SocketBufferTest {
 
     @Test
     void aKernelCapOnTheBufferSizesIsLoggedAsAWarning() throws Exception {
-        Logger logger = Logger.getLogger(DatagramNode.class.getName());
+        Logger logger = Logger.getLogger(UdpDatagramPort.class.getName());
         List<String> warnings = new CopyOnWriteArrayList<>();
         Handler handler = new Handler() {
             @Override

@@ -1,0 +1,135 @@
+package io.reliableudp.transport;
+
+import io.reliableudp.connection.Connection;
+import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.connection.DropReason;
+import io.reliableudp.connection.HandshakeServer;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * The server side of connecting, on the I/O thread, beside {@link HandshakeServer}: a token bucket
+ * over the handshake work (requests and responses), the answers to requests (cookie challenges and
+ * denials, sent straight back to the source address), and turning a verified response into a peer
+ * (or a repeat confirmation, a stale drop, a restart of the same address, a refusal when full).
+ * Not thread-safe: the I/O loop owns it.
+ */
+final class Acceptor {
+
+    /**
+     * Handshake work budget: requests and responses that reach the cookie crypto, per second, with a
+     * burst allowance. Beyond it they are dropped as {@code rate_limited}, so a flood of handshakes
+     * cannot starve established connections of the I/O thread. Legitimate clients retry every 250 ms.
+     * Per node: N nodes on one port (SO_REUSEPORT) have N budgets.
+     */
+    static final double HANDSHAKES_PER_SECOND = 10_000;
+    static final double HANDSHAKE_BURST = 1_000;
+
+    private final DatagramNode node;
+    private final HandshakeServer handshake;
+    private final PeerTable peers;
+    private final byte[] reply = new byte[HandshakeServer.REPLY_BYTES];
+    private final ByteBuffer replyBuffer = ByteBuffer.allocateDirect(HandshakeServer.REPLY_BYTES);
+    private volatile double rate = HANDSHAKES_PER_SECOND;
+    private volatile double burst = HANDSHAKE_BURST;
+    private double tokens = HANDSHAKE_BURST;
+    private double tokensAt;
+
+    Acceptor(DatagramNode node, HandshakeServer handshake, PeerTable peers) {
+        this.node = node;
+        this.handshake = handshake;
+        this.peers = peers;
+    }
+
+    /** Whether this datagram type is the acceptor's (a request or a response). */
+    static boolean handles(byte type) {
+        return HandshakeServer.isRequest(type) || HandshakeServer.isResponse(type);
+    }
+
+    /** Handles a request or a response from {@code from} in {@code data[0..length)}. */
+    void onHandshake(InetSocketAddress from, byte[] data, int length, double now) {
+        if (!takeToken(now)) {
+            node.countDrop(DropReason.RATE_LIMITED);
+            return;
+        }
+        NodeConfig config = node.config();
+        if (HandshakeServer.isRequest(data[0])) {
+            int n = handshake.onRequest(from, data, 0, length, node.nowMillis(), config.acceptIncoming(),
+                    peers.serverConnections() < config.maxConnections(), reply);
+            if (n > 0) {
+                node.transmit(replyBuffer, from, reply, 0, n);
+            }
+        } else {
+            onResponse(from, data, length, now);
+        }
+    }
+
+    /** Changes the handshake budget (tests use a small one to make a flood deterministic). */
+    void budget(double perSecond, double burstAllowance) {
+        this.rate = perSecond;
+        this.burst = burstAllowance;
+    }
+
+    /** Token bucket of {@link #HANDSHAKES_PER_SECOND}. */
+    private boolean takeToken(double now) {
+        tokens = Math.min(burst, tokens + (now - tokensAt) * rate);
+        tokensAt = now;
+        if (tokens < 1) {
+            return false;
+        }
+        tokens -= 1;
+        return true;
+    }
+
+    private void onResponse(InetSocketAddress from, byte[] data, int length, double now) {
+        HandshakeServer.Verified verified = handshake.onResponse(from, data, 0, length, node.nowMillis(), reply);
+        if (verified == null) {
+            int n = handshake.lastReplyLength();
+            if (n > 0) {
+                node.transmit(replyBuffer, from, reply, 0, n);
+            }
+            return;
+        }
+        NodePeer existing = peers.get(from);
+        if (existing != null) {
+            existing.lock.lock();
+            try {
+                Connection c = existing.connection();
+                if (c.state() != Connection.State.DISCONNECTED) {
+                    if (c.isClient()) {
+                        node.countDrop(DropReason.UNEXPECTED); // we are connecting to that address ourselves
+                        return;
+                    }
+                    if (c.salt() == verified.salt()) {
+                        c.onRepeatedResponse(now);
+                        return;
+                    }
+                    if (c.cookieTime() >= verified.cookieTime()) {
+                        node.countDrop(DropReason.STALE_CONNECTION);
+                        return;
+                    }
+                    // a newer handshake from the same address: the peer restarted
+                    c.disconnect(DisconnectReason.CLOSED_BY_PEER, "the peer reconnected from the same address", false, now);
+                }
+            } finally {
+                existing.lock.unlock();
+            }
+        }
+        NodeConfig config = node.config();
+        if (!config.acceptIncoming() || peers.serverConnections() >= config.maxConnections()) {
+            int n = handshake.refuse(verified, config.acceptIncoming(), reply);
+            node.transmit(replyBuffer, from, reply, 0, n);
+            return;
+        }
+        NodePeer peer = new NodePeer(node, from, false);
+        peer.lock.lock();
+        try {
+            peers.addServer(peer);
+            node.counters().connectionsOpened.increment();
+            peer.attach(Connection.server(node.settings(), peer, peer, verified, now), true);
+            node.post(NodeEvents.Event.connected(peer));
+        } finally {
+            peer.lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.reliableudp.transport;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a node's datagrams enter and leave: the seam under the I/O loop. {@link UdpDatagramPort} is a
+ * real UDP socket; {@link InMemoryNetwork#open} gives ports of an in-memory network, so that the whole
+ * protocol stack (handshake, encryption, the message layer) runs without sockets.
+ *
+ * <p>Threads: one I/O loop calls {@link #receive} and {@link #awaitReadable}; any thread may call
+ * {@link #send} (concurrent sends must be safe) and {@link #wakeup}. A port belongs to one node,
+ * which closes it when it closes.
+ */
+public interface DatagramPort extends AutoCloseable {
+
+    /**
+     * Reads one datagram into {@code into} (from its position; the datagram's length is how far the
+     * position moved) without blocking. A datagram larger than the remaining space is truncated,
+     * as UDP does.
+     *
+     * @return the sender, or null when no datagram is waiting
+     * @throws java.nio.channels.ClosedChannelException when the port is closed
+     */
+    @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException;
+
+    /**
+     * Sends the remaining bytes of {@code datagram} to {@code to} without blocking.
+     *
+     * @return false when the datagram was not sent because the port's send buffer is full (it is lost,
+     *     as on the wire); true when it was handed on
+     * @throws java.nio.channels.ClosedChannelException when the port is closed
+     */
+    boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException;
+
+    /**
+     * Blocks until a datagram can be received, {@link #wakeup()} is called, the port is closed or
+     * {@code timeoutNanos} passed, whichever comes first (0 or less: returns at once). May return
+     * early for no reason; callers just look again.
+     */
+    void awaitReadable(long timeoutNanos) throws IOException;
+
+    /**
+     * Makes the current {@link #awaitReadable} return, or the next one if none is in progress. Any
+     * thread; cheap enough to call once per batch of work, not meant for every datagram.
+     */
+    void wakeup();
+
+    /** The address this port receives on (its real port number). */
+    InetSocketAddress localAddress();
+
+    /** True until {@link #close()}. */
+    boolean isOpen();
+
+    /** Releases the port; a blocked {@link #awaitReadable} returns. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,266 @@
+package io.reliableudp.transport;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The I/O loop of one node: one thread that waits on a {@link DatagramPort}, drains every readable
+ * datagram into its receive buffer and hands each to the {@link Handler}, keeps the optional receive
+ * busy-poll window, and runs a turn (conditioners, the send tick when due, listener events) after each
+ * datagram and each wake-up. Other threads wake it with {@link #wakeup()} (at most one port wake-up per batch: an atomic
+ * "wake pending" flag that the loop clears before each turn) or ask for a turn at a time with
+ * {@link #wakeAt(long)}; neither closes or interrupts the port.
+ */
+final class IoLoop {
+
+    private static final System.Logger LOG = System.getLogger(IoLoop.class.getName());
+
+    /** Larger than any UDP payload (65,507 over IPv4, 65,527 over IPv6): nothing is ever truncated. */
+    static final int RECEIVE_BUFFER_BYTES = 65_536;
+    /** Longest wait while a link conditioner holds delayed datagrams to release. */
+    static final long CONDITIONER_POLL_NANOS = 1_000_000;
+
+    /** What the loop drives. Every method runs on the loop's thread. */
+    interface Handler {
+        /** One datagram, in {@code data[0..length)} (valid only during the call). */
+        void onDatagram(InetSocketAddress from, byte[] data, int length);
+
+        /**
+         * After every datagram and every wake-up or timeout: release conditioned datagrams, run the send
+         * tick when {@code tick} says so, hand queued events to the listener.
+         */
+        void onTurn(boolean tick);
+
+        /** Whether a link conditioner may hold datagrams to release (the loop then waits at most 1 ms). */
+        boolean conditioned();
+
+        /** A bug: handling a datagram threw (the datagram is dropped; count and log it). */
+        void onDatagramFailed(RuntimeException e);
+
+        /** The port failed for good (or the loop died): close the node. */
+        void onFatal(Throwable cause);
+    }
+
+    private final DatagramPort port;
+    private final Handler handler;
+    private final long tickNanos;
+    private final long busyPollNanos;
+    private final Thread thread;
+    private final byte[] receiveBuffer = new byte[RECEIVE_BUFFER_BYTES];
+    private final ByteBuffer receiveView = ByteBuffer.wrap(receiveBuffer);
+    /** Set by {@link #wakeup()}, cleared by the loop before each turn: collapses a burst of wake-ups into one. */
+    private final AtomicBoolean wakePending = new AtomicBoolean();
+    /** The earliest turn asked for with {@link #wakeAt} (System.nanoTime), Long.MAX_VALUE when none. */
+    private final AtomicLong requestedDeadline = new AtomicLong(Long.MAX_VALUE);
+    /** When the loop's current wait ends (System.nanoTime); read by {@link #wakeAt} to see whether to wake it. */
+    private volatile long waitingUntil = Long.MAX_VALUE;
+    private volatile boolean running = true;
+    private long nextTick;
+
+    IoLoop(DatagramPort port, Handler handler, double tickSeconds, long busyPollNanos, ReceiveThreadMode mode, String name) {
+        this.port = port;
+        this.handler = handler;
+        this.tickNanos = Math.max(1, (long) (tickSeconds * 1e9));
+        this.busyPollNanos = busyPollNanos;
+        Runnable loop = this::run;
+        this.thread = mode == ReceiveThreadMode.VIRTUAL
+                ? Thread.ofVirtual().name(name).unstarted(loop)
+                : Thread.ofPlatform().name(name).daemon(true).unstarted(loop);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Whether the caller is the loop's thread. */
+    boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    /**
+     * Makes the loop run a turn promptly. Any thread; a burst of calls costs one port wake-up until
+     * the loop has run its next turn.
+     */
+    void wakeup() {
+        if (!wakePending.get() && !wakePending.getAndSet(true)) {
+            port.wakeup();
+        }
+    }
+
+    /** Makes the loop run a turn at {@code nanoTime} (System.nanoTime) at the latest. Any thread. */
+    void wakeAt(long nanoTime) {
+        long current;
+        do {
+            current = requestedDeadline.get();
+            if (current - nanoTime <= 0) {
+                return; // an earlier or equal deadline is already asked for
+            }
+        } while (!requestedDeadline.compareAndSet(current, nanoTime));
+        if (waitingUntil - nanoTime > 0) {
+            wakeup(); // the loop sleeps past it: let it recompute its wait
+        }
+    }
+
+    /** Stops the loop (it ends after its current turn); the caller closes the port. */
+    void stop() {
+        running = false;
+        port.wakeup();
+    }
+
+    /** Waits for the loop's thread to end (not from the loop itself). */
+    void join(long millis) throws InterruptedException {
+        if (!inLoop()) {
+            thread.join(millis);
+        }
+    }
+
+    private void run() {
+        try {
+            loop();
+        } catch (Throwable t) {
+            // an Error (or a bug) killed the loop: nothing would be received or ticked any more
+            LOG.log(Level.ERROR, "I/O thread of " + port.localAddress() + " died; closing the node", t);
+            if (running) {
+                handler.onFatal(t);
+            }
+            if (t instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+        }
+    }
+
+    private void loop() {
+        nextTick = System.nanoTime() + tickNanos;
+        boolean spinning = false; // inside a busy-poll window
+        long spinUntil = 0;
+        while (running) {
+            int received = 0;
+            try {
+                if (spinning) {
+                    if (spinOnce(spinUntil)) {
+                        received = 1;
+                        spinUntil = System.nanoTime() + busyPollNanos; // traffic goes on: keep the window open
+                    } else {
+                        spinning = false; // the window closed empty: wait (no CPU) until the next datagram
+                    }
+                } else {
+                    await();
+                    received = drain();
+                    if (received > 0 && busyPollNanos > 0) {
+                        spinning = true;
+                        spinUntil = System.nanoTime() + busyPollNanos;
+                    }
+                }
+            } catch (ClosedChannelException e) {
+                if (running) {
+                    // the port broke under us: end every connection properly rather than go deaf
+                    LOG.log(Level.ERROR, "receive loop of " + port.localAddress() + " stopped: port closed; closing the node", e);
+                    running = false;
+                    handler.onFatal(e);
+                }
+                return;
+            } catch (IOException e) {
+                if (running && port.isOpen()) {
+                    LOG.log(Level.WARNING, "receive failed on " + port.localAddress() + ": " + e);
+                }
+            }
+            if (received == 0 && running) {
+                turn(); // woken, timed out, or a window closed: every datagram had its own turn already
+            }
+        }
+    }
+
+    /** The work after a datagram or a wake-up: clears the wake-up flag, runs the tick when due, then the handler's turn. */
+    private void turn() {
+        wakePending.set(false); // wake-ups from here on make the next wait return at once
+        long now = System.nanoTime();
+        boolean tick = now - nextTick >= 0;
+        if (tick) {
+            nextTick += tickNanos;
+            if (nextTick - now <= 0) {
+                nextTick = now + tickNanos; // fell behind: skip the missed ticks rather than run them back to back
+            }
+        }
+        long deadline = requestedDeadline.get();
+        if (deadline != Long.MAX_VALUE && now - deadline >= 0) {
+            requestedDeadline.compareAndSet(deadline, Long.MAX_VALUE);
+        }
+        handler.onTurn(tick);
+    }
+
+    /** Waits until a datagram, a wake-up, the next tick or the earliest requested deadline. */
+    private void await() throws IOException {
+        long until = nextTick;
+        long deadline = requestedDeadline.get();
+        if (deadline != Long.MAX_VALUE && deadline - until < 0) {
+            until = deadline;
+        }
+        long now = System.nanoTime();
+        if (handler.conditioned() && until - now > CONDITIONER_POLL_NANOS) {
+            until = now + CONDITIONER_POLL_NANOS; // a conditioner delays datagrams: release them at least every millisecond
+        }
+        waitingUntil = until;
+        try {
+            // a wake-up already asked for: only consume the port's pending wake-up (a selectNow), so that
+            // it does not cut the next wait short for nothing
+            port.awaitReadable(wakePending.get() ? 0 : until - now);
+        } finally {
+            waitingUntil = Long.MAX_VALUE;
+        }
+    }
+
+    /** Reads every waiting datagram; each is handled and followed by a turn. */
+    private int drain() throws IOException {
+        int n = 0;
+        while (running) {
+            receiveView.clear();
+            InetSocketAddress from = port.receive(receiveView);
+            if (from == null) {
+                break;
+            }
+            n++;
+            deliver(from);
+        }
+        return n;
+    }
+
+    /**
+     * One busy-poll step: reads without blocking until a datagram comes, {@code until} passes or
+     * another thread asks for a turn. Returns whether a datagram came (it was handled).
+     */
+    private boolean spinOnce(long until) throws IOException {
+        do {
+            receiveView.clear();
+            InetSocketAddress from = port.receive(receiveView);
+            if (from != null) {
+                deliver(from);
+                return true;
+            }
+            if (wakePending.get()) {
+                return false;
+            }
+            // not onSpinWait: a peer thread woken on this core (or a virtual thread waiting for this carrier) must not wait out the window
+            Thread.yield();
+        } while (System.nanoTime() - until < 0 && running);
+        return false;
+    }
+
+    private void deliver(InetSocketAddress from) {
+        try {
+            handler.onDatagram(from, receiveBuffer, receiveView.position());
+        } catch (RuntimeException e) {
+            handler.onDatagramFailed(e);
+        }
+        turn();
+    }
+
+    @Override
+    public String toString() {
+        return "IoLoop[" + thread.getName() + "]";
+    }
+}

@@ -1,0 +1,232 @@
+package io.reliableudp.transport;
+
+import io.reliableudp.connection.DisconnectReason;
+import java.lang.System.Logger.Level;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The queue of listener calls of one node and their dispatch: events raised on the I/O thread go into
+ * an allocation-free buffer of parallel arrays, events raised by other threads into a concurrent
+ * queue (and wake the I/O loop); the I/O thread calls {@link #dispatch()} after each datagram and each
+ * turn, so the listener sees the calls of one peer one at a time, in order. A listener that throws is
+ * counted and logged, never let out.
+ */
+final class NodeEvents {
+
+    private static final System.Logger LOG = System.getLogger(NodeEvents.class.getName());
+
+    private final NodeListener listener;
+    private final LongAdder listenerErrors;
+    private final ConcurrentLinkedQueue<Event> crossThread = new ConcurrentLinkedQueue<>();
+    private final EventBuffer ioEvents = new EventBuffer();
+    private @Nullable IoLoop loop;
+
+    NodeEvents(NodeListener listener, LongAdder listenerErrors) {
+        this.listener = listener;
+        this.listenerErrors = listenerErrors;
+    }
+
+    /** Binds the queue to the loop that dispatches it (before the loop starts). */
+    void attach(IoLoop loop) {
+        this.loop = loop;
+    }
+
+    private boolean onLoop() {
+        IoLoop l = loop;
+        return l != null && l.inLoop();
+    }
+
+    private void fromOtherThread(Event e) {
+        crossThread.add(e);
+        IoLoop l = loop;
+        if (l != null) {
+            l.wakeup(); // delivered by the loop's next turn, not a tick later
+        }
+    }
+
+    /** Queues a listener call: on the I/O thread in order, from other threads for the I/O thread. */
+    void post(Event event) {
+        if (onLoop()) {
+            ioEvents.add(event.kind, event.peer, event.channel, event.messageId, event.payload, event.reason, event.detail);
+        } else {
+            fromOtherThread(event);
+        }
+    }
+
+    /** Queues a delivered message (the message layer delivers only on the I/O thread): no event object. */
+    void postMessage(NodePeer peer, int channel, int messageId, byte[] payload) {
+        if (onLoop()) {
+            ioEvents.add(Event.Kind.MESSAGE, peer, channel, messageId, payload, null, "");
+        } else {
+            fromOtherThread(Event.message(peer, channel, messageId, payload));
+        }
+    }
+
+    /**
+     * Queues an RTT sample (taken under the peer's lock while receiving, so on the I/O thread): the
+     * sample travels in the message id slot as float bits, no event object.
+     */
+    void postRttSample(NodePeer peer, float rttMillis) {
+        int bits = Float.floatToRawIntBits(rttMillis);
+        if (onLoop()) {
+            ioEvents.add(Event.Kind.RTT_SAMPLE, peer, -1, bits, Event.NONE, null, "");
+        } else {
+            fromOtherThread(Event.rttSample(peer, bits));
+        }
+    }
+
+    /** Makes every queued listener call: I/O thread (or the closing thread once the loop stopped). */
+    void dispatch() {
+        dispatchIoEvents();
+        Event e;
+        while ((e = crossThread.poll()) != null) {
+            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.reason, e.detail);
+            dispatchIoEvents();
+        }
+    }
+
+    /**
+     * After the loop stopped: makes the calls other threads queued (a close from an application
+     * thread delivers its disconnects here). The I/O thread's own buffer was emptied by its last turn.
+     */
+    void dispatchAfterStop() {
+        Event e;
+        while ((e = crossThread.poll()) != null) {
+            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.reason, e.detail);
+        }
+    }
+
+    private void dispatchIoEvents() {
+        EventBuffer b = ioEvents;
+        if (b.size == 0) {
+            return;
+        }
+        // index loop: a listener may post more events while we dispatch
+        for (int i = 0; i < b.size; i++) {
+            dispatch(b.kinds[i], b.peers[i], b.channels[i], b.ids[i], b.payloads[i], b.reasons[i], b.details[i]);
+        }
+        b.clear();
+    }
+
+    private void dispatch(Event.Kind kind, NodePeer peer, int channel, int messageId, byte[] payload,
+                          @Nullable DisconnectReason reason, String detail) {
+        try {
+            switch (kind) {
+                case MESSAGE -> listener.onMessage(peer, channel, messageId, payload);
+                case RTT_SAMPLE -> listener.onRttSample(peer, Float.intBitsToFloat(messageId));
+                case CONNECTED -> {
+                    listener.onConnected(peer);
+                    CompletableFuture<Peer> f = peer.connectFuture();
+                    if (f != null) {
+                        f.complete(peer);
+                    }
+                }
+                case DISCONNECTED -> {
+                    CompletableFuture<Peer> f = peer.connectFuture();
+                    DisconnectReason why = reason == null ? DisconnectReason.CLOSED_LOCALLY : reason;
+                    if (f != null && !f.isDone()) {
+                        f.completeExceptionally(new ConnectionFailedException(why,
+                                "connection to " + peer.address() + " failed: " + why + " (" + detail + ")"));
+                    }
+                    if (f == null || f.isDone() && !f.isCompletedExceptionally()) {
+                        listener.onDisconnected(peer, why);
+                    }
+                }
+            }
+        } catch (RuntimeException | Error ex) {
+            if (ex instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+            listenerErrors.increment();
+            LOG.log(Level.WARNING, "listener threw on " + kind + " of " + peer.address() + "; ignored", ex);
+        }
+    }
+
+    /** Listener calls queued by the I/O thread, in parallel arrays: no object per message. I/O thread only. */
+    private static final class EventBuffer {
+        Event.Kind[] kinds = new Event.Kind[64];
+        NodePeer[] peers = new NodePeer[64];
+        int[] channels = new int[64];
+        int[] ids = new int[64];
+        byte[][] payloads = new byte[64][];
+        @Nullable DisconnectReason[] reasons = new DisconnectReason[64];
+        String[] details = new String[64];
+        int size;
+
+        void add(Event.Kind kind, NodePeer peer, int channel, int id, byte[] payload, @Nullable DisconnectReason reason, String detail) {
+            if (size == kinds.length) {
+                int n = size * 2;
+                kinds = Arrays.copyOf(kinds, n);
+                peers = Arrays.copyOf(peers, n);
+                channels = Arrays.copyOf(channels, n);
+                ids = Arrays.copyOf(ids, n);
+                payloads = Arrays.copyOf(payloads, n);
+                reasons = Arrays.copyOf(reasons, n);
+                details = Arrays.copyOf(details, n);
+            }
+            kinds[size] = kind;
+            peers[size] = peer;
+            channels[size] = channel;
+            ids[size] = id;
+            payloads[size] = payload;
+            reasons[size] = reason;
+            details[size] = detail;
+            size++;
+        }
+
+        /** Drops the references (payloads belong to the listener now). */
+        void clear() {
+            Arrays.fill(peers, 0, size, null);
+            Arrays.fill(payloads, 0, size, null);
+            Arrays.fill(reasons, 0, size, null);
+            Arrays.fill(details, 0, size, null);
+            size = 0;
+        }
+    }
+
+    /** A listener call waiting to be made. */
+    static final class Event {
+        enum Kind { MESSAGE, CONNECTED, DISCONNECTED, RTT_SAMPLE }
+
+        final Kind kind;
+        final NodePeer peer;
+        final int channel;
+        final int messageId;
+        final byte[] payload;
+        final @Nullable DisconnectReason reason;
+        final String detail;
+
+        private Event(Kind kind, NodePeer peer, int channel, int messageId, byte[] payload,
+                      @Nullable DisconnectReason reason, String detail) {
+            this.kind = kind;
+            this.peer = peer;
+            this.channel = channel;
+            this.messageId = messageId;
+            this.payload = payload;
+            this.reason = reason;
+            this.detail = detail;
+        }
+
+        static final byte[] NONE = new byte[0];
+
+        static Event message(NodePeer peer, int channel, int messageId, byte[] payload) {
+            return new Event(Kind.MESSAGE, peer, channel, messageId, payload, null, "");
+        }
+
+        static Event connected(NodePeer peer) {
+            return new Event(Kind.CONNECTED, peer, -1, -1, NONE, null, "");
+        }
+
+        static Event rttSample(NodePeer peer, int rttBits) {
+            return new Event(Kind.RTT_SAMPLE, peer, -1, rttBits, NONE, null, "");
+        }
+
+        static Event disconnected(NodePeer peer, DisconnectReason reason, String detail) {
+            return new Event(Kind.DISCONNECTED, peer, -1, -1, NONE, reason, detail);
+        }
+    }
+}

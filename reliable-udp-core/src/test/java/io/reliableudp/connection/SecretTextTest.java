@@ -1,0 +1,22 @@
+package io.reliableudp.connection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
+
+/** The key material of the connection layer never shows in a toString (moved here from the transport's NodeConfigTest). */
+class SecretTextTest {
+
+    @Test
+    void keysAndCiphersNeverShowTheKey() {
+        byte[] key = new byte[32];
+        Arrays.fill(key, (byte) 0x5c);
+        for (String text : new String[] {new Aead(key).toString(), Keys.derive(key, 1, new byte[16], new byte[16]).toString()}) {
+            assertThat(text).doesNotContain(Base64.getEncoder().encodeToString(key))
+                    .doesNotContain(HexFormat.of().formatHex(key)).doesNotContain("92, 92");
+        }
+    }
+}

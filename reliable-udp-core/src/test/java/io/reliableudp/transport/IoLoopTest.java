@@ -1,0 +1,216 @@
+package io.reliableudp.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The I/O loop over a real UDP port: another thread wakes it without closing the channel, a burst
+ * of wake-ups costs one selector wake-up, a requested deadline gets its turn. The loop's tick is an
+ * hour, so any turn seen here was caused by the wake-up, not by a timer.
+ */
+@Timeout(60)
+class IoLoopTest {
+
+    private static final double AN_HOUR = 3600;
+
+    /** Counts the wake-ups that reach the port (the selector). */
+    private static final class CountingPort implements DatagramPort {
+        final DatagramPort port;
+        final AtomicLong wakeups = new AtomicLong();
+
+        CountingPort(DatagramPort port) {
+            this.port = port;
+        }
+
+        @Override
+        public @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException {
+            return port.receive(into);
+        }
+
+        @Override
+        public boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException {
+            return port.send(datagram, to);
+        }
+
+        @Override
+        public void awaitReadable(long timeoutNanos) throws IOException {
+            port.awaitReadable(timeoutNanos);
+        }
+
+        @Override
+        public void wakeup() {
+            wakeups.incrementAndGet();
+            port.wakeup();
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return port.localAddress();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return port.isOpen();
+        }
+
+        @Override
+        public void close() {
+            port.close();
+        }
+    }
+
+    private record Turn(String thread, long at) {
+    }
+
+    /** Records turns and datagrams; can hold the loop inside a turn. */
+    private static final class Recorder implements IoLoop.Handler {
+        /** Each turn: its thread's name and when it ran (System.nanoTime). */
+        final BlockingQueue<Turn> turns = new LinkedBlockingQueue<>();
+        final BlockingQueue<String> datagrams = new LinkedBlockingQueue<>();
+        final AtomicInteger ticks = new AtomicInteger();
+        volatile @Nullable CountDownLatch holdNextTurn;
+        final CountDownLatch held = new CountDownLatch(1);
+
+        @Override
+        public void onDatagram(InetSocketAddress from, byte[] data, int length) {
+            datagrams.add(new String(data, 0, length, java.nio.charset.StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public void onTurn(boolean tick) {
+            if (tick) {
+                ticks.incrementAndGet();
+            }
+            CountDownLatch hold = holdNextTurn;
+            if (hold != null) {
+                holdNextTurn = null;
+                held.countDown();
+                try {
+                    hold.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            turns.add(new Turn(Thread.currentThread().getName(), System.nanoTime()));
+        }
+
+        @Override
+        public boolean conditioned() {
+            return false;
+        }
+
+        @Override
+        public void onDatagramFailed(RuntimeException e) {
+            throw new AssertionError(e);
+        }
+
+        @Override
+        public void onFatal(Throwable cause) {
+            throw new AssertionError(cause);
+        }
+    }
+
+    private static UdpDatagramPort loopbackPort() throws IOException {
+        return UdpDatagramPort.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0, 0, false);
+    }
+
+    @ParameterizedTest
+    @EnumSource(ReceiveThreadMode.class)
+    void anotherThreadWakesTheLoopWithoutClosingTheChannel(ReceiveThreadMode mode) throws Exception {
+        Recorder recorder = new Recorder();
+        CountingPort port = new CountingPort(loopbackPort());
+        IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
+        loop.start();
+        try (DatagramChannel sender = DatagramChannel.open()) {
+            for (int i = 0; i < 5; i++) {
+                Thread waker = Thread.ofPlatform().start(loop::wakeup);
+                waker.join();
+                Turn turn = recorder.turns.poll(30, TimeUnit.SECONDS);
+                assertThat(turn).as("turn after wake-up %d", i).isNotNull();
+                assertThat(turn.thread()).isEqualTo("io-loop-test");
+            }
+            assertThat(port.isOpen()).isTrue();
+            assertThat(recorder.ticks).hasValue(0);
+            // the channel still receives after the wake-ups
+            sender.send(ByteBuffer.wrap("after".getBytes(java.nio.charset.StandardCharsets.UTF_8)), port.localAddress());
+            assertThat(recorder.datagrams.poll(30, TimeUnit.SECONDS)).isEqualTo("after");
+            assertThat(recorder.datagrams).isEmpty();
+        } finally {
+            loop.stop();
+            port.close();
+            loop.join(5_000);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ReceiveThreadMode.class)
+    void aBurstOfWakeupsWhileTheLoopWorksCostsOneSelectorWakeup(ReceiveThreadMode mode) throws Exception {
+        Recorder recorder = new Recorder();
+        CountingPort port = new CountingPort(loopbackPort());
+        IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
+        loop.start();
+        try {
+            CountDownLatch release = new CountDownLatch(1);
+            recorder.holdNextTurn = release;
+            loop.wakeup();
+            assertThat(recorder.held.await(30, TimeUnit.SECONDS)).as("the loop is inside its turn").isTrue();
+            long before = port.wakeups.get();
+            for (int i = 0; i < 10_000; i++) {
+                loop.wakeup();
+            }
+            assertThat(port.wakeups.get() - before).as("selector wake-ups for 10,000 wakeup() calls").isEqualTo(1);
+            release.countDown();
+            assertThat(recorder.turns.poll(30, TimeUnit.SECONDS)).isNotNull(); // the held turn
+            assertThat(recorder.turns.poll(30, TimeUnit.SECONDS)).as("the burst's one turn").isNotNull();
+            assertThat(port.isOpen()).isTrue();
+        } finally {
+            loop.stop();
+            port.close();
+            loop.join(5_000);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ReceiveThreadMode.class)
+    void aRequestedDeadlineGetsItsTurnLongBeforeTheTick(ReceiveThreadMode mode) throws Exception {
+        Recorder recorder = new Recorder();
+        UdpDatagramPort port = loopbackPort();
+        IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
+        loop.start();
+        try {
+            // let the loop settle into its hour-long wait, then ask for a turn in 20 ms
+            assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+            loop.wakeAt(deadline);
+            loop.wakeAt(deadline + TimeUnit.MINUTES.toNanos(1)); // a later one changes nothing
+            // a turn to shorten the wait (unless it came late), then one at the deadline, not before
+            Turn turn;
+            do {
+                turn = recorder.turns.poll(30, TimeUnit.SECONDS);
+                assertThat(turn).as("a turn at the deadline").isNotNull();
+            } while (turn.at() - deadline < 0);
+            // the deadline was served: the loop sleeps again instead of turning on it
+            assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
+            assertThat(recorder.ticks).hasValue(0);
+        } finally {
+            loop.stop();
+            port.close();
+            loop.join(5_000);
+        }
+    }
+}
