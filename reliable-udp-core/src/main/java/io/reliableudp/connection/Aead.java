@@ -1,5 +1,6 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.internal.WireCodec;
 import java.security.GeneralSecurityException;
 import java.security.InvalidAlgorithmParameterException;
 import java.security.InvalidKeyException;
@@ -81,7 +82,7 @@ final class Aead {
     }
 
     private void init(int mode, long counter) throws InvalidKeyException, InvalidAlgorithmParameterException {
-        Protocol.putLong(nonce, 4, counter);
+        WireCodec.putLongBE(nonce, 4, counter);
         cipher.init(mode, key, new IvParameterSpec(nonce));
     }
 

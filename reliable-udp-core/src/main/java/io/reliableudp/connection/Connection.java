@@ -1,5 +1,6 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.internal.WireCodec;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.SendCompletion;
@@ -98,7 +99,7 @@ public final class Connection implements Session.Output, Session.Input {
         this.encrypted = settings.encrypted();
         this.clientNonce = clientNonce.clone();
         this.aadTail[0] = (byte) Protocol.VERSION;
-        Protocol.putLong(aadTail, 1, settings.protocolId());
+        WireCodec.putLongBE(aadTail, 1, settings.protocolId());
         int budget = settings.message().datagramBudget();
         this.maxBody = budget - Protocol.frameOverhead(encrypted);
         this.out = new byte[budget + Protocol.REQUEST_SIZE];
@@ -291,7 +292,7 @@ public final class Connection implements Session.Output, Session.Input {
             events.onDrop(DropReason.MALFORMED);
             return;
         }
-        if (Protocol.getInt(data, offset + 1) != salt) {
+        if (WireCodec.getIntBE(data, offset + 1) != salt) {
             events.onDrop(DropReason.STALE_CONNECTION);
             return;
         }
@@ -299,7 +300,7 @@ public final class Connection implements Session.Output, Session.Input {
         int bodyOff;
         int bodyLen;
         if (encrypted) {
-            long sequence = Protocol.getLong(data, offset + 5);
+            long sequence = WireCodec.getLongBE(data, offset + 5);
             if (window.alreadyReceived(sequence)) {
                 events.onDrop(DropReason.REPLAYED);
                 return;
@@ -477,12 +478,12 @@ public final class Connection implements Session.Output, Session.Input {
     private void sendFrame(byte type, byte[] body, int bodyOff, int bodyLen) {
         byte[] o = out;
         o[0] = type;
-        Protocol.putInt(o, 1, salt);
+        WireCodec.putIntBE(o, 1, salt);
         int total;
         Aead s = sealer;
         if (encrypted && s != null) {
             long sequence = sendSequence++;
-            Protocol.putLong(o, 5, sequence);
+            WireCodec.putLongBE(o, 5, sequence);
             total = Protocol.FRAME_HEADER_ENCRYPTED + s.seal(sequence, o, 0, Protocol.FRAME_HEADER_ENCRYPTED, aadTail,
                     body, bodyOff, bodyLen, o, Protocol.FRAME_HEADER_ENCRYPTED);
         } else {

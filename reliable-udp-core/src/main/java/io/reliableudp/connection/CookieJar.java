@@ -1,5 +1,6 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.internal.WireCodec;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 
@@ -31,8 +32,8 @@ final class CookieJar {
                      InetSocketAddress address, byte[] out, int outOff) {
         int aadLen = aad(flags, clientNonce, serverNonce, salt, address);
         long seq = counter++;
-        Protocol.putLong(out, outOff, seq);
-        Protocol.putLong(plain, 0, nowMillis);
+        WireCodec.putLongBE(out, outOff, seq);
+        WireCodec.putLongBE(plain, 0, nowMillis);
         aead.seal(seq, aad, 0, aadLen, EMPTY, plain, 0, 8, out, outOff + 8);
     }
 
@@ -47,29 +48,29 @@ final class CookieJar {
             return -1;
         }
         int aadLen = aad(flags, clientNonce, serverNonce, salt, address);
-        long seq = Protocol.getLong(cookie, 0);
+        long seq = WireCodec.getLongBE(cookie, 0);
         int n = aead.open(seq, aad, 0, aadLen, EMPTY, cookie, 8, 8 + Protocol.TAG_BYTES, opened, 0);
-        return n == 8 ? Protocol.getLong(opened, 0) : -1;
+        return n == 8 ? WireCodec.getLongBE(opened, 0) : -1;
     }
 
     private static final byte[] EMPTY = new byte[0];
 
     private int aad(int flags, byte[] clientNonce, byte[] serverNonce, int salt, InetSocketAddress address) {
         int p = 0;
-        Protocol.putLong(aad, p, protocolId);
+        WireCodec.putLongBE(aad, p, protocolId);
         p += 8;
         aad[p++] = (byte) flags;
         System.arraycopy(clientNonce, 0, aad, p, Protocol.NONCE_BYTES);
         p += Protocol.NONCE_BYTES;
         System.arraycopy(serverNonce, 0, aad, p, Protocol.NONCE_BYTES);
         p += Protocol.NONCE_BYTES;
-        Protocol.putInt(aad, p, salt);
+        WireCodec.putIntBE(aad, p, salt);
         p += 4;
         byte[] ip = address.getAddress() == null ? new byte[0] : address.getAddress().getAddress();
         System.arraycopy(ip, 0, aad, p, ip.length);
         p += ip.length;
-        aad[p++] = (byte) (address.getPort() >>> 8);
-        aad[p++] = (byte) address.getPort();
+        WireCodec.putU16BE(aad, p, address.getPort());
+        p += 2;
         return p;
     }
 

@@ -1,5 +1,6 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.internal.WireCodec;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
@@ -33,9 +34,9 @@ final class Handshake {
     public static int encodeRequest(long protocolId, int flags, byte[] clientNonce, byte[] out) {
         Arrays.fill(out, 0, Protocol.REQUEST_SIZE, (byte) 0);
         out[0] = Protocol.REQUEST;
-        Protocol.putInt(out, 1, Protocol.MAGIC);
+        WireCodec.putIntBE(out, 1, Protocol.MAGIC);
         out[5] = (byte) Protocol.VERSION;
-        Protocol.putLong(out, 6, protocolId);
+        WireCodec.putLongBE(out, 6, protocolId);
         out[14] = (byte) flags;
         System.arraycopy(clientNonce, 0, out, 15, Protocol.NONCE_BYTES);
         return Protocol.REQUEST_SIZE;
@@ -46,14 +47,14 @@ final class Handshake {
      * (the padding is what makes answering it safe); one of another version needs only its header.
      */
     public static @Nullable Request decodeRequest(byte[] b, int off, int len) {
-        if (len < 31 || b[off] != Protocol.REQUEST || Protocol.getInt(b, off + 1) != Protocol.MAGIC) {
+        if (len < 31 || b[off] != Protocol.REQUEST || WireCodec.getIntBE(b, off + 1) != Protocol.MAGIC) {
             return null;
         }
         int version = b[off + 5] & 0xff;
         if (version == Protocol.VERSION && len != Protocol.REQUEST_SIZE) {
             return null;
         }
-        return new Request(version, Protocol.getLong(b, off + 6), b[off + 14] & 0xff,
+        return new Request(version, WireCodec.getLongBE(b, off + 6), b[off + 14] & 0xff,
                 Arrays.copyOfRange(b, off + 15, off + 31));
     }
 
@@ -63,7 +64,7 @@ final class Handshake {
         out[1] = (byte) Protocol.VERSION;
         System.arraycopy(clientNonce, 0, out, 2, Protocol.NONCE_BYTES);
         System.arraycopy(serverNonce, 0, out, 18, Protocol.NONCE_BYTES);
-        Protocol.putInt(out, 34, salt);
+        WireCodec.putIntBE(out, 34, salt);
         System.arraycopy(cookie, 0, out, 38, Protocol.COOKIE_SIZE);
         return Protocol.CHALLENGE_SIZE;
     }
@@ -74,7 +75,7 @@ final class Handshake {
             return null;
         }
         return new Challenge(Arrays.copyOfRange(b, off + 2, off + 18), Arrays.copyOfRange(b, off + 18, off + 34),
-                Protocol.getInt(b, off + 34), Arrays.copyOfRange(b, off + 38, off + 38 + Protocol.COOKIE_SIZE));
+                WireCodec.getIntBE(b, off + 34), Arrays.copyOfRange(b, off + 38, off + 38 + Protocol.COOKIE_SIZE));
     }
 
     /** Length of the part of a response covered by the proof. */
@@ -86,13 +87,13 @@ final class Handshake {
      */
     public static int encodeResponse(long protocolId, int flags, Challenge challenge, @Nullable Keys keys, byte[] out) {
         out[0] = Protocol.RESPONSE;
-        Protocol.putInt(out, 1, Protocol.MAGIC);
+        WireCodec.putIntBE(out, 1, Protocol.MAGIC);
         out[5] = (byte) Protocol.VERSION;
-        Protocol.putLong(out, 6, protocolId);
+        WireCodec.putLongBE(out, 6, protocolId);
         out[14] = (byte) flags;
         System.arraycopy(challenge.clientNonce(), 0, out, 15, Protocol.NONCE_BYTES);
         System.arraycopy(challenge.serverNonce(), 0, out, 31, Protocol.NONCE_BYTES);
-        Protocol.putInt(out, 47, challenge.salt());
+        WireCodec.putIntBE(out, 47, challenge.salt());
         System.arraycopy(challenge.cookie(), 0, out, 51, Protocol.COOKIE_SIZE);
         if (keys == null) {
             Arrays.fill(out, RESPONSE_PROOF_OFFSET, Protocol.RESPONSE_SIZE, (byte) 0);
@@ -106,12 +107,12 @@ final class Handshake {
     /** Decodes a response (any version byte but ours is refused: the request was checked already). */
     public static @Nullable Response decodeResponse(byte[] b, int off, int len) {
         if (len != Protocol.RESPONSE_SIZE || b[off] != Protocol.RESPONSE
-                || Protocol.getInt(b, off + 1) != Protocol.MAGIC || (b[off + 5] & 0xff) != Protocol.VERSION) {
+                || WireCodec.getIntBE(b, off + 1) != Protocol.MAGIC || (b[off + 5] & 0xff) != Protocol.VERSION) {
             return null;
         }
-        return new Response(Protocol.getLong(b, off + 6), b[off + 14] & 0xff,
+        return new Response(WireCodec.getLongBE(b, off + 6), b[off + 14] & 0xff,
                 Arrays.copyOfRange(b, off + 15, off + 31), Arrays.copyOfRange(b, off + 31, off + 47),
-                Protocol.getInt(b, off + 47), Arrays.copyOfRange(b, off + 51, off + 51 + Protocol.COOKIE_SIZE),
+                WireCodec.getIntBE(b, off + 47), Arrays.copyOfRange(b, off + 51, off + 51 + Protocol.COOKIE_SIZE),
                 Arrays.copyOfRange(b, off + RESPONSE_PROOF_OFFSET, off + Protocol.RESPONSE_SIZE));
     }
 

@@ -1,5 +1,6 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.internal.WireCodec;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -39,7 +40,7 @@ final class Keys {
     private static byte[] expand(byte[] prk, byte[] label, long protocolId) {
         byte[] info = new byte[label.length + 8 + 1];
         System.arraycopy(label, 0, info, 0, label.length);
-        Protocol.putLong(info, label.length, protocolId);
+        WireCodec.putLongBE(info, label.length, protocolId);
         info[info.length - 1] = 1; // T(1) = HMAC(PRK, info | 0x01): one block is 32 bytes
         return hmac(prk, info);
     }

@@ -1,7 +1,8 @@
 package io.reliableudp.connection;
 
 /**
- * Wire constants of the connection layer: packet types, sizes and offsets. All integers big-endian.
+ * Wire constants of the connection layer: packet types, sizes and offsets. All integers big-endian,
+ * read and written with {@link io.reliableudp.internal.WireCodec}.
  * The byte tables are in {@code docs/connection.md}.
  */
 final class Protocol {
@@ -79,26 +80,6 @@ final class Protocol {
     /** Whether a type byte is a connected frame. */
     public static boolean isFrame(byte type) {
         return type == KEEPALIVE || type == PAYLOAD || type == DISCONNECT;
-    }
-
-    static void putInt(byte[] b, int off, int v) {
-        b[off] = (byte) (v >>> 24);
-        b[off + 1] = (byte) (v >>> 16);
-        b[off + 2] = (byte) (v >>> 8);
-        b[off + 3] = (byte) v;
-    }
-
-    static int getInt(byte[] b, int off) {
-        return (b[off] & 0xff) << 24 | (b[off + 1] & 0xff) << 16 | (b[off + 2] & 0xff) << 8 | (b[off + 3] & 0xff);
-    }
-
-    static void putLong(byte[] b, int off, long v) {
-        putInt(b, off, (int) (v >>> 32));
-        putInt(b, off + 4, (int) v);
-    }
-
-    static long getLong(byte[] b, int off) {
-        return (long) getInt(b, off) << 32 | (getInt(b, off + 4) & 0xffff_ffffL);
     }
 
     static String denyText(int code) {

@@ -1,5 +1,7 @@
 package io.reliableudp.link;
 
+import io.reliableudp.InvalidConfigurationException;
+
 /**
  * Settings of the seeded link conditioner (one direction of a link). All probabilities are 0..1.
  *
@@ -34,7 +36,7 @@ public record LinkConditionerConfig(
     public static final LinkConditionerConfig PERFECT =
             new LinkConditionerConfig(0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 1);
 
-    /** Validates the values; a wrong one raises {@link IllegalArgumentException} naming it. */
+    /** Validates the values; a wrong one raises {@link InvalidConfigurationException} naming it. */
     public LinkConditionerConfig {
         nonNegative("latencyMillis", latencyMillis);
         nonNegative("jitterMillis", jitterMillis);
@@ -47,19 +49,19 @@ public record LinkConditionerConfig(
         nonNegative("reorderDelayMillis", reorderDelayMillis);
         nonNegative("bandwidthBytesPerSecond", bandwidthBytesPerSecond);
         if (queueLimitBytes < 1) {
-            throw new IllegalArgumentException("queueLimitBytes must be >= 1, was " + queueLimitBytes);
+            throw new InvalidConfigurationException("queueLimitBytes", queueLimitBytes, "must be >= 1");
         }
     }
 
     private static void nonNegative(String name, double value) {
         if (!(value >= 0) || Double.isInfinite(value)) {
-            throw new IllegalArgumentException(name + " must be a finite number >= 0, was " + value);
+            throw new InvalidConfigurationException(name, value, "must be a finite number >= 0");
         }
     }
 
     private static void probability(String name, double value) {
         if (!(value >= 0 && value <= 1)) {
-            throw new IllegalArgumentException(name + " must be within 0..1, was " + value);
+            throw new InvalidConfigurationException(name, value, "must be within 0..1");
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.reliableudp.message;
 
+import io.reliableudp.InvalidConfigurationException;
+
 /**
  * One channel of a connection.
  *
@@ -15,16 +17,16 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
     /** Default most queued payload bytes per channel (16 MiB). */
     public static final long DEFAULT_MAX_QUEUED_BYTES = 16L * 1024 * 1024;
 
-    /** Validates the values; a wrong one raises {@link IllegalArgumentException} naming it. */
+    /** Validates the values; a wrong one raises {@link InvalidConfigurationException} naming it. */
     public ChannelConfig {
         if (mode == null) {
-            throw new IllegalArgumentException("mode must not be null");
+            throw new InvalidConfigurationException("mode", null, "must not be null", "mode must not be null");
         }
         if (maxQueuedMessages < 1) {
-            throw new IllegalArgumentException("maxQueuedMessages must be >= 1, was " + maxQueuedMessages);
+            throw new InvalidConfigurationException("maxQueuedMessages", maxQueuedMessages, "must be >= 1");
         }
         if (maxQueuedBytes < 1) {
-            throw new IllegalArgumentException("maxQueuedBytes must be >= 1, was " + maxQueuedBytes);
+            throw new InvalidConfigurationException("maxQueuedBytes", maxQueuedBytes, "must be >= 1");
         }
     }
 

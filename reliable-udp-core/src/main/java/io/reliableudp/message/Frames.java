@@ -1,5 +1,12 @@
 package io.reliableudp.message;
 
+import static io.reliableudp.internal.WireCodec.getU16LE;
+import static io.reliableudp.internal.WireCodec.putU16LE;
+import static io.reliableudp.internal.WireCodec.varintSize;
+import static io.reliableudp.internal.WireCodec.writeVarint;
+
+import io.reliableudp.internal.WireCodec;
+
 /**
  * The message frames inside one packet payload (see docs/messages.md for the byte tables).
  *
@@ -15,7 +22,8 @@ package io.reliableudp.message;
  *       index * sliceSize)} of them.</li>
  *   <li>type 3 is reserved: a packet holding one is malformed.</li>
  * </ul>
- * Varints are unsigned LEB128, at most 5 bytes, value at most {@link Integer#MAX_VALUE}.
+ * Varints are unsigned LEB128, at most 5 bytes, value at most {@link Integer#MAX_VALUE}; they and the
+ * 16-bit ids are read and written by {@link WireCodec}.
  */
 final class Frames {
 
@@ -32,31 +40,6 @@ final class Frames {
     static final int MAX_SLICES = 1 << 20;
 
     private Frames() {
-    }
-
-    static int varintSize(int value) {
-        if ((value & ~0x7F) == 0) {
-            return 1;
-        }
-        if ((value & ~0x3FFF) == 0) {
-            return 2;
-        }
-        if ((value & ~0x1FFFFF) == 0) {
-            return 3;
-        }
-        if ((value & ~0xFFFFFFF) == 0) {
-            return 4;
-        }
-        return 5;
-    }
-
-    static int writeVarint(byte[] buf, int pos, int value) {
-        while ((value & ~0x7F) != 0) {
-            buf[pos++] = (byte) ((value & 0x7F) | 0x80);
-            value >>>= 7;
-        }
-        buf[pos++] = (byte) value;
-        return pos;
     }
 
     /** Size of a MSG frame carrying {@code length} payload bytes. */
@@ -76,8 +59,7 @@ final class Frames {
 
     static int writeMsg(byte[] buf, int pos, int channel, int id, byte[] payload, int offset, int length) {
         buf[pos] = (byte) (TYPE_MSG << 6 | channel);
-        buf[pos + 1] = (byte) id;
-        buf[pos + 2] = (byte) (id >>> 8);
+        putU16LE(buf, pos + 1, id);
         pos = writeVarint(buf, pos + 3, length);
         System.arraycopy(payload, offset, buf, pos, length);
         return pos + length;
@@ -97,8 +79,7 @@ final class Frames {
     static int writeSlice(byte[] buf, int pos, int channel, int id, int total, int sliceSize, int index,
             byte[] payload, int offset, int length) {
         buf[pos] = (byte) (TYPE_SLICE << 6 | channel);
-        buf[pos + 1] = (byte) id;
-        buf[pos + 2] = (byte) (id >>> 8);
+        putU16LE(buf, pos + 1, id);
         pos = writeVarint(buf, pos + 3, total);
         pos = writeVarint(buf, pos, sliceSize);
         pos = writeVarint(buf, pos, index);
@@ -162,7 +143,7 @@ final class Frames {
                         return malformed("truncated message id");
                     }
                     channel = low;
-                    id = (buf[pos] & 0xFF) | (buf[pos + 1] & 0xFF) << 8;
+                    id = getU16LE(buf, pos);
                     pos += 2;
                     int length = readVarint();
                     if (length < 0) {
@@ -204,7 +185,7 @@ final class Frames {
                         return malformed("truncated slice id");
                     }
                     channel = low;
-                    id = (buf[pos] & 0xFF) | (buf[pos + 1] & 0xFF) << 8;
+                    id = getU16LE(buf, pos);
                     pos += 2;
                     total = readVarint();
                     sliceSize = readVarint();
@@ -241,23 +222,15 @@ final class Frames {
             return MALFORMED;
         }
 
-        /** Reads an unsigned LEB128 varint of at most 5 bytes; -1 when truncated or above Integer.MAX_VALUE. */
+        /** Reads a varint ({@link WireCodec#readVarint}) and moves past it; -1 when truncated or out of range. */
         private int readVarint() {
-            int value = 0;
-            for (int shift = 0; shift < 35; shift += 7) {
-                if (pos >= end) {
-                    return -1;
-                }
-                int b = buf[pos++] & 0xFF;
-                if (shift == 28 && (b & 0xF8) != 0) {
-                    return -1;
-                }
-                value |= (b & 0x7F) << shift;
-                if ((b & 0x80) == 0) {
-                    return value;
-                }
+            long r = WireCodec.readVarint(buf, pos, end);
+            if (r == WireCodec.VARINT_INVALID) {
+                pos = end;
+                return -1;
             }
-            return -1;
+            pos += WireCodec.varintLength(r);
+            return WireCodec.varintValue(r);
         }
     }
 }

@@ -1,11 +1,12 @@
 package io.reliableudp.message;
 
+import io.reliableudp.InvalidConfigurationException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Settings of the message layer of one connection. Immutable; build with {@link #builder()}.
- * Every value is validated when built: a wrong one raises {@link IllegalArgumentException} naming it.
+ * Every value is validated when built: a wrong one raises {@link InvalidConfigurationException} naming it.
  *
  * <p>Owned by the message layer: fields may be added, none renamed without updating callers.
  */
@@ -34,59 +35,62 @@ public final class MessageConfig {
 
     private MessageConfig(Builder b) {
         if (b.channels.isEmpty() || b.channels.size() > MAX_CHANNELS) {
-            throw new IllegalArgumentException("channels must hold 1.." + MAX_CHANNELS + " channels, had " + b.channels.size());
+            throw new InvalidConfigurationException("channels", b.channels.size() + " channels",
+                    "must hold 1.." + MAX_CHANNELS + " channels",
+                    "channels must hold 1.." + MAX_CHANNELS + " channels, had " + b.channels.size());
         }
         if (b.datagramBudget < 256 || b.datagramBudget > 65_507) {
-            throw new IllegalArgumentException("datagramBudget must be within 256..65507 bytes, was " + b.datagramBudget);
+            throw new InvalidConfigurationException("datagramBudget", b.datagramBudget, "must be within 256..65507 bytes");
         }
         if (b.lowerLayerOverhead < 0 || b.lowerLayerOverhead > b.datagramBudget / 2) {
-            throw new IllegalArgumentException("lowerLayerOverhead must be within 0..datagramBudget/2, was " + b.lowerLayerOverhead);
+            throw new InvalidConfigurationException("lowerLayerOverhead", b.lowerLayerOverhead, "must be within 0..datagramBudget/2");
         }
         if (!(b.resendRttFactor >= 0.5 && b.resendRttFactor <= 10)) {
-            throw new IllegalArgumentException("resendRttFactor must be within 0.5..10, was " + b.resendRttFactor);
+            throw new InvalidConfigurationException("resendRttFactor", b.resendRttFactor, "must be within 0.5..10");
         }
         if (!(b.minResendIntervalSeconds >= 0 && b.minResendIntervalSeconds <= b.maxResendIntervalSeconds)) {
-            throw new IllegalArgumentException("minResendIntervalSeconds must be within 0..maxResendIntervalSeconds, was " + b.minResendIntervalSeconds);
+            throw new InvalidConfigurationException("minResendIntervalSeconds", b.minResendIntervalSeconds, "must be within 0..maxResendIntervalSeconds");
         }
         if (!(b.maxResendIntervalSeconds > 0 && b.maxResendIntervalSeconds <= 60)) {
-            throw new IllegalArgumentException("maxResendIntervalSeconds must be within (0, 60], was " + b.maxResendIntervalSeconds);
+            throw new InvalidConfigurationException("maxResendIntervalSeconds", b.maxResendIntervalSeconds, "must be within (0, 60]");
         }
         if (b.maxMessageSize < 1) {
-            throw new IllegalArgumentException("maxMessageSize must be >= 1, was " + b.maxMessageSize);
+            throw new InvalidConfigurationException("maxMessageSize", b.maxMessageSize, "must be >= 1");
         }
         if (b.sliceSize < 64 || b.sliceSize > 1024) {
-            throw new IllegalArgumentException("sliceSize must be within 64..1024 bytes, was " + b.sliceSize);
+            throw new InvalidConfigurationException("sliceSize", b.sliceSize, "must be within 64..1024 bytes");
         }
         if (b.maxBytesInFlight < b.sliceSize) {
-            throw new IllegalArgumentException("maxBytesInFlight must be >= sliceSize, was " + b.maxBytesInFlight);
+            throw new InvalidConfigurationException("maxBytesInFlight", b.maxBytesInFlight, "must be >= sliceSize");
         }
         if (!(b.sendRateHz >= 1 && b.sendRateHz <= 10_000)) {
-            throw new IllegalArgumentException("sendRateHz must be within 1..10000, was " + b.sendRateHz);
+            throw new InvalidConfigurationException("sendRateHz", b.sendRateHz, "must be within 1..10000");
         }
         if (b.receiveWindow < 64 || b.receiveWindow > 16_384 || Integer.bitCount(b.receiveWindow) != 1) {
-            throw new IllegalArgumentException("receiveWindow must be a power of two within 64..16384, was " + b.receiveWindow);
+            throw new InvalidConfigurationException("receiveWindow", b.receiveWindow, "must be a power of two within 64..16384");
         }
         if (b.maxPacketsPerUpdate < 1 || b.maxPacketsPerUpdate > 4096) {
-            throw new IllegalArgumentException("maxPacketsPerUpdate must be within 1..4096, was " + b.maxPacketsPerUpdate);
+            throw new InvalidConfigurationException("maxPacketsPerUpdate", b.maxPacketsPerUpdate, "must be within 1..4096");
         }
         if (!(b.congestionRttThresholdMillis > 0 && b.congestionRttThresholdMillis <= 60_000)) {
-            throw new IllegalArgumentException("congestionRttThresholdMillis must be within (0, 60000], was " + b.congestionRttThresholdMillis);
+            throw new InvalidConfigurationException("congestionRttThresholdMillis", b.congestionRttThresholdMillis, "must be within (0, 60000]");
         }
         if (!(b.congestionLossThresholdPercent > 0 && b.congestionLossThresholdPercent <= 100)) {
-            throw new IllegalArgumentException("congestionLossThresholdPercent must be within (0, 100], was " + b.congestionLossThresholdPercent);
+            throw new InvalidConfigurationException("congestionLossThresholdPercent", b.congestionLossThresholdPercent, "must be within (0, 100]");
         }
         for (int i = 0; i < b.channels.size(); i++) {
             if (b.channels.get(i) == null) {
-                throw new IllegalArgumentException("channels[" + i + "] must not be null");
+                throw new InvalidConfigurationException("channels", null, "must not hold null",
+                        "channels[" + i + "] must not be null");
             }
         }
         if (b.resendPolicy == null) {
-            throw new IllegalArgumentException("resendPolicy must not be null");
+            throw new InvalidConfigurationException("resendPolicy", null, "must not be null", "resendPolicy must not be null");
         }
         int effectiveSlice = effectiveSliceSize(b.sliceSize, b.datagramBudget, b.lowerLayerOverhead);
         if (Frames.sliceCount(b.maxMessageSize, effectiveSlice) > Frames.MAX_SLICES) {
-            throw new IllegalArgumentException("maxMessageSize must be at most " + Frames.MAX_SLICES + " slices of "
-                    + effectiveSlice + " bytes, was " + b.maxMessageSize);
+            throw new InvalidConfigurationException("maxMessageSize", b.maxMessageSize,
+                    "must be at most " + Frames.MAX_SLICES + " slices of " + effectiveSlice + " bytes");
         }
         this.channels = List.copyOf(b.channels);
         this.datagramBudget = b.datagramBudget;
@@ -291,7 +295,7 @@ public final class MessageConfig {
         /** Sets {@link MessageConfig#bandwidthEstimation()}. */
         public Builder bandwidthEstimation(boolean enabled) { this.bandwidthEstimation = enabled; return this; }
 
-        /** Validates and builds; a wrong value raises {@link IllegalArgumentException} naming it. */
+        /** Validates and builds; a wrong value raises {@link InvalidConfigurationException} naming it. */
         public MessageConfig build() {
             return new MessageConfig(this);
         }

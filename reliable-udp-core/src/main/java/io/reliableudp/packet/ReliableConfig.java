@@ -1,12 +1,13 @@
 package io.reliableudp.packet;
 
+import io.reliableudp.InvalidConfigurationException;
 import java.util.Objects;
 
 /**
  * Settings of one {@link ReliableEndpoint}: the reference {@code reliable_config_t} without its
  * callbacks (which are constructor arguments of the endpoint), plus {@link #allowEmptyPayload()}.
  * Immutable; build with {@link #builder()} or {@link #toBuilder()}. Every value is validated when
- * built: a wrong one raises {@link IllegalArgumentException} naming the field.
+ * built: a wrong one raises {@link InvalidConfigurationException} naming the field.
  *
  * <p>{@link #defaults()} equals the reference {@code reliable_default_config}. Both ends of a
  * connection must agree on {@code fragmentSize} (and should on {@code maxFragments} and
@@ -47,11 +48,13 @@ public final class ReliableConfig {
         requireFactor("packetLossSmoothingFactor", b.packetLossSmoothingFactor);
         requireFactor("bandwidthSmoothingFactor", b.bandwidthSmoothingFactor);
         if ((long) b.maxFragments * b.fragmentSize > (1 << 30)) {
-            throw new IllegalArgumentException("maxFragments * fragmentSize must be at most 2^30 bytes, was "
-                    + (long) b.maxFragments * b.fragmentSize);
+            long product = (long) b.maxFragments * b.fragmentSize;
+            throw new InvalidConfigurationException("maxFragments", b.maxFragments,
+                    "times fragmentSize must be at most 2^30 bytes",
+                    "maxFragments * fragmentSize must be at most 2^30 bytes, was " + product);
         }
         if (b.name == null || b.name.isBlank()) {
-            throw new IllegalArgumentException("name must not be blank");
+            throw new InvalidConfigurationException("name", b.name, "must not be blank", "name must not be blank");
         }
         this.name = b.name;
         this.maxPacketSize = b.maxPacketSize;
@@ -72,13 +75,13 @@ public final class ReliableConfig {
 
     private static void requireRange(String field, int value, int min, int max) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException(field + " must be within " + min + ".." + max + ", was " + value);
+            throw new InvalidConfigurationException(field, value, "must be within " + min + ".." + max);
         }
     }
 
     private static void requireFactor(String field, float value) {
         if (!(value >= 0.0f && value <= 1.0f)) {
-            throw new IllegalArgumentException(field + " must be within 0..1, was " + value);
+            throw new InvalidConfigurationException(field, value, "must be within 0..1");
         }
     }
 
@@ -508,7 +511,7 @@ public final class ReliableConfig {
          * Validates and builds.
          *
          * @return the configuration
-         * @throws IllegalArgumentException naming the first invalid field
+         * @throws InvalidConfigurationException naming the first invalid field
          */
         public ReliableConfig build() {
             return new ReliableConfig(this);

@@ -1,5 +1,8 @@
 package io.reliableudp.packet;
 
+import static io.reliableudp.internal.WireCodec.getU16LE;
+import static io.reliableudp.internal.WireCodec.putU16LE;
+
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.Arrays;
@@ -255,8 +258,7 @@ public final class ReliableEndpoint {
             int end = offset + length;
             for (int fragmentId = 0; fragmentId < numFragments; ++fragmentId) {
                 out[0] = 1;
-                out[1] = (byte) seq;
-                out[2] = (byte) (seq >>> 8);
+                putU16LE(out, 1, seq);
                 out[3] = (byte) fragmentId;
                 out[4] = (byte) (numFragments - 1);
                 int p = FRAGMENT_HEADER;
@@ -442,7 +444,7 @@ public final class ReliableEndpoint {
         if (length < FRAGMENT_HEADER || data[offset] != 1) {
             return fragmentInvalid("bad fragment prefix or length", length);
         }
-        int seq = (data[offset + 1] & 0xFF) | (data[offset + 2] & 0xFF) << 8;
+        int seq = getU16LE(data, offset + 1);
         int fragmentId = data[offset + 3] & 0xFF;
         int numFragments = (data[offset + 4] & 0xFF) + 1;
         if (numFragments > config.maxFragments()) {

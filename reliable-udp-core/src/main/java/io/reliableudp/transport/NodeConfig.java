@@ -1,5 +1,6 @@
 package io.reliableudp.transport;
 
+import io.reliableudp.InvalidConfigurationException;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.MessageConfig;
 import java.net.InetSocketAddress;
@@ -9,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of a node. Immutable; build with {@link #builder()}. Every value is validated when built:
- * a wrong one raises {@link IllegalArgumentException} naming the field. {@link #toString()} never
+ * a wrong one raises {@link InvalidConfigurationException} naming the field. {@link #toString()} never
  * shows the key.
  *
  * <p>Owned by the transport layer: fields may be added, none renamed without updating callers.
@@ -38,37 +39,40 @@ public final class NodeConfig {
 
     private NodeConfig(Builder b) {
         if (b.bindAddress == null) {
-            throw new IllegalArgumentException("bindAddress must not be null");
+            throw new InvalidConfigurationException("bindAddress", null, "must not be null", "bindAddress must not be null");
         }
         if (b.maxConnections < 1 || b.maxConnections > 65_536) {
-            throw new IllegalArgumentException("maxConnections must be within 1..65536, was " + b.maxConnections);
+            throw new InvalidConfigurationException("maxConnections", b.maxConnections, "must be within 1..65536");
         }
         if (!(b.sendRateHz >= 1 && b.sendRateHz <= 10_000)) {
-            throw new IllegalArgumentException("sendRateHz must be within 1..10000, was " + b.sendRateHz);
+            throw new InvalidConfigurationException("sendRateHz", b.sendRateHz, "must be within 1..10000");
         }
         positive("keepAliveInterval", b.keepAliveInterval);
         positive("timeout", b.timeout);
         positive("connectTimeout", b.connectTimeout);
         if (b.sendQueueWait == null || b.sendQueueWait.isNegative()) {
-            throw new IllegalArgumentException("sendQueueWait must be >= 0, was " + b.sendQueueWait);
+            throw new InvalidConfigurationException("sendQueueWait", b.sendQueueWait, "must be >= 0");
         }
         if (b.timeout.compareTo(b.keepAliveInterval.multipliedBy(2)) < 0) {
-            throw new IllegalArgumentException("timeout (" + b.timeout + ") must be at least twice keepAliveInterval (" + b.keepAliveInterval + ")");
+            throw new InvalidConfigurationException("timeout", b.timeout, "must be at least twice keepAliveInterval",
+                    "timeout (" + b.timeout + ") must be at least twice keepAliveInterval (" + b.keepAliveInterval + ")");
         }
         if (b.preSharedKey != null && b.preSharedKey.length != 32) {
-            throw new IllegalArgumentException("preSharedKey must be 32 bytes (256 bits), was " + b.preSharedKey.length + " bytes");
+            // the value is the key's length, never the key
+            throw new InvalidConfigurationException("preSharedKey", b.preSharedKey.length + " bytes", "must be 32 bytes (256 bits)");
         }
         if (b.socketReceiveBufferSize < 0) {
-            throw new IllegalArgumentException("socketReceiveBufferSize must be >= 0 (0 = OS default), was " + b.socketReceiveBufferSize);
+            throw new InvalidConfigurationException("socketReceiveBufferSize", b.socketReceiveBufferSize, "must be >= 0 (0 = OS default)");
         }
         if (b.socketSendBufferSize < 0) {
-            throw new IllegalArgumentException("socketSendBufferSize must be >= 0 (0 = OS default), was " + b.socketSendBufferSize);
+            throw new InvalidConfigurationException("socketSendBufferSize", b.socketSendBufferSize, "must be >= 0 (0 = OS default)");
         }
         if (b.receiveBusyPoll == null || b.receiveBusyPoll.isNegative() || b.receiveBusyPoll.compareTo(MAX_BUSY_POLL) > 0) {
-            throw new IllegalArgumentException("receiveBusyPoll must be within 0..1ms, was " + b.receiveBusyPoll);
+            throw new InvalidConfigurationException("receiveBusyPoll", b.receiveBusyPoll, "must be within 0..1ms");
         }
         if (b.message == null || b.receiveThreadMode == null) {
-            throw new IllegalArgumentException("message and receiveThreadMode must not be null");
+            throw new InvalidConfigurationException(b.message == null ? "message" : "receiveThreadMode", null, "must not be null",
+                    "message and receiveThreadMode must not be null");
         }
         this.bindAddress = b.bindAddress;
         this.message = b.message;
@@ -90,7 +94,7 @@ public final class NodeConfig {
 
     private static void positive(String name, @Nullable Duration d) {
         if (d == null || d.isZero() || d.isNegative()) {
-            throw new IllegalArgumentException(name + " must be > 0, was " + d);
+            throw new InvalidConfigurationException(name, d, "must be > 0");
         }
     }
 
@@ -258,7 +262,7 @@ public final class NodeConfig {
         /** See {@link NodeConfig#linkConditioner()}. */
         public Builder linkConditioner(@Nullable LinkConditionerConfig config) { this.linkConditioner = config; return this; }
 
-        /** Validates and builds; a wrong value raises {@link IllegalArgumentException} naming the field. */
+        /** Validates and builds; a wrong value raises {@link InvalidConfigurationException} naming the field. */
         public NodeConfig build() {
             return new NodeConfig(this);
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.reliableudp.internal.WireCodec;
 import io.reliableudp.message.MessageConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -99,7 +100,7 @@ class ConnectionFuzzTest {
         c.receive(data, 0, data.length, 1.0);
         if (!delivered.isEmpty()) {
             assertThat(data[0]).isEqualTo(Protocol.PAYLOAD);
-            assertThat(Protocol.getInt(data, 1)).isEqualTo(c.salt());
+            assertThat(WireCodec.getIntBE(data, 1)).isEqualTo(c.salt());
         }
     }
 

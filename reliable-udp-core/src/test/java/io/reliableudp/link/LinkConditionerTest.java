@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.reliableudp.InvalidConfigurationException;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -137,5 +138,28 @@ class LinkConditionerTest {
     void configIsValidatedNamingTheField() {
         assertThatThrownBy(() -> config(-1, 0, 0, 0, 0, 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("latencyMillis");
         assertThatThrownBy(() -> config(0, 0, 1.5, 0, 0, 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lossProbability");
+    }
+
+    @Test
+    void theTypedExceptionNamesEachField() {
+        assertField("latencyMillis", "-1.0", () -> new LinkConditionerConfig(-1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1));
+        assertField("jitterMillis", "Infinity", () -> new LinkConditionerConfig(0, Double.POSITIVE_INFINITY, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1));
+        assertField("lossProbability", "1.5", () -> new LinkConditionerConfig(0, 0, 1.5, 0, 1, 0, 0, 0, 0, 0, 1, 1));
+        assertField("burstEnterProbability", "-0.1", () -> new LinkConditionerConfig(0, 0, 0, -0.1, 1, 0, 0, 0, 0, 0, 1, 1));
+        assertField("burstExitProbability", "2.0", () -> new LinkConditionerConfig(0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 1));
+        assertField("burstLossProbability", "NaN", () -> new LinkConditionerConfig(0, 0, 0, 0, 1, Double.NaN, 0, 0, 0, 0, 1, 1));
+        assertField("duplicateProbability", "1.1", () -> new LinkConditionerConfig(0, 0, 0, 0, 1, 0, 1.1, 0, 0, 0, 1, 1));
+        assertField("reorderProbability", "-1.0", () -> new LinkConditionerConfig(0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 1, 1));
+        assertField("reorderDelayMillis", "-5.0", () -> new LinkConditionerConfig(0, 0, 0, 0, 1, 0, 0, 0, -5, 0, 1, 1));
+        assertField("bandwidthBytesPerSecond", "-1.0", () -> new LinkConditionerConfig(0, 0, 0, 0, 1, 0, 0, 0, 0, -1, 1, 1));
+        assertField("queueLimitBytes", "0", () -> new LinkConditionerConfig(0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1));
+    }
+
+    private static void assertField(String field, String value, org.assertj.core.api.ThrowableAssert.ThrowingCallable build) {
+        assertThatThrownBy(build).isInstanceOfSatisfying(InvalidConfigurationException.class, e -> {
+            assertThat(e.field()).isEqualTo(field);
+            assertThat(e.value()).isEqualTo(value);
+            assertThat(e.getMessage()).startsWith(field + " ").endsWith(", was " + value);
+        });
     }
 }

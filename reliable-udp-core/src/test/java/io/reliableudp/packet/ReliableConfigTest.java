@@ -1,8 +1,10 @@
 package io.reliableudp.packet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import io.reliableudp.InvalidConfigurationException;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
@@ -75,6 +77,24 @@ class ReliableConfigTest {
     @MethodSource("invalidValues")
     void invalidValueIsRefusedNamingTheField(String field, UnaryOperator<ReliableConfig.Builder> change) {
         assertThatIllegalArgumentException().isThrownBy(() -> change.apply(ReliableConfig.builder()).build())
-                .withMessageStartingWith(field);
+                .withMessageStartingWith(field)
+                // the typed exception names the field without its message being read
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.field()).isEqualTo(field.split(" ")[0]));
+    }
+
+    @Test
+    void theTypedExceptionCarriesFieldValueAndRule() {
+        assertThatExceptionOfType(InvalidConfigurationException.class)
+                .isThrownBy(() -> ReliableConfig.builder().maxFragments(300).build())
+                .withMessage("maxFragments must be within 1..256, was 300")
+                .satisfies(e -> {
+                    assertThat(e.field()).isEqualTo("maxFragments");
+                    assertThat(e.value()).isEqualTo("300");
+                    assertThat(e.rule()).isEqualTo("must be within 1..256");
+                });
+        assertThatExceptionOfType(InvalidConfigurationException.class)
+                .isThrownBy(() -> ReliableConfig.builder().rttSmoothingFactor(1.5f).build())
+                .satisfies(e -> assertThat(e.value()).isEqualTo("1.5"));
     }
 }

@@ -2,7 +2,9 @@ package io.reliableudp.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.reliableudp.InvalidConfigurationException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
@@ -39,5 +41,37 @@ class NodeConfigTest {
         assertThatThrownBy(() -> NodeConfig.builder().receiveBusyPoll(Duration.ofNanos(-1)).build()).hasMessageContaining("receiveBusyPoll");
         assertThatThrownBy(() -> NodeConfig.builder().receiveBusyPoll(Duration.ofMillis(2)).build()).hasMessageContaining("receiveBusyPoll");
         assertThatThrownBy(() -> NodeConfig.builder().sendQueueWait(Duration.ofMillis(-1)).build()).hasMessageContaining("sendQueueWait");
+    }
+
+    @Test
+    void theTypedExceptionNamesTheFieldAndNeverCarriesTheKey() {
+        assertField(NodeConfig.builder().bindAddress(null), "bindAddress", null);
+        assertField(NodeConfig.builder().maxConnections(0), "maxConnections", "0");
+        assertField(NodeConfig.builder().sendRateHz(0), "sendRateHz", "0.0");
+        assertField(NodeConfig.builder().keepAliveInterval(Duration.ZERO), "keepAliveInterval", "PT0S");
+        assertField(NodeConfig.builder().timeout(null), "timeout", null);
+        assertField(NodeConfig.builder().connectTimeout(Duration.ofSeconds(-1)), "connectTimeout", "PT-1S");
+        assertField(NodeConfig.builder().timeout(Duration.ofMillis(150)), "timeout", "PT0.15S");
+        assertField(NodeConfig.builder().sendQueueWait(Duration.ofMillis(-1)), "sendQueueWait", "PT-0.001S");
+        assertField(NodeConfig.builder().socketReceiveBufferSize(-1), "socketReceiveBufferSize", "-1");
+        assertField(NodeConfig.builder().socketSendBufferSize(-2), "socketSendBufferSize", "-2");
+        assertField(NodeConfig.builder().receiveBusyPoll(Duration.ofMillis(2)), "receiveBusyPoll", "PT0.002S");
+        assertField(NodeConfig.builder().message(null), "message", null);
+        assertField(NodeConfig.builder().receiveThreadMode(null), "receiveThreadMode", null);
+        byte[] key = new byte[16];
+        Arrays.fill(key, (byte) 0x41);
+        InvalidConfigurationException e = assertField(NodeConfig.builder().preSharedKey(key), "preSharedKey", "16 bytes");
+        assertThat(e.getMessage()).isEqualTo("preSharedKey must be 32 bytes (256 bits), was 16 bytes");
+        assertThat(e.rule()).isEqualTo("must be 32 bytes (256 bits)");
+    }
+
+    private static InvalidConfigurationException assertField(NodeConfig.Builder builder, String field, String value) {
+        InvalidConfigurationException e = catchThrowableOfType(InvalidConfigurationException.class, builder::build);
+        assertThat(e).as("%s is refused", field).isNotNull();
+        assertThat(e.field()).isEqualTo(field);
+        assertThat(e.value()).isEqualTo(value);
+        // the message is the one it always was; it names the field too (one names two: "message and receiveThreadMode")
+        assertThat(e.getMessage()).contains(field);
+        return e;
     }
 }

@@ -1,5 +1,6 @@
 package io.reliableudp.spring.autoconfigure;
 
+import io.reliableudp.InvalidConfigurationException;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryMode;
@@ -17,17 +18,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns {@link ReliableUdpProperties} into a {@link NodeConfig}, channel names and peer addresses. Every
  * value the core rejects is reported as an {@link InvalidReliableUdpPropertyException} naming the
- * property (the core's {@link IllegalArgumentException} names its own field, which is mapped back).
+ * property: the core's {@link InvalidConfigurationException} names its own field ({@code field()}),
+ * which is mapped back to the property; its message is shown, never parsed.
  */
 final class NodeConfigMapper {
 
     private static final String P = "reliable-udp.";
 
-    /** Core field name (first word of its exception message) to property name. */
+    /** Core field name ({@link InvalidConfigurationException#field()}) to property name, where kebab-case is not enough. */
     private static final Map<String, String> FIELDS = Map.ofEntries(
             Map.entry("maxConnections", P + "max-connections"),
             Map.entry("sendRateHz", P + "send-rate"),
@@ -40,6 +43,7 @@ final class NodeConfigMapper {
             Map.entry("socketSendBufferSize", P + "socket-send-buffer-size"),
             Map.entry("channels", P + "channels"),
             Map.entry("datagramBudget", P + "message.datagram-budget"),
+            Map.entry("resendPolicy", P + "message.resend-policy"),
             Map.entry("resendRttFactor", P + "message.resend-rtt-factor"),
             Map.entry("minResendIntervalSeconds", P + "message.min-resend-interval"),
             Map.entry("maxResendIntervalSeconds", P + "message.max-resend-interval"),
@@ -57,6 +61,9 @@ final class NodeConfigMapper {
             Map.entry("reorderDelayMillis", P + "link-conditioner.reorder-delay"),
             Map.entry("bandwidthBytesPerSecond", P + "link-conditioner.bandwidth"),
             Map.entry("queueLimitBytes", P + "link-conditioner.queue-limit"));
+
+    /** {@link ChannelConfig} field name to the channel property's own name, where kebab-case is not enough. */
+    private static final Map<String, String> CHANNEL_FIELDS = Map.of("mode", "delivery-mode");
 
     /** The default channels (as MessageConfig's defaults) and their names. */
     static final Map<String, DeliveryMode> DEFAULT_CHANNELS = defaultChannels();
@@ -276,26 +283,20 @@ final class NodeConfigMapper {
         return guard(build, null);
     }
 
-    private static <T> T guard(Supplier<T> build, String prefix) {
+    private static <T> T guard(Supplier<T> build, @Nullable String prefix) {
         try {
             return build.get();
-        } catch (InvalidReliableUdpPropertyException e) {
-            throw e;
-        } catch (IllegalArgumentException e) {
-            String message = e.getMessage() == null ? "invalid value" : e.getMessage();
-            int space = message.indexOf(' ');
-            String field = space > 0 ? message.substring(0, space) : message;
-            String property;
-            if (prefix != null) {
-                property = prefix + kebab(field);
-            } else {
-                property = FIELDS.getOrDefault(field, P + kebab(field));
-            }
+        } catch (InvalidConfigurationException e) {
+            String field = e.field();
+            String property = prefix != null
+                    ? prefix + CHANNEL_FIELDS.getOrDefault(field, kebab(field))
+                    : FIELDS.getOrDefault(field, P + kebab(field));
             boolean secret = property.endsWith("pre-shared-key");
-            int was = message.lastIndexOf("was ");
-            String value = secret ? "[redacted]" : was >= 0 ? message.substring(was + 4) : null;
-            throw new InvalidReliableUdpPropertyException(property, value, message,
-                    "choose a value that meets the rule: " + message.replaceFirst(", was .*$", ""));
+            String value = secret ? "[redacted]" : e.value();
+            InvalidReliableUdpPropertyException invalid = new InvalidReliableUdpPropertyException(property, value,
+                    e.getMessage(), "choose a value that meets the rule: " + field + " " + e.rule());
+            invalid.initCause(e);
+            throw invalid;
         }
     }
 

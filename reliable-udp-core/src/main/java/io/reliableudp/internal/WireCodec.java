@@ -1,0 +1,222 @@
+package io.reliableudp.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * The one codec of the core's wire integers: unsigned LEB128 varints (message frames), little-endian
+ * 16-bit fields (packet and message layers, as {@code reliable} writes them) and big-endian 16/32/64-bit
+ * fields (connection layer). Static, allocation-free, no state; every layer uses it instead of its own
+ * shifts. The byte tables that say which field uses which are in {@code docs/messages.md},
+ * {@code docs/connection.md} and {@code docs/protocol.md}.
+ *
+ * <p>Varints: 7 bits per byte, low group first, high bit = another byte follows; at most
+ * {@link #MAX_VARINT_BYTES} bytes and a value of at most {@link Integer#MAX_VALUE}. The writer always
+ * produces the shortest form. The reader rejects a truncated varint, a sixth byte and a value above
+ * {@code 2^31 - 1}, and accepts a longer-than-shortest form of up to five bytes (such as {@code 80 00}
+ * for 0), exactly as the message layer always has: tightening that would be a wire change.
+ *
+ * <p>Bounds are the caller's: the fixed-width accessors assume the bytes are there (an
+ * {@link IndexOutOfBoundsException} is a bug of the caller), the varint reader never reads at or past
+ * {@code end}.
+ */
+public final class WireCodec {
+
+    /** Longest varint: 5 bytes carry 31 bits. */
+    public static final int MAX_VARINT_BYTES = 5;
+
+    /** What {@link #readVarint} returns for a truncated or out-of-range varint. */
+    public static final long VARINT_INVALID = -1L;
+
+    private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    private WireCodec() {
+    }
+
+    // ---- varints
+
+    /**
+     * Bytes {@link #writeVarint} writes for a value.
+     *
+     * @param value 0..{@link Integer#MAX_VALUE}
+     * @return 1..5
+     */
+    public static int varintSize(int value) {
+        if ((value & ~0x7F) == 0) {
+            return 1;
+        }
+        if ((value & ~0x3FFF) == 0) {
+            return 2;
+        }
+        if ((value & ~0x1FFFFF) == 0) {
+            return 3;
+        }
+        if ((value & ~0xFFFFFFF) == 0) {
+            return 4;
+        }
+        return 5;
+    }
+
+    /**
+     * Writes the shortest varint of a value.
+     *
+     * @param buf destination, with {@link #varintSize} bytes free from {@code pos}
+     * @param pos where to write
+     * @param value 0..{@link Integer#MAX_VALUE}
+     * @return the position after the varint
+     */
+    public static int writeVarint(byte[] buf, int pos, int value) {
+        while ((value & ~0x7F) != 0) {
+            buf[pos++] = (byte) ((value & 0x7F) | 0x80);
+            value >>>= 7;
+        }
+        buf[pos++] = (byte) value;
+        return pos;
+    }
+
+    /**
+     * Reads a varint from {@code buf[pos .. end)}. The result packs the bytes read and the value, so no
+     * object is needed: take them apart with {@link #varintLength} and {@link #varintValue}.
+     *
+     * @param buf source
+     * @param pos first byte of the varint
+     * @param end first byte not to read
+     * @return {@code bytesRead << 32 | value}, or {@link #VARINT_INVALID} when the varint is truncated
+     *     (reaches {@code end}), longer than 5 bytes or above {@link Integer#MAX_VALUE}
+     */
+    public static long readVarint(byte[] buf, int pos, int end) {
+        int value = 0;
+        int p = pos;
+        for (int shift = 0; shift < 35; shift += 7) {
+            if (p >= end) {
+                return VARINT_INVALID;
+            }
+            int b = buf[p++] & 0xFF;
+            if (shift == 28 && (b & 0xF8) != 0) {
+                // a fifth byte may carry bits 28..30 only, and no continuation
+                return VARINT_INVALID;
+            }
+            value |= (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                return (long) (p - pos) << 32 | value;
+            }
+        }
+        return VARINT_INVALID;
+    }
+
+    /**
+     * The value of a valid {@link #readVarint} result.
+     *
+     * @param result a result other than {@link #VARINT_INVALID}
+     * @return 0..{@link Integer#MAX_VALUE}
+     */
+    public static int varintValue(long result) {
+        return (int) result;
+    }
+
+    /**
+     * The bytes read of a valid {@link #readVarint} result.
+     *
+     * @param result a result other than {@link #VARINT_INVALID}
+     * @return 1..5
+     */
+    public static int varintLength(long result) {
+        return (int) (result >>> 32);
+    }
+
+    // ---- little-endian (packet and message layers)
+
+    /**
+     * Reads an unsigned 16-bit little-endian field.
+     *
+     * @param b source
+     * @param off first byte
+     * @return 0..65535
+     */
+    public static int getU16LE(byte[] b, int off) {
+        return (b[off] & 0xFF) | (b[off + 1] & 0xFF) << 8;
+    }
+
+    /**
+     * Writes the low 16 bits of a value little-endian.
+     *
+     * @param b destination
+     * @param off first byte
+     * @param v the value (bits above 15 are ignored)
+     */
+    public static void putU16LE(byte[] b, int off, int v) {
+        b[off] = (byte) v;
+        b[off + 1] = (byte) (v >>> 8);
+    }
+
+    // ---- big-endian (connection layer)
+
+    /**
+     * Reads an unsigned 16-bit big-endian field.
+     *
+     * @param b source
+     * @param off first byte
+     * @return 0..65535
+     */
+    public static int getU16BE(byte[] b, int off) {
+        return (b[off] & 0xFF) << 8 | (b[off + 1] & 0xFF);
+    }
+
+    /**
+     * Writes the low 16 bits of a value big-endian.
+     *
+     * @param b destination
+     * @param off first byte
+     * @param v the value (bits above 15 are ignored)
+     */
+    public static void putU16BE(byte[] b, int off, int v) {
+        b[off] = (byte) (v >>> 8);
+        b[off + 1] = (byte) v;
+    }
+
+    /**
+     * Reads a 32-bit big-endian field.
+     *
+     * @param b source
+     * @param off first byte
+     * @return the value
+     */
+    public static int getIntBE(byte[] b, int off) {
+        return (int) INT_BE.get(b, off);
+    }
+
+    /**
+     * Writes a 32-bit value big-endian.
+     *
+     * @param b destination
+     * @param off first byte
+     * @param v the value
+     */
+    public static void putIntBE(byte[] b, int off, int v) {
+        INT_BE.set(b, off, v);
+    }
+
+    /**
+     * Reads a 64-bit big-endian field.
+     *
+     * @param b source
+     * @param off first byte
+     * @return the value
+     */
+    public static long getLongBE(byte[] b, int off) {
+        return (long) LONG_BE.get(b, off);
+    }
+
+    /**
+     * Writes a 64-bit value big-endian.
+     *
+     * @param b destination
+     * @param off first byte
+     * @param v the value
+     */
+    public static void putLongBE(byte[] b, int off, long v) {
+        LONG_BE.set(b, off, v);
+    }
+}

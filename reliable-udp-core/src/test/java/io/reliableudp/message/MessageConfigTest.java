@@ -1,0 +1,86 @@
+package io.reliableudp.message;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.reliableudp.InvalidConfigurationException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every rejected {@link MessageConfig} and {@link ChannelConfig} value names its field in the typed exception. */
+class MessageConfigTest {
+
+    static Stream<Arguments> invalidValues() {
+        List<ChannelConfig> withNull = new ArrayList<>();
+        withNull.add(ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED));
+        withNull.add(null);
+        return Stream.of(
+                invalid("channels", "0 channels", b -> b.channels(List.of())),
+                invalid("channels", "65 channels", b -> b.channels(Collections.nCopies(65, ChannelConfig.of(DeliveryMode.UNRELIABLE)))),
+                invalid("channels", null, b -> b.channels(withNull)),
+                invalid("datagramBudget", "100", b -> b.datagramBudget(100)),
+                invalid("lowerLayerOverhead", "-1", b -> b.lowerLayerOverhead(-1)),
+                invalid("resendRttFactor", "0.1", b -> b.resendRttFactor(0.1)),
+                invalid("minResendIntervalSeconds", "-1.0", b -> b.minResendIntervalSeconds(-1)),
+                invalid("maxResendIntervalSeconds", "61.0", b -> b.maxResendIntervalSeconds(61)),
+                invalid("maxMessageSize", "0", b -> b.maxMessageSize(0)),
+                invalid("maxMessageSize", Integer.toString(Integer.MAX_VALUE), b -> b.sliceSize(64).maxMessageSize(Integer.MAX_VALUE)),
+                invalid("sliceSize", "2000", b -> b.sliceSize(2000)),
+                invalid("maxBytesInFlight", "10", b -> b.maxBytesInFlight(10)),
+                invalid("sendRateHz", "0.0", b -> b.sendRateHz(0)),
+                invalid("receiveWindow", "100", b -> b.receiveWindow(100)),
+                invalid("maxPacketsPerUpdate", "0", b -> b.maxPacketsPerUpdate(0)),
+                invalid("congestionRttThresholdMillis", "-1.0", b -> b.congestionRttThresholdMillis(-1)),
+                invalid("congestionLossThresholdPercent", "0.0", b -> b.congestionLossThresholdPercent(0)),
+                invalid("resendPolicy", null, b -> b.resendPolicy(null)));
+    }
+
+    private static Arguments invalid(String field, String value, UnaryOperator<MessageConfig.Builder> change) {
+        return Arguments.of(field, value, change);
+    }
+
+    @ParameterizedTest(name = "{0} = {1}")
+    @MethodSource("invalidValues")
+    void everyRejectedValueNamesItsField(String field, String value, UnaryOperator<MessageConfig.Builder> change) {
+        assertThatThrownBy(() -> change.apply(MessageConfig.builder()).build())
+                .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> {
+                    assertThat(e.field()).isEqualTo(field);
+                    assertThat(e.value()).isEqualTo(value);
+                    assertThat(e.getMessage()).startsWith(field);
+                    assertThat(e.rule()).startsWith("must");
+                });
+    }
+
+    @Test
+    void messagesStayAsTheyWere() {
+        assertThatThrownBy(() -> MessageConfig.builder().datagramBudget(100).build())
+                .hasMessage("datagramBudget must be within 256..65507 bytes, was 100");
+        assertThatThrownBy(() -> MessageConfig.builder().channels(List.of()).build())
+                .hasMessage("channels must hold 1..64 channels, had 0");
+    }
+
+    @Test
+    void channelConfigNamesItsField() {
+        assertThatThrownBy(() -> new ChannelConfig(null, 1, 1)).isInstanceOfSatisfying(InvalidConfigurationException.class, e -> {
+            assertThat(e.field()).isEqualTo("mode");
+            assertThat(e.value()).isNull();
+            assertThat(e).hasMessage("mode must not be null");
+        });
+        assertThatThrownBy(() -> new ChannelConfig(DeliveryMode.UNRELIABLE, 0, 1)).isInstanceOfSatisfying(InvalidConfigurationException.class, e -> {
+            assertThat(e.field()).isEqualTo("maxQueuedMessages");
+            assertThat(e.value()).isEqualTo("0");
+            assertThat(e).hasMessage("maxQueuedMessages must be >= 1, was 0");
+        });
+        assertThatThrownBy(() -> new ChannelConfig(DeliveryMode.UNRELIABLE, 1, -3)).isInstanceOfSatisfying(InvalidConfigurationException.class, e -> {
+            assertThat(e.field()).isEqualTo("maxQueuedBytes");
+            assertThat(e.value()).isEqualTo("-3");
+        });
+    }
+}

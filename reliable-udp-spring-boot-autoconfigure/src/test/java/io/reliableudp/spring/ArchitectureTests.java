@@ -1,0 +1,67 @@
+package io.reliableudp.spring;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.spring.autoconfigure.ReliableUdpAutoConfiguration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Spring module's side of the architecture, as ArchUnit rules over its main classes: it reaches the
+ * core only through the public face (the transport's node, peer, config, listener and stats, plus the
+ * message and link config and value types), never the engines below it, and never the core's internal
+ * packages. The core's own rules are its {@code ArchitectureTest}.
+ */
+@AnalyzeClasses(packages = "io.reliableudp.spring", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTests {
+
+    @ArchTest
+    static final ArchRule NO_CORE_INTERNALS = noClasses()
+            .that().resideInAPackage("io.reliableudp.spring..")
+            .should().dependOnClassesThat().resideInAPackage("io.reliableudp..internal..")
+            .because("internal packages are the core's own: they are no API");
+
+    @ArchTest
+    static final ArchRule NOT_THE_PACKET_LAYER = noClasses()
+            .that().resideInAPackage("io.reliableudp.spring..")
+            .should().dependOnClassesThat().resideInAPackage("io.reliableudp.packet..")
+            .because("packet statistics reach Spring as values of the transport's PeerStats (counters by name), "
+                    + "so neither ReliableEndpoint nor PacketCounter is needed");
+
+    @ArchTest
+    static final ArchRule OF_THE_CONNECTION_LAYER_ONLY_DISCONNECT_REASONS = noClasses()
+            .that().resideInAPackage("io.reliableudp.spring..")
+            .should().dependOnClassesThat(resideInAPackage("io.reliableudp.connection..")
+                    .and(not(belongToAnyOf(DisconnectReason.class))))
+            .because("Connection, HandshakeServer, Session, Aead and the rest are the connection layer's internals; "
+                    + "DisconnectReason is part of the public face (peer events and stats)");
+
+    @ArchTest
+    static final ArchRule NOT_THE_MESSAGE_ENGINE = noClasses()
+            .that().resideInAPackage("io.reliableudp.spring..")
+            // by name, not class literal: these types may become package-private or be folded (issue 9)
+            .should().dependOnClassesThat(nameMatching(
+                    "io\\.reliableudp\\.message\\.(MessageEndpoint|SendHandle|DatagramSender|MessageListener|MessageAckListener)(\\$.*)?"))
+            .because("the message layer's engine and its callbacks sit below the transport; "
+                    + "Spring uses its config and value types only");
+
+    @Test
+    void theScanSeesTheModule() {
+        JavaClasses spring = new ClassFileImporter().withImportOption(new ImportOption.DoNotIncludeTests())
+                .importPackages("io.reliableudp.spring");
+        // an empty scan would make every rule above pass
+        assertThat(spring.contain(ReliableUdpAutoConfiguration.class)).isTrue();
+        assertThat(spring.contain(ArchitectureTests.class)).isFalse();
+    }
+}
