@@ -8,7 +8,11 @@ import io.reliableudp.message.RttSampleListener;
 import io.reliableudp.message.SendCompletion;
 import org.jspecify.annotations.Nullable;
 
-/** The production {@link Session}: the message layer's {@link MessageEndpoint}. */
+/**
+ * The production {@link Session}: the message layer's {@link MessageEndpoint}.
+ *
+ * <p>The connection layer's contract with the transport; not user API.
+ */
 public final class MessageSession implements Session {
 
     /** Makes a {@link MessageEndpoint} per connection. */

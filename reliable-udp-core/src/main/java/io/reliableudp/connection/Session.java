@@ -12,6 +12,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a connection carries once established: the message layer of one connection, seen from below.
  * Single-threaded (the connection's owner serialises calls); no I/O; time in seconds.
+ *
+ * <p>The connection layer's contract with the transport (and with tests that stand in for the message
+ * layer); not user API.
  */
 public interface Session {
 
