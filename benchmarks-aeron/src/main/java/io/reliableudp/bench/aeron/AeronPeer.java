@@ -57,13 +57,18 @@ import org.agrona.concurrent.YieldingIdleStrategy;
  *   <li>{@code quit}: closes the client and the driver and deletes the Aeron directory.</li>
  * </ul>
  * Arguments: {@code SHARED|DEDICATED AERON_DIR}. Term buffers are 1 MiB (sparse) to keep the
- * directory small; the application threads back off (spin, yield, park) when idle, the driver
- * keeps Aeron's default idle strategies.
+ * directory small, socket buffers 4 MiB as this library's nodes ask for; the application threads back
+ * off (spin, yield, park) when idle, the driver keeps Aeron's default idle strategies. The driver (and
+ * the client) start for each command and close after it, so that no idle driver runs beside the other
+ * systems' measurements; the JVM, and what it compiled, stays. Every answer ends with
+ * {@code cpu=CORES}, the process CPU during the command.
  */
 public final class AeronPeer {
 
     private static final String LOOPBACK = "127.0.0.1";
     private static final int TERM_LENGTH = 1 << 20;
+    /** Socket buffers as this library's nodes ask for (4 MiB). */
+    private static final int SOCKET_BUFFER = 4 << 20;
     private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long CONNECT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long PONG_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -76,7 +81,7 @@ public final class AeronPeer {
     }
 
     /**
-     * Starts the driver and the client, then serves commands until {@code quit} or end of input.
+     * Serves commands until {@code quit} or end of input, each with a media driver and client of its own.
      *
      * @param args {@code SHARED|DEDICATED AERON_DIR}
      */
@@ -89,19 +94,9 @@ public final class AeronPeer {
         String dir = args[1];
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(Path.of(dir))));
-        MediaDriver.Context driverContext = new MediaDriver.Context()
-                .aeronDirectoryName(dir)
-                .threadingMode(mode)
-                .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true)
-                .termBufferSparseFile(true)
-                .publicationTermBufferLength(TERM_LENGTH)
-                .ipcTermBufferLength(TERM_LENGTH);
-        try (MediaDriver driver = MediaDriver.launch(driverContext);
-             Aeron aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()))) {
-            AeronPeer peer = new AeronPeer(aeron);
-            out.println("READY aeron " + io.aeron.AeronVersion.VERSION + " " + mode + " java " + Runtime.version());
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        out.println("READY aeron " + io.aeron.AeronVersion.VERSION + " " + mode + " java " + Runtime.version());
+        try {
             for (String line; (line = in.readLine()) != null; ) {
                 String[] cmd = line.trim().split("\\s+");
                 if (cmd[0].isEmpty()) {
@@ -111,7 +106,12 @@ public final class AeronPeer {
                     break;
                 }
                 String answer;
-                try {
+                long cpu0 = processCpuNanos();
+                long wall0 = System.nanoTime();
+                // a driver per command: an idle driver would otherwise run beside the other systems' measurements
+                try (MediaDriver driver = MediaDriver.launch(driverContext(mode, dir));
+                     Aeron aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()))) {
+                    AeronPeer peer = new AeronPeer(aeron);
                     answer = switch (cmd[0]) {
                         case "throughput" -> peer.throughput(Integer.parseInt(cmd[1]), Integer.parseInt(cmd[2]),
                                 Boolean.parseBoolean(cmd[3]), Double.parseDouble(cmd[4]));
@@ -121,11 +121,30 @@ public final class AeronPeer {
                 } catch (Exception | AssertionError e) {
                     answer = "error " + e.toString().replace('\n', ' ');
                 }
-                out.println("RESULT " + answer);
+                out.println("RESULT " + answer + String.format(Locale.ROOT, " cpu=%.3f",
+                        (processCpuNanos() - cpu0) / (double) (System.nanoTime() - wall0)));
             }
         } finally {
             deleteTree(Path.of(dir));
         }
+    }
+
+    private static MediaDriver.Context driverContext(ThreadingMode mode, String dir) {
+        return new MediaDriver.Context()
+                .aeronDirectoryName(dir)
+                .threadingMode(mode)
+                .dirDeleteOnStart(true)
+                .dirDeleteOnShutdown(true)
+                .termBufferSparseFile(true)
+                .publicationTermBufferLength(TERM_LENGTH)
+                .ipcTermBufferLength(TERM_LENGTH)
+                .socketRcvbufLength(SOCKET_BUFFER)
+                .socketSndbufLength(SOCKET_BUFFER);
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     // ----------------------------------------------------------------------------- throughput
