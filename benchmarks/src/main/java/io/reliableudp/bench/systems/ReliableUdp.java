@@ -27,7 +27,7 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Throughput: one server node and one client node per connection; one application thread sends on
  * every connection in turn, up to 64 messages each with {@link Peer#send} (a future per message) or
- * {@link Peer#offer} (none), then {@link Peer#flush}. On the reliable channel a connection is skipped
+ * {@link Peer#offer} (none), then {@link Peer#flush} (also when the connection took nothing new). On the reliable channel a connection is skipped
  * while it has {@code 4096 - 256} messages sent but not yet delivered (the channel queue holds 4096
  * unacknowledged), so that sends are not refused; on the unreliable channel the sender goes on until
  * a send is refused. The server's listener counts per connection. Ping-pong: a message sent and
@@ -175,10 +175,9 @@ public final class ReliableUdp implements ThroughputSystem, PingPongSystem {
                             sent[c]++;
                             burst++;
                         }
-                        if (burst > 0) {
-                            peer.flush();
-                            progress = true;
-                        }
+                        // flush also when nothing new was taken: in the congested mode a round sends one packet
+                        peer.flush();
+                        progress |= burst > 0;
                     }
                     if (!progress) {
                         Thread.yield();
