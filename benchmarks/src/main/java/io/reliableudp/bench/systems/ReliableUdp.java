@@ -66,21 +66,30 @@ public final class ReliableUdp implements ThroughputSystem, PingPongSystem {
      * @param psk encrypted (ChaCha20-Poly1305 with a pre-shared key)
      */
     public static ReliableUdp throughput(boolean offer, boolean reliable, boolean psk) {
-        String name = "reliable-udp " + (offer ? "offer" : "send") + (reliable ? "" : " unreliable") + (psk ? " psk" : "");
+        String name = "reliable-udp/" + (offer ? "offer" : "send") + (reliable ? "" : "/unreliable");
         return new ReliableUdp(name, offer, reliable, NodeConfig.builder().build().receiveThreadMode(), Duration.ZERO, psk);
     }
 
     /** Ping-pong with every node setting at its default (the I/O thread mode, no busy-poll). */
     public static ReliableUdp pingPongDefaults(boolean psk) {
         NodeConfig defaults = NodeConfig.builder().build();
-        return new ReliableUdp("reliable-udp defaults" + (psk ? " psk" : ""), false, true,
+        return new ReliableUdp("reliable-udp/defaults", false, true,
                 defaults.receiveThreadMode(), defaults.receiveBusyPoll(), psk);
     }
 
     /** Ping-pong with the documented low-latency setting: platform I/O thread, 50 us receive busy-poll. */
     public static ReliableUdp pingPongLowLatency(boolean psk) {
-        return new ReliableUdp("reliable-udp low-latency" + (psk ? " psk" : ""), false, true,
+        return new ReliableUdp("reliable-udp/low-latency", false, true,
                 ReceiveThreadMode.PLATFORM, Duration.ofNanos(50_000), psk);
+    }
+
+    /**
+     * Ping-pong with a given I/O thread mode and receive busy-poll window, named
+     * {@code reliable-udp/MODE-WINDOWus} (e.g. {@code reliable-udp/virtual-50us}).
+     */
+    public static ReliableUdp pingPong(ReceiveThreadMode mode, Duration busyPoll, boolean psk) {
+        return new ReliableUdp("reliable-udp/" + mode.name().toLowerCase(Locale.ROOT) + "-" + busyPoll.toNanos() / 1000 + "us",
+                false, true, mode, busyPoll, psk);
     }
 
     @Override

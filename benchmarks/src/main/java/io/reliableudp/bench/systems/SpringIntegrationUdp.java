@@ -48,7 +48,7 @@ public final class SpringIntegrationUdp implements ThroughputSystem {
 
     @Override
     public String name() {
-        return acknowledge ? "spring-integration-udp ack" : "spring-integration-udp";
+        return acknowledge ? "spring-integration-udp/ack" : "spring-integration-udp/unreliable";
     }
 
     @Override
