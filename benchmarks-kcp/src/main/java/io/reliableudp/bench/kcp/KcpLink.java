@@ -21,9 +21,10 @@ import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
 /**
- * One KCP link for the benchmarks (kcp-netty 1.5.2 on Netty 4.1.68) behind JDK-only types, in the fast mode of KCP's own documentation: {@code nodelay 1,
- * interval 10, resend 2, nc 1} ({@link ChannelOptionHelper#nodelay}); everything else is kcp-netty's default
- * (message mode, MTU 1400, send window 32, receive window 128, fast flush on write).
+ * One KCP link for the benchmarks (kcp-netty 1.5.2 on Netty 4.1.68) behind JDK-only types, in the fast mode of
+ * KCP's own documentation: {@code nodelay 1, interval 10, resend 2, nc 1} ({@link ChannelOptionHelper#nodelay});
+ * everything else is kcp-netty's default (message mode, MTU 1400, send window 32, receive window 128, fast flush
+ * on write).
  *
  * <p>This class lives in its own module and jar because kcp-netty needs Netty 4.1; the harness in the
  * {@code benchmarks} module runs it in a child JVM and reaches it only through the two static methods and

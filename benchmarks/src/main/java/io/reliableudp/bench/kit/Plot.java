@@ -19,6 +19,7 @@ import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.axis.ValueAxis;
 import org.jfree.chart.plot.CombinedDomainXYPlot;
 import org.jfree.chart.plot.XYPlot;
@@ -81,6 +82,7 @@ public final class Plot {
             if (panel.logScale()) {
                 LogAxis log = new LogAxis(panel.yLabel());
                 log.setSmallestValue(1e-3);
+                log.setTickUnit(new NumberTickUnit(1)); // one tick per decade: 0.1, 1, 10, 100 ms
                 log.setNumberFormatOverride(new DecimalFormat("0.###", DecimalFormatSymbols.getInstance(Locale.ROOT)));
                 y = log;
             } else {

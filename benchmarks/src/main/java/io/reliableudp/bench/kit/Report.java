@@ -65,10 +65,10 @@ public final class Report {
         return List.copyOf(runs.keySet());
     }
 
-    /** The median of a numeric figure of a system over its runs, or NaN when no run has it. */
+    /** The median of a numeric figure of a system over the runs that have it (NaN: not had), or NaN when none has. */
     public double median(String system, String figure) {
         double[] values = runs.getOrDefault(system, List.of()).stream().map(r -> r.get(figure))
-                .filter(v -> v instanceof Number).mapToDouble(v -> ((Number) v).doubleValue()).sorted().toArray();
+                .filter(v -> v instanceof Number).mapToDouble(v -> ((Number) v).doubleValue()).filter(v -> !Double.isNaN(v)).sorted().toArray();
         if (values.length == 0) {
             return Double.NaN;
         }

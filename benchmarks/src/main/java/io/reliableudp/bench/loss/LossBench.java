@@ -152,7 +152,8 @@ public final class LossBench {
             systems.add(CONDITIONER_SYSTEM);
             for (String s : requested) {
                 if (!s.equals("reliable-udp")) {
-                    report.skip(s, "needs a network namespace (root): " + noNamespace.orElse("--network conditioner"));
+                    report.skip(s, noNamespace.map(why -> "needs a network namespace: " + why)
+                            .orElse("not run over the link conditioner (--network conditioner)"));
                 }
             }
         }
@@ -185,8 +186,12 @@ public final class LossBench {
         printTables(report, systems);
         Path json = report.writeJson(out);
         Path png = out.resolve(NAME + ".png");
-        plot(report, systems, png);
-        System.out.println("wrote " + json + " and " + png + " (peer logs and records in " + out + ")");
+        try {
+            plot(report, systems, png);
+            System.out.println("wrote " + json + " and " + png + " (peer logs and records in " + out + ")");
+        } catch (IOException | RuntimeException | Error e) { // headless AWT without fonts fails with an Error
+            System.out.println("wrote " + json + "; could not draw " + png + ": " + e + " (install fontconfig and a font)");
+        }
         String line = report.jsonLine();
         System.out.println(line);
         return line;
