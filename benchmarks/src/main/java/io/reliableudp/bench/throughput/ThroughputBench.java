@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * The {@code throughput} subcommand: messages delivered per second over loopback, for each message size
@@ -183,9 +184,8 @@ public final class ThroughputBench {
         }
         printTables(report, systems);
         Path json = report.writeJson(out);
-        Path png = out.resolve(NAME + ".png");
-        plot(report, systems, png);
-        System.out.println("wrote " + json + " and " + png + " (child logs in " + out.resolve("logs") + ")");
+        List<Path> pngs = plot(report, systems);
+        System.out.println("wrote " + json + " and " + pngs + " (child logs in " + out.resolve("logs") + ")");
         String line = report.jsonLine();
         System.out.println(line);
         return line;
@@ -214,7 +214,8 @@ public final class ThroughputBench {
     }
 
     private void describeSystems() {
-        String node = "this library, two ReliableUdpNodes per connection (channel 0 reliable-ordered, 1 unreliable), node defaults"
+        String node = "this library, one server ReliableUdpNode and one client node per connection (channel 0 reliable-ordered, "
+                + "1 unreliable), node defaults"
                 + (psk ? " + PSK encryption" : "") + "; one thread sends up to 64 messages per connection in turn, then flush; ";
         description.put("reliable-udp/send", node + "Peer.send (a future per message), reliable-ordered, at most 3840 sent-but-undelivered per connection");
         description.put("reliable-udp/offer", node + "Peer.offer (no future), reliable-ordered, at most 3840 sent-but-undelivered per connection");
@@ -370,28 +371,48 @@ public final class ThroughputBench {
         return v instanceof Number n ? Table.number(n.doubleValue()) : "-";
     }
 
-    private void plot(Report report, List<ThroughputSystem> systems, Path png) throws IOException {
-        List<Plot.Panel> panels = new ArrayList<>();
+    /**
+     * Writes {@code throughput.png} (the reliable table's systems, raw UDP included, one panel per
+     * connection count) and {@code throughput-unreliable.png} (the unreliable table's): msgs/s (log) over
+     * the message size. Two files, so that each system keeps one colour in every panel of its file.
+     *
+     * @param median the median of a system's figure (NaN when absent)
+     */
+    public static List<Path> plot(Path dir, String title, List<Integer> sizes, List<Integer> connections,
+            List<String> reliableSystems, List<String> unreliableSystems, BiFunction<String, String, Double> median) throws IOException {
+        List<Path> files = new ArrayList<>();
         for (boolean reliable : new boolean[] {true, false}) {
+            List<String> systems = reliable ? reliableSystems : unreliableSystems;
+            if (systems.isEmpty()) {
+                continue;
+            }
+            List<Plot.Panel> panels = new ArrayList<>();
             for (int c : connections) {
                 Map<String, List<double[]>> series = new LinkedHashMap<>();
-                for (ThroughputSystem s : systems) {
+                for (String s : systems) {
                     List<double[]> points = new ArrayList<>();
-                    series.put(s.name(), points); // every system in every panel (empty where not measured): same colour everywhere
-                    if (s.reliable() != reliable && !s.name().equals("raw-udp")) {
-                        continue;
-                    }
                     for (int size : sizes) {
-                        double v = report.median(s.name(), cell(size, c) + "msgs_per_s");
+                        double v = median.apply(s, cell(size, c) + "msgs_per_s");
                         if (v > 0) {
                             points.add(new double[] {size, v});
                         }
                     }
+                    series.put(s, points);
                 }
-                panels.add(new Plot.Panel((reliable ? "reliable" : "unreliable") + ", " + c + " conn. (msgs/s)", true, series));
+                panels.add(new Plot.Panel(c + " connection" + (c == 1 ? "" : "s") + ": msgs/s", true, series));
             }
+            Path png = dir.resolve(reliable ? NAME + ".png" : NAME + "-unreliable.png");
+            Plot.write(png, (reliable ? "Reliable(-ordered)" : "Unreliable") + " throughput over loopback, " + title,
+                    "message size (bytes)", panels, 1000, 120 + 330 * panels.size());
+            files.add(png);
         }
-        Plot.write(png, String.format(Locale.ROOT, "Loopback throughput, median of %d run(s) of %.1f s", runs, seconds),
-                "message size (bytes)", panels, 1000, 300 * panels.size());
+        return files;
+    }
+
+    private List<Path> plot(Report report, List<ThroughputSystem> systems) throws IOException {
+        List<String> rel = systems.stream().filter(s -> s.reliable() || s.name().equals("raw-udp")).map(ThroughputSystem::name).toList();
+        List<String> unrel = systems.stream().filter(s -> !s.reliable()).map(ThroughputSystem::name).toList();
+        return plot(out, String.format(Locale.ROOT, "median of %d run(s) of %.1f s", runs, seconds), sizes, connections, rel, unrel,
+                report::median);
     }
 }
