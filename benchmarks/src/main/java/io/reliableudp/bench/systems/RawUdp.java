@@ -17,7 +17,8 @@ import org.HdrHistogram.Histogram;
  * The raw-datagram baseline: {@link DatagramChannel}s on loopback, one message per datagram, no
  * reliability. Throughput: one sender thread sends 64 datagrams to the receiver from each of the
  * {@code connections} client channels in turn, one receiver thread counts (receive buffer 4 MiB, as
- * this library's nodes ask for). Ping-pong: a connected client channel and a blocking echo thread.
+ * this library's nodes ask for). Ping-pong: a connected client channel and a blocking echo thread (a
+ * lost datagram ends the run with an error 10 s after its end, instead of blocking for good).
  */
 public final class RawUdp implements ThroughputSystem, PingPongSystem {
 
@@ -127,12 +128,27 @@ public final class RawUdp implements ThroughputSystem, PingPongSystem {
             ByteBuffer out = ByteBuffer.allocateDirect(size);
             ByteBuffer in = ByteBuffer.allocateDirect(2048);
             long end = System.nanoTime() + (long) (seconds * 1e9);
-            for (long t0 = System.nanoTime(); t0 - end < 0; t0 = System.nanoTime()) {
-                out.clear();
-                client.write(out);
-                in.clear();
-                client.read(in); // loopback: no loss to wait out
-                h.recordValue(System.nanoTime() - t0);
+            // a lost datagram would block the read for good: a watchdog closes the channel 10 s after the end
+            Thread watchdog = Thread.ofVirtual().start(() -> {
+                try {
+                    Thread.sleep(TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 10_000);
+                    client.close();
+                } catch (InterruptedException | IOException e) {
+                    // finished in time
+                }
+            });
+            try {
+                for (long t0 = System.nanoTime(); t0 - end < 0; t0 = System.nanoTime()) {
+                    out.clear();
+                    client.write(out);
+                    in.clear();
+                    client.read(in);
+                    h.recordValue(System.nanoTime() - t0);
+                }
+            } catch (java.nio.channels.ClosedChannelException e) {
+                throw new IllegalStateException("raw UDP ping-pong stalled (a datagram lost) after " + h.getTotalCount() + " round trips");
+            } finally {
+                watchdog.interrupt();
             }
             server.close();
             echo.join(1000);
