@@ -90,6 +90,11 @@ public final class ChildProcess implements AutoCloseable {
         return name;
     }
 
+    /** The process id of the child (with {@code ip netns exec}: of the command it runs). */
+    public long pid() {
+        return process.pid();
+    }
+
     /** The log file of the child. */
     public Path log() {
         return log;

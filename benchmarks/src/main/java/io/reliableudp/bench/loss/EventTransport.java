@@ -1,5 +1,6 @@
 package io.reliableudp.bench.loss;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.function.Consumer;
 
@@ -30,6 +31,9 @@ interface EventTransport {
         default String stats() {
             return "";
         }
+
+        @Override
+        void close() throws IOException;
     }
 
     /** An open stream. */
@@ -45,5 +49,8 @@ interface EventTransport {
         default String stats() {
             return "";
         }
+
+        @Override
+        void close() throws IOException;
     }
 }

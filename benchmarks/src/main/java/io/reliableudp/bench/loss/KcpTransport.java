@@ -1,5 +1,6 @@
 package io.reliableudp.bench.loss;
 
+import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -36,8 +37,8 @@ final class KcpTransport implements EventTransport {
             }
 
             @Override
-            public void close() throws Exception {
-                link.close();
+            public void close() throws IOException {
+                closeLink(link);
             }
         };
     }
@@ -54,10 +55,23 @@ final class KcpTransport implements EventTransport {
             }
 
             @Override
-            public void close() throws Exception {
-                ((AutoCloseable) link).close();
+            public void close() throws IOException {
+                closeLink((AutoCloseable) link);
             }
         };
+    }
+
+    private static void closeLink(AutoCloseable link) throws IOException {
+        try {
+            link.close();
+        } catch (IOException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while closing the KCP link", e);
+        } catch (Exception e) {
+            throw new IOException("closing the KCP link failed", e);
+        }
     }
 
     private static Object call(MethodHandle method, Object... args) throws Exception {
