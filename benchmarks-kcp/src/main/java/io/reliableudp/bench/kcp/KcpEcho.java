@@ -129,9 +129,13 @@ public final class KcpEcho {
         }
 
         @Override
-        public void close() throws InterruptedException {
-            channel.close().await(2, TimeUnit.SECONDS);
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(3, TimeUnit.SECONDS);
+        public void close() {
+            try {
+                channel.close().await(2, TimeUnit.SECONDS);
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(3, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

@@ -9,8 +9,8 @@ public interface BenchSystem extends AutoCloseable {
     /** The system's key in the JSON results and its row in the tables, e.g. {@code raw-udp}. */
     String name();
 
-    /** Releases what outlives a measurement (a child JVM); nothing by default. */
+    /** Releases what outlives a measurement (a child JVM); nothing by default. Never throws. */
     @Override
-    default void close() throws Exception {
+    default void close() {
     }
 }

@@ -36,6 +36,7 @@ public final class RawUdp implements ThroughputSystem, PingPongSystem {
     }
 
     @Override
+    @SuppressWarnings("try") // the receiving channel is closed early on purpose: that ends the receiver's blocking read
     public ThroughputRun measure(int size, int connections, double seconds) throws Exception {
         List<DatagramChannel> clients = new ArrayList<>();
         try (DatagramChannel rx = DatagramChannel.open()) {
@@ -105,6 +106,7 @@ public final class RawUdp implements ThroughputSystem, PingPongSystem {
     }
 
     @Override
+    @SuppressWarnings("try") // the server channel is closed early on purpose: that ends the echo thread's blocking read
     public Histogram measure(int size, double seconds) throws Exception {
         try (DatagramChannel server = DatagramChannel.open(); DatagramChannel client = DatagramChannel.open()) {
             server.bind(new InetSocketAddress(LOOPBACK, 0));

@@ -136,6 +136,7 @@ public final class Tcp implements ThroughputSystem, PingPongSystem {
     }
 
     @Override
+    @SuppressWarnings("try") // the client socket is closed early on purpose: that ends the echo thread's blocking read
     public Histogram measure(int size, double seconds) throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, LOOPBACK); Socket client = new Socket()) {
             client.setTcpNoDelay(true);
