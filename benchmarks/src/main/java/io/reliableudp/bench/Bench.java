@@ -1,7 +1,8 @@
 package io.reliableudp.bench;
 
 import io.reliableudp.bench.loss.LossBench;
-import io.reliableudp.bench.transport.TransportBench;
+import io.reliableudp.bench.pingpong.PingPongBench;
+import io.reliableudp.bench.throughput.ThroughputBench;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -28,8 +29,10 @@ public final class Bench {
     static {
         COMMANDS.put("loss", new Entry("delivery latency and bytes per event through N% packet loss, beside TCP, KCP and ENet",
                 args -> LossBench.main(args)));
-        COMMANDS.put("transport", new Entry("loopback throughput and ping-pong beside raw DatagramChannel (TransportBench)",
-                TransportBench::main));
+        COMMANDS.put("throughput", new Entry("loopback messages/s by size and connections, reliable and unreliable, beside raw UDP, "
+                + "TCP, Aeron, KCP and Spring Integration UDP", ThroughputBench::main));
+        COMMANDS.put("pingpong", new Entry("loopback round trip (p50..max) with the defaults and the low-latency setting, beside raw UDP, "
+                + "TCP, Aeron and KCP", PingPongBench::main));
         COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
                 org.openjdk.jmh.Main::main));
     }
