@@ -12,7 +12,7 @@ import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.SendResult;
-import io.reliableudp.spring.test.InMemoryNetwork;
+import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +41,7 @@ class ObservationTests {
 
     static final String TRACE_HEADER = "traceparent";
 
-    private final InMemoryNetwork network = new InMemoryNetwork();
+    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
     private ConfigurableApplicationContext server;
     private ConfigurableApplicationContext client;
 
@@ -56,7 +56,7 @@ class ObservationTests {
     }
 
     private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.factory();
+        ReliableUdpNodeFactory factory = network.nodeFactory();
         return new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties("spring.main.banner-mode=off")
                 // the apps register their handler by hand; Boot's observation auto-configuration (on the test
                 // classpath through the observability module) would register the handler bean a second time

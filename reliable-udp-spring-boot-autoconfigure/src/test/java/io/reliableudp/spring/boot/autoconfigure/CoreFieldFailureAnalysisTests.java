@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.reliableudp.InvalidConfigurationException;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
-import io.reliableudp.spring.test.InMemoryNetwork;
+import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -18,10 +18,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 class CoreFieldFailureAnalysisTests {
 
-    private final InMemoryNetwork network = new InMemoryNetwork();
+    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(ReliableUdpAutoConfiguration.class))
-            .withBean(ReliableUdpNodeFactory.class, network::factory);
+            .withBean(ReliableUdpNodeFactory.class, network::nodeFactory);
 
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', textBlock = """

@@ -12,7 +12,7 @@ import io.reliableudp.spring.core.UdpChannels;
 import io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory;
 import io.reliableudp.spring.listener.UdpListenerContainerFactory;
 import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
-import io.reliableudp.spring.test.InMemoryNetwork;
+import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.ReceiveThreadMode;
 import java.net.InetSocketAddress;
@@ -36,11 +36,11 @@ import tools.jackson.databind.json.JsonMapper;
 @Timeout(60)
 class ReliableUdpAutoConfigurationTests {
 
-    private final InMemoryNetwork network = new InMemoryNetwork();
+    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(ReliableUdpAutoConfiguration.class))
-            .withBean(ReliableUdpNodeFactory.class, network::factory);
+            .withBean(ReliableUdpNodeFactory.class, network::nodeFactory);
 
     @Test
     void defaultBeansAndASensibleNode() {
@@ -246,7 +246,6 @@ class ReliableUdpAutoConfigurationTests {
 
     @Test
     void namedPeersAreConnectedOnStart() {
-        InMemoryNetwork.class.getName();
         runner.withPropertyValues("reliable-udp.port=0").run(server -> {
             int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
             runner.withPropertyValues("reliable-udp.peers.server.address=127.0.0.1:" + port, "reliable-udp.template.default-peer=server")
