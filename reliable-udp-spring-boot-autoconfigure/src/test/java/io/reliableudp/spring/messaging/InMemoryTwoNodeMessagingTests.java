@@ -128,6 +128,27 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
     }
 
     @Test
+    void aWrongKeyIsToldAsDeniedAlsoOnTheSendsRefusedDuringTheBackoff() throws Exception {
+        // fix 5 of issue 12: the server is plain, the client encrypts: the handshake is DENIED
+        ConfigurableApplicationContext wrong = startClient("reliable-udp.security.pre-shared-key=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+                "reliable-udp.reconnect.initial-backoff=10s", "reliable-udp.reconnect.max-backoff=10s");
+        extra.add(wrong);
+        ReliableUdpTemplate t = wrong.getBean(ReliableUdpTemplate.class);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).untilAsserted(() ->
+                assertThat(t.send("server", "events", new Position("x", 0, 0, 0))).failsWithin(Duration.ofSeconds(5))
+                        .withThrowableThat().havingCause().isInstanceOfSatisfying(ReliableUdpSendException.class, e -> {
+                            assertThat(e.reason()).isEqualTo(DeliveryFailure.NOT_CONNECTED);
+                            assertThat(e).hasStackTraceContaining("last attempt failed").hasStackTraceContaining("DENIED");
+                            Throwable root = e;
+                            while (root.getCause() != null && !(root instanceof io.reliableudp.transport.ConnectionFailedException)) {
+                                root = root.getCause();
+                            }
+                            assertThat(root).isInstanceOfSatisfying(io.reliableudp.transport.ConnectionFailedException.class,
+                                    c -> assertThat(c.reason()).isEqualTo(io.reliableudp.connection.DisconnectReason.DENIED));
+                        }));
+    }
+
+    @Test
     void programmingErrorsThrowAtOnce() {
         ReliableUdpTemplate t = template();
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> t.send("server", "nope", "x"))

@@ -36,6 +36,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
+import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * The node as a Spring bean: a {@link ReliableUdpNode} whose socket is bound when the application
@@ -592,8 +593,10 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
         private final String name;
         private final InetSocketAddress address;
         private @Nullable CompletableFuture<Peer> attempt;
-        private int failures;
+        private BackOffExecution backOff = reconnectPolicy.start();
         private long retryAtNanos;
+        /** Why the last attempt failed (e.g. DENIED for a wrong key), told to sends refused during the backoff. */
+        private @Nullable Throwable lastFailure;
         private @Nullable ScheduledFuture<?> scheduled;
 
         NamedPeer(String name, InetSocketAddress address) {
@@ -614,9 +617,15 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
                 return attempt;
             }
             if (System.nanoTime() - retryAtNanos < 0) {
-                return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.NOT_CONNECTED,
+                Throwable last = lastFailure;
+                DeliveryException refused = new DeliveryException(DeliveryFailure.NOT_CONNECTED,
                         "peer '" + name + "' (" + address + ") is not connected; next attempt in "
-                                + Duration.ofNanos(retryAtNanos - System.nanoTime()).toMillis() + " ms"));
+                                + Duration.ofNanos(retryAtNanos - System.nanoTime()).toMillis() + " ms"
+                                + (last == null ? "" : "; last attempt failed: " + last.getMessage()));
+                if (last != null) {
+                    refused.initCause(last);
+                }
+                return CompletableFuture.failedFuture(refused);
             }
             return connect();
         }
@@ -643,10 +652,16 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
             f.whenComplete((peer, e) -> {
                 if (e == null) {
                     synchronized (this) {
-                        failures = 0;
+                        backOff = reconnectPolicy.start();
                         retryAtNanos = System.nanoTime();
+                        lastFailure = null;
                     }
                 } else {
+                    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                    synchronized (this) {
+                        // keep the root reason (ConnectionFailedException DENIED, CONNECT_TIMEOUT...) for later sends
+                        lastFailure = cause.getCause() != null ? cause.getCause() : cause;
+                    }
                     logger.warn("reliable-udp peer '" + name + "' (" + address + ") not connected: " + e.getMessage());
                     scheduleReconnect();
                 }
@@ -659,8 +674,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
             if (!running || scheduler == null || (scheduled != null && !scheduled.isDone())) {
                 return;
             }
-            failures++;
-            Duration backoff = reconnectPolicy.backoff(failures);
+            Duration backoff = Duration.ofMillis(Math.max(1, backOff.nextBackOff()));
             retryAtNanos = System.nanoTime() + backoff.toNanos();
             try {
                 scheduled = scheduler.schedule(this::connect, Instant.now().plus(backoff));

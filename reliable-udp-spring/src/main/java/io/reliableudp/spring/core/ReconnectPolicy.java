@@ -1,11 +1,13 @@
 package io.reliableudp.spring.core;
 
 import java.time.Duration;
+import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * How named peers are connected again after a failed connect or a lost connection: exponential backoff
  * from {@code initialBackoff}, multiplied by {@code multiplier} per failed attempt, capped at
- * {@code maxBackoff}. Sends to a peer inside its backoff window fail at once with
+ * {@code maxBackoff}, each wait moved by a random jitter ({@link #start()}). Sends to a peer inside its backoff window fail at once with
  * {@link io.reliableudp.message.DeliveryFailure#NOT_CONNECTED} instead of starting handshakes.
  *
  * @param initialBackoff wait before the first retry
@@ -31,7 +33,21 @@ public record ReconnectPolicy(Duration initialBackoff, Duration maxBackoff, doub
     }
 
     /**
-     * The wait before an attempt.
+     * A new sequence of waits for one peer: Spring's {@link ExponentialBackOff} over these values, with
+     * a jitter of half the initial backoff (scaled with the multiplier), so that peers that lost a server
+     * at the same moment do not retry in lockstep when it comes back. The sequence never stops.
+     *
+     * @return the waits, in milliseconds, one per failed attempt
+     */
+    public BackOffExecution start() {
+        ExponentialBackOff b = new ExponentialBackOff(Math.max(1, initialBackoff.toMillis()), multiplier);
+        b.setMaxInterval(Math.max(1, maxBackoff.toMillis()));
+        b.setJitter(Math.max(1, initialBackoff.toMillis() / 2));
+        return b.start();
+    }
+
+    /**
+     * The wait before an attempt, without jitter (the middle of the range {@link #start()} draws from).
      *
      * @param failures failed attempts so far (at least 1)
      * @return the backoff

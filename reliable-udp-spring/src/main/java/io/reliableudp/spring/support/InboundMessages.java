@@ -1,6 +1,7 @@
 package io.reliableudp.spring.support;
 
 import io.reliableudp.spring.core.InboundUdpMessage;
+import io.reliableudp.spring.core.UdpAddresses;
 import java.util.HashMap;
 import java.util.Map;
 import org.springframework.messaging.Message;
@@ -34,9 +35,8 @@ public final class InboundMessages {
         } else {
             headers.remove(MessageHeaders.CONTENT_TYPE);
         }
-        if (in.peerName() != null) {
-            headers.put(ReliableUdpHeaders.PEER_NAME, in.peerName());
-        }
+        // a peer without a configured name is named by its address, so that the header is always there
+        headers.put(ReliableUdpHeaders.PEER_NAME, in.peerName() != null ? in.peerName() : UdpAddresses.format(in.address()));
         headers.put(ReliableUdpHeaders.PEER_ADDRESS, in.address());
         headers.put(ReliableUdpHeaders.CHANNEL, in.channel().index());
         headers.put(ReliableUdpHeaders.CHANNEL_NAME, in.channel().name());

@@ -12,7 +12,7 @@ public final class ReliableUdpHeaders {
     /** Prefix of every transport header. */
     public static final String PREFIX = "rudp_";
 
-    /** Inbound: the configured name of the sending peer ({@code reliable-udp.peers.<name>}), absent when unnamed. */
+    /** Inbound: the configured name of the sending peer ({@code reliable-udp.peers.<name>}), or its {@code host:port} when it has none (always present). */
     public static final String PEER_NAME = PREFIX + "peerName";
 
     /** Inbound: the sender's {@link java.net.InetSocketAddress} (the datagram source address). */

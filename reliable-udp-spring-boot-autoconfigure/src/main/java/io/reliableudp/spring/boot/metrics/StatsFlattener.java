@@ -1,11 +1,15 @@
 package io.reliableudp.spring.boot.metrics;
 
 import io.micrometer.core.instrument.Tags;
+import io.reliableudp.connection.DropReason;
+import io.reliableudp.connection.HandshakeFailure;
 import io.reliableudp.message.ChannelStats;
 import io.reliableudp.transport.NodeStats;
 import io.reliableudp.transport.PeerState;
 import io.reliableudp.transport.PeerStats;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -59,15 +63,24 @@ final class StatsFlattener {
         v.counter(Key.of(MeterSpec.DATAGRAMS, "direction", "received"), s.datagramsReceived());
         v.counter(Key.of(MeterSpec.BYTES, "direction", "sent"), s.bytesSent());
         v.counter(Key.of(MeterSpec.BYTES, "direction", "received"), s.bytesReceived());
-        byReason(v, MeterSpec.DROPPED, s.datagramsDropped());
-        byReason(v, MeterSpec.HANDSHAKE_FAILURES, s.handshakeFailures());
+        byReason(v, MeterSpec.DROPPED, s.datagramsDropped(), DROP_REASONS);
+        byReason(v, MeterSpec.HANDSHAKE_FAILURES, s.handshakeFailures(), HANDSHAKE_FAILURES);
         v.counter(Key.of(MeterSpec.LISTENER_ERRORS), s.listenerErrors());
         return v;
     }
 
-    private static void byReason(Values v, MeterSpec spec, Map<String, Long> counts) {
+    /** Every reason the core names, registered at 0 from the start so that an alert sees a series, not none. */
+    private static final List<String> DROP_REASONS = Arrays.stream(DropReason.values()).map(DropReason::key).toList();
+    private static final List<String> HANDSHAKE_FAILURES = Arrays.stream(HandshakeFailure.values()).map(HandshakeFailure::key).toList();
+
+    private static void byReason(Values v, MeterSpec spec, Map<String, Long> counts, List<String> known) {
         int distinct = 0;
-        for (Map.Entry<String, Long> e : new TreeMap<>(counts).entrySet()) {
+        Map<String, Long> all = new TreeMap<>();
+        for (String k : known) {
+            all.put(k, 0L);
+        }
+        all.putAll(counts);
+        for (Map.Entry<String, Long> e : all.entrySet()) {
             String reason = label(e.getKey());
             if (++distinct > MAX_LABEL_VALUES) {
                 reason = ConfiguredPeers.OTHER;

@@ -90,6 +90,9 @@ public class ReliableUdpEndpoint {
     public @Nullable PeerMatches peer(@Selector String peer) {
         Map<String, PeerReport> out = new LinkedHashMap<>();
         InetSocketAddress address = resolve(peer);
+        if (address == null) {
+            return null;
+        }
         nodes.forEach((name, node) -> {
             Peer p = node.isOpen() ? node.peer(address) : null;
             if (p != null) {
@@ -108,6 +111,9 @@ public class ReliableUdpEndpoint {
     @DeleteOperation
     public @Nullable DisconnectResult disconnect(@Selector String peer) {
         InetSocketAddress address = resolve(peer);
+        if (address == null) {
+            return null;
+        }
         List<String> done = new ArrayList<>();
         nodes.forEach((name, node) -> {
             Peer p = node.isOpen() ? node.peer(address) : null;
@@ -196,16 +202,19 @@ public class ReliableUdpEndpoint {
         return value == null ? otherwise : value;
     }
 
-    private InetSocketAddress resolve(String peer) {
+    /** The address of a configured name or of {@code host:port}; null (so 404) for any other text: no node has such a peer. */
+    private @Nullable InetSocketAddress resolve(String peer) {
         InetSocketAddress named = names.addressOf(peer);
         if (named != null) {
             return named;
         }
+        if (!UdpAddresses.looksLikeAddress(peer)) {
+            return null;
+        }
         try {
-            return ConfiguredPeers.parse("peer", peer);
+            return UdpAddresses.parse(peer);
         } catch (IllegalArgumentException e) {
-            throw new InvalidEndpointRequestException("'" + peer + "' is neither a configured peer name nor host:port",
-                    "unknown peer");
+            return null;
         }
     }
 
