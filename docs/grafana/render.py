@@ -3,7 +3,7 @@
 
 There is no Grafana on the build machine, so this draws what the dashboard would show: it reads a
 capture (one Prometheus text scrape per line, as written by
-io.reliableudp.spring.metrics.GrafanaCapture), evaluates every panel's PromQL expression over it
+io.reliableudp.spring.boot.metrics.GrafanaCapture), evaluates every panel's PromQL expression over it
 with a small evaluator (the subset the dashboard uses: selectors with =, !=, =~, !~; rate();
 sum/min/max/avg by; histogram_quantile(); a / b), and lays the panels out by their gridPos as an
 HTML page of SVG charts. A headless browser turns the page into a PNG.

@@ -14,14 +14,20 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import io.reliableudp.connection.DisconnectReason;
-import io.reliableudp.spring.autoconfigure.ReliableUdpAutoConfiguration;
+import io.reliableudp.connection.DropReason;
+import io.reliableudp.connection.HandshakeFailure;
+import io.reliableudp.spring.boot.autoconfigure.ReliableUdpAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Spring module's side of the architecture, as ArchUnit rules over its main classes: it reaches the
- * core only through the public face (the transport's node, peer, config, listener and stats, plus the
- * message and link config and value types), never the engines below it, and never the core's internal
- * packages. The core's own rules are its {@code ArchitectureTest}.
+ * The Spring modules' side of the architecture, as ArchUnit rules over the main classes of
+ * {@code reliable-udp-spring} and {@code reliable-udp-spring-boot-autoconfigure} (both on this test's
+ * class path): they reach the core only through the public face (the transport's node, peer, config,
+ * listener and stats, plus the message and link config and value types), never the engines below it,
+ * and never the core's internal packages; inside the Boot module, Boot's layout: health, metrics and
+ * the endpoint do not depend on the auto-configuration that creates them. The core's own rules are its
+ * {@code ArchitectureTest}; {@code reliable-udp-spring}'s no-Boot rule is its
+ * {@code SpringLibraryArchitectureTests}.
  */
 @AnalyzeClasses(packages = "io.reliableudp.spring", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTests {
@@ -43,9 +49,10 @@ class ArchitectureTests {
     static final ArchRule OF_THE_CONNECTION_LAYER_ONLY_DISCONNECT_REASONS = noClasses()
             .that().resideInAPackage("io.reliableudp.spring..")
             .should().dependOnClassesThat(resideInAPackage("io.reliableudp.connection..")
-                    .and(not(belongToAnyOf(DisconnectReason.class))))
+                    .and(not(belongToAnyOf(DisconnectReason.class, DropReason.class, HandshakeFailure.class))))
             .because("Connection, HandshakeServer, Session, Aead and the rest are the connection layer's internals; "
-                    + "DisconnectReason is part of the public face (peer events and stats)");
+                    + "DisconnectReason (peer events and stats) and DropReason/HandshakeFailure (the keys of NodeStats, "
+                    + "whose meters exist at 0 from the start) are part of the public face");
 
     @ArchTest
     static final ArchRule NOT_THE_MESSAGE_ENGINE = noClasses()
@@ -56,12 +63,21 @@ class ArchitectureTests {
             .because("the message layer's engine and its callbacks sit below the transport; "
                     + "Spring uses its config and value types only");
 
+    @ArchTest
+    static final ArchRule BOOT_LAYOUT = noClasses()
+            .that().resideInAnyPackage("io.reliableudp.spring.boot.health..", "io.reliableudp.spring.boot.metrics..",
+                    "io.reliableudp.spring.boot.actuate..")
+            .should().dependOnClassesThat().resideInAPackage("io.reliableudp.spring.boot.autoconfigure..")
+            .because("as in Boot 4's modules, the indicator, the meters and the endpoint take plain values; "
+                    + "the auto-configuration (and its properties) sits above them");
+
     @Test
     void theScanSeesTheModule() {
         JavaClasses spring = new ClassFileImporter().withImportOption(new ImportOption.DoNotIncludeTests())
                 .importPackages("io.reliableudp.spring");
         // an empty scan would make every rule above pass
         assertThat(spring.contain(ReliableUdpAutoConfiguration.class)).isTrue();
+        assertThat(spring.contain(io.reliableudp.spring.core.ReliableUdpTemplate.class)).isTrue();
         assertThat(spring.contain(ArchitectureTests.class)).isFalse();
     }
 }

@@ -9,7 +9,7 @@ import io.reliableudp.spring.core.ReliableUdpSendException;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.SendResult;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
-import io.reliableudp.spring.test.InMemoryNetwork;
+import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,7 +39,7 @@ class IntegrationFlowTests {
     record Confirmation(String orderId, String status) {
     }
 
-    private final InMemoryNetwork network = new InMemoryNetwork();
+    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
     private ConfigurableApplicationContext server;
     private ConfigurableApplicationContext client;
 
@@ -54,7 +54,7 @@ class IntegrationFlowTests {
     }
 
     private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.factory();
+        ReliableUdpNodeFactory factory = network.nodeFactory();
         return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
                 .properties("spring.main.banner-mode=off", "reliable-udp.channels.orders.index=0",
                         "reliable-udp.channels.confirmations.index=1")

@@ -8,7 +8,9 @@ import io.reliableudp.spring.core.ReliableUdpSendException;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.SendResult;
 import io.reliableudp.spring.messaging.Events.Position;
-import io.reliableudp.spring.test.InMemoryNetwork;
+import io.reliableudp.spring.test.ReliableUdpTestNetwork;
+import io.reliableudp.spring.core.ManagedReliableUdpNode;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,14 +19,22 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
-/** The two-application tests over the in-memory node, plus shutdown cases that need held acks. */
+/**
+ * The two-application tests over the test artifact's in-memory network (the real protocol stack, no
+ * sockets), plus shutdown cases that need held acks: the server's datagrams to the leaving client are
+ * held by the link, so its reliable sends stay unacknowledged until the link is released.
+ */
 class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
 
-    private final InMemoryNetwork network = new InMemoryNetwork();
+    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
 
     @Override
     protected ReliableUdpNodeFactory nodeFactory() {
-        return network.factory();
+        return network.nodeFactory();
+    }
+
+    private InetSocketAddress serverAddress() {
+        return new InetSocketAddress("127.0.0.1", serverPort());
     }
 
     @Override
@@ -38,7 +48,9 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
         extra.add(leaving);
         ReliableUdpTemplate t = leaving.getBean(ReliableUdpTemplate.class);
         t.send("server", "events", new Position("warmup", 0, 0, 0)).get(10, TimeUnit.SECONDS);
-        network.hold();
+        InetSocketAddress from = serverAddress();
+        InetSocketAddress to = leaving.getBean(ManagedReliableUdpNode.class).localAddress();
+        network.hold(from, to);
         List<CompletableFuture<SendResult>> futures = new ArrayList<>();
         try {
             for (int i = 0; i < 10; i++) {
@@ -48,7 +60,7 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
             leaving.close();
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
         } finally {
-            network.release();
+            network.release(from, to);
         }
         assertThat(futures).allSatisfy(f -> assertThat(f).failsWithin(Duration.ofSeconds(5)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(ReliableUdpSendException.class, e -> assertThat(e.reason()).isEqualTo(DeliveryFailure.CLOSED)));
@@ -60,7 +72,9 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
         extra.add(leaving);
         ReliableUdpTemplate t = leaving.getBean(ReliableUdpTemplate.class);
         t.send("server", "events", new Position("warmup", 0, 0, 0)).get(10, TimeUnit.SECONDS);
-        network.hold();
+        InetSocketAddress from = serverAddress();
+        InetSocketAddress to = leaving.getBean(ManagedReliableUdpNode.class).localAddress();
+        network.hold(from, to);
         List<CompletableFuture<SendResult>> futures = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             futures.add(t.send("server", "events", new Position("late", 0, 0, i)));
@@ -71,7 +85,7 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            network.release();
+            network.release(from, to);
         });
         leaving.close();
         releaser.join();
@@ -111,6 +125,27 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
         } finally {
             station.close();
         }
+    }
+
+    @Test
+    void aWrongKeyIsToldAsDeniedAlsoOnTheSendsRefusedDuringTheBackoff() throws Exception {
+        // fix 5 of issue 12: the server is plain, the client encrypts: the handshake is DENIED
+        ConfigurableApplicationContext wrong = startClient("reliable-udp.security.pre-shared-key=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+                "reliable-udp.reconnect.initial-backoff=10s", "reliable-udp.reconnect.max-backoff=10s");
+        extra.add(wrong);
+        ReliableUdpTemplate t = wrong.getBean(ReliableUdpTemplate.class);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).untilAsserted(() ->
+                assertThat(t.send("server", "events", new Position("x", 0, 0, 0))).failsWithin(Duration.ofSeconds(5))
+                        .withThrowableThat().havingCause().isInstanceOfSatisfying(ReliableUdpSendException.class, e -> {
+                            assertThat(e.reason()).isEqualTo(DeliveryFailure.NOT_CONNECTED);
+                            assertThat(e).hasStackTraceContaining("last attempt failed").hasStackTraceContaining("DENIED");
+                            Throwable root = e;
+                            while (root.getCause() != null && !(root instanceof io.reliableudp.transport.ConnectionFailedException)) {
+                                root = root.getCause();
+                            }
+                            assertThat(root).isInstanceOfSatisfying(io.reliableudp.transport.ConnectionFailedException.class,
+                                    c -> assertThat(c.reason()).isEqualTo(io.reliableudp.connection.DisconnectReason.DENIED));
+                        }));
     }
 
     @Test

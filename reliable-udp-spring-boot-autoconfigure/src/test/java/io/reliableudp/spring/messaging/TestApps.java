@@ -85,12 +85,16 @@ final class TestApps {
         final List<Map<String, Object>> commandHeaders = new CopyOnWriteArrayList<>();
         final List<Exception> handledErrors = new CopyOnWriteArrayList<>();
         final List<Position> validated = new CopyOnWriteArrayList<>();
+        final List<String> positionPeerNames = new CopyOnWriteArrayList<>();
 
+        // the README's example: the sender is not named on this side, and the header is still there
         @UdpMessageListener(id = "positions", channels = "events")
         @SendTo("acks")
-        Ack onPosition(Position position, @Header(ReliableUdpHeaders.PEER_ADDRESS) InetSocketAddress from,
+        Ack onPosition(Position position, @Header(ReliableUdpHeaders.PEER_NAME) String peerName,
+                @Header(ReliableUdpHeaders.PEER_ADDRESS) InetSocketAddress from,
                 @Header(ReliableUdpHeaders.CHANNEL_NAME) String channel, @Header(ReliableUdpHeaders.MESSAGE_ID) int messageId,
                 @Header(name = "trace-id", required = false) @Nullable String traceId) {
+            positionPeerNames.add(peerName);
             positions.add(new Received(position, from, channel, messageId, traceId));
             return new Ack(position.seq(), "server");
         }

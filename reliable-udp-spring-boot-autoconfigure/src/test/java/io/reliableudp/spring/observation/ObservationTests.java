@@ -12,7 +12,7 @@ import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.SendResult;
-import io.reliableudp.spring.test.InMemoryNetwork;
+import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +41,7 @@ class ObservationTests {
 
     static final String TRACE_HEADER = "traceparent";
 
-    private final InMemoryNetwork network = new InMemoryNetwork();
+    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
     private ConfigurableApplicationContext server;
     private ConfigurableApplicationContext client;
 
@@ -56,7 +56,7 @@ class ObservationTests {
     }
 
     private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.factory();
+        ReliableUdpNodeFactory factory = network.nodeFactory();
         return new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties("spring.main.banner-mode=off")
                 // the apps register their handler by hand; Boot's observation auto-configuration (on the test
                 // classpath through the observability module) would register the handler bean a second time
@@ -76,12 +76,12 @@ class ObservationTests {
         String sentTrace = client.getBean(Propagating.class).injected.get(0);
 
         TestObservationRegistry clientRegistry = client.getBean(TestObservationRegistry.class);
-        TestObservationRegistryAssert.assertThat(clientRegistry).hasObservationWithNameEqualTo("reliableudp.send").that()
+        TestObservationRegistryAssert.assertThat(clientRegistry).hasObservationWithNameEqualTo("reliable.udp.send").that()
                 .hasBeenStarted().hasBeenStopped()
-                .hasLowCardinalityKeyValue("reliableudp.channel", "reliable-ordered")
-                .hasLowCardinalityKeyValue("reliableudp.delivery.mode", "RELIABLE_ORDERED")
-                .hasLowCardinalityKeyValue("reliableudp.peer", "server")
-                .hasHighCardinalityKeyValue("reliableudp.message.id", Integer.toString(result.messageId()))
+                .hasLowCardinalityKeyValue("reliable.udp.channel", "reliable-ordered")
+                .hasLowCardinalityKeyValue("reliable.udp.delivery.mode", "RELIABLE_ORDERED")
+                .hasLowCardinalityKeyValue("reliable.udp.peer", "server")
+                .hasHighCardinalityKeyValue("reliable.udp.message.id", Integer.toString(result.messageId()))
                 .hasContextualNameEqualTo("reliable-ordered send");
 
         Listener listener = server.getBean(Listener.class);
@@ -92,9 +92,9 @@ class ObservationTests {
         await().atMost(Duration.ofSeconds(5)).until(() -> serverHandler.extracted.size() == 1);
         assertThat(serverHandler.extracted).containsExactly(sentTrace);
         TestObservationRegistryAssert.assertThat(server.getBean(TestObservationRegistry.class))
-                .hasObservationWithNameEqualTo("reliableudp.process").that().hasBeenStopped()
-                .hasLowCardinalityKeyValue("reliableudp.listener.id", "traced")
-                .hasLowCardinalityKeyValue("reliableudp.channel", "reliable-ordered");
+                .hasObservationWithNameEqualTo("reliable.udp.process").that().hasBeenStopped()
+                .hasLowCardinalityKeyValue("reliable.udp.listener.id", "traced")
+                .hasLowCardinalityKeyValue("reliable.udp.channel", "reliable-ordered");
     }
 
     @Test
@@ -104,7 +104,7 @@ class ObservationTests {
         var future = client.getBean(ReliableUdpTemplate.class).send("server", "reliable-ordered", "lost");
         assertThat(future).failsWithin(Duration.ofSeconds(10));
         TestObservationRegistryAssert.assertThat(client.getBean(TestObservationRegistry.class))
-                .hasObservationWithNameEqualTo("reliableudp.send").that().hasBeenStopped().assertThatError().isNotNull();
+                .hasObservationWithNameEqualTo("reliable.udp.send").that().hasBeenStopped().assertThatError().isNotNull();
     }
 
     @Test
@@ -115,8 +115,8 @@ class ObservationTests {
         client.getBean(ReliableUdpTemplate.class).send("server", "reliable-unordered", "boom");
         TestObservationRegistry registry = server.getBean(TestObservationRegistry.class);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> TestObservationRegistryAssert.assertThat(registry)
-                .hasObservationWithNameEqualToIgnoringCase("reliableudp.process").that()
-                .hasLowCardinalityKeyValue("reliableudp.listener.id", "failing").hasBeenStopped().assertThatError()
+                .hasObservationWithNameEqualToIgnoringCase("reliable.udp.process").that()
+                .hasLowCardinalityKeyValue("reliable.udp.listener.id", "failing").hasBeenStopped().assertThatError()
                 .hasMessageContaining("boom"));
     }
 

@@ -1,8 +1,0 @@
-/**
- * Actuator support for reliable-UDP nodes: a health indicator per node and the {@code reliableudp}
- * endpoint. See {@code docs/observability.md}.
- */
-@NullMarked
-package io.reliableudp.spring.actuate;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,247 @@
+package io.reliableudp.spring.boot.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+import io.reliableudp.spring.annotation.EnableUdpListeners;
+import io.reliableudp.spring.annotation.UdpListenerConfigUtils;
+import io.reliableudp.spring.core.ManagedReliableUdpNode;
+import io.reliableudp.spring.core.ReconnectPolicy;
+import io.reliableudp.spring.core.ReliableUdpNodeFactory;
+import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.UdpChannels;
+import io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory;
+import io.reliableudp.spring.listener.UdpListenerErrorHandler;
+import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
+import io.reliableudp.spring.observation.ReliableUdpTemplateObservationConvention;
+import io.reliableudp.spring.support.ReliableUdpMessageConverters;
+import io.reliableudp.transport.NodeConfig;
+import io.reliableudp.transport.ReliableUdpNode;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
+import org.springframework.boot.thread.Threading;
+import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
+import org.springframework.messaging.converter.CompositeMessageConverter;
+import org.springframework.messaging.converter.JacksonJsonMessageConverter;
+import org.springframework.messaging.converter.MessageConverter;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Auto-configuration of reliable-udp: the node (bound when the context starts, drained when it stops),
+ * the template, the payload converter, the listener executor and the {@code @UdpMessageListener}
+ * infrastructure. Every bean backs off when the application declares its own.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
+        "org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration",
+        "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
+@ConditionalOnClass(ReliableUdpNode.class)
+@ConditionalOnBooleanProperty(name = "reliable-udp.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ReliableUdpProperties.class)
+@Import({ ReliableUdpAutoConfiguration.JsonConverterConfiguration.class, ReliableUdpAutoConfiguration.PlainConverterConfiguration.class,
+        ReliableUdpAutoConfiguration.ListenerConfiguration.class })
+public final class ReliableUdpAutoConfiguration {
+
+    /** Bean name of the executor listeners run on. */
+    public static final String LISTENER_EXECUTOR_BEAN_NAME = "reliableUdpListenerExecutor";
+
+    /** Bean name of the scheduler built when the application has no {@link TaskScheduler} bean. */
+    public static final String TASK_SCHEDULER_BEAN_NAME = "reliableUdpTaskScheduler";
+
+    @Bean
+    @ConditionalOnMissingBean
+    NodeConfig reliableUdpNodeConfig(ReliableUdpProperties properties, ObjectProvider<ReliableUdpNodeCustomizer> customizers) {
+        NodeConfig.Builder builder = NodeConfigMapper.toBuilder(properties);
+        customizers.orderedStream().forEach(c -> c.customize(builder));
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ReliableUdpNodeFactory reliableUdpNodeFactory() {
+        return ReliableUdpNode::start;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    UdpChannels reliableUdpChannels(NodeConfig config, ReliableUdpProperties properties) {
+        return new UdpChannels(config, NodeConfigMapper.channelNames(properties));
+    }
+
+    @Bean(name = LISTENER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
+    @ConditionalOnMissingBean(name = LISTENER_EXECUTOR_BEAN_NAME)
+    @ConditionalOnThreading(Threading.VIRTUAL)
+    SimpleAsyncTaskExecutor reliableUdpVirtualListenerExecutor() {
+        SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("rudp-listener-");
+        executor.setVirtualThreads(true);
+        return executor;
+    }
+
+    @Bean(name = LISTENER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
+    @ConditionalOnMissingBean(name = LISTENER_EXECUTOR_BEAN_NAME)
+    @ConditionalOnThreading(Threading.PLATFORM)
+    SimpleAsyncTaskExecutor reliableUdpListenerExecutor() {
+        // one platform thread per serial (peer, channel) queue while it has work, as Boot's own
+        // SimpleAsyncTaskExecutor does without virtual threads
+        return new SimpleAsyncTaskExecutor("rudp-listener-");
+    }
+
+    /** The scheduler of reconnects and metric refreshes when the application has none of its own. */
+    @Bean(name = TASK_SCHEDULER_BEAN_NAME, defaultCandidate = false)
+    @ConditionalOnMissingBean({ TaskScheduler.class })
+    SimpleAsyncTaskScheduler reliableUdpTaskScheduler(ObjectProvider<SimpleAsyncTaskSchedulerBuilder> builder) {
+        return builder.getIfAvailable(SimpleAsyncTaskSchedulerBuilder::new).threadNamePrefix("rudp-scheduler-").build();
+    }
+
+    /**
+     * The application's unique {@link TaskScheduler}, else the one of {@link #TASK_SCHEDULER_BEAN_NAME}.
+     *
+     * @param application the application's schedulers
+     * @param own the scheduler built from Boot's builder when the application has none
+     * @return the scheduler to use, or null (then the user of it runs its own)
+     */
+    public static @Nullable TaskScheduler scheduler(ObjectProvider<TaskScheduler> application, ObjectProvider<TaskScheduler> own) {
+        TaskScheduler scheduler = application.getIfUnique();
+        return scheduler != null ? scheduler : own.getIfAvailable();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ManagedReliableUdpNode reliableUdpNode(NodeConfig config, ReliableUdpNodeFactory factory, UdpChannels channels,
+            ReliableUdpProperties properties, ApplicationEventPublisher publisher,
+            @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor, ObjectProvider<TaskScheduler> schedulers,
+            @Qualifier(TASK_SCHEDULER_BEAN_NAME) ObjectProvider<TaskScheduler> ownScheduler) {
+        ReliableUdpProperties.Reconnect r = properties.reconnect();
+        ReconnectPolicy policy;
+        try {
+            policy = new ReconnectPolicy(r.initialBackoff(), r.maxBackoff(), r.multiplier());
+        } catch (IllegalArgumentException e) {
+            String field = e.getMessage() == null ? "" : e.getMessage().split(" ")[0];
+            String property = "reliable-udp.reconnect." + switch (field) {
+                case "initialBackoff" -> "initial-backoff";
+                case "maxBackoff" -> "max-backoff";
+                default -> "multiplier";
+            };
+            throw new InvalidReliableUdpPropertyException(property, null, e.getMessage(),
+                    "use a positive initial backoff, a max backoff at least as long, and a multiplier within 1..100");
+        }
+        if (properties.drainTimeout().isNegative()) {
+            throw new InvalidReliableUdpPropertyException("reliable-udp.drain-timeout", properties.drainTimeout().toString(),
+                    "must be >= 0", "use 0 to close at once, or a duration such as 5s");
+        }
+        ManagedReliableUdpNode node = new ManagedReliableUdpNode(config, factory, channels, NodeConfigMapper.peers(properties),
+                policy, properties.drainTimeout());
+        node.setEventPublisher(publisher, executor);
+        node.setTaskScheduler(scheduler(schedulers, ownScheduler));
+        return node;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ReliableUdpTemplate reliableUdpTemplate(ManagedReliableUdpNode node, ReliableUdpProperties properties,
+            @Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) MessageConverter converter,
+            ObjectProvider<ObservationRegistry> observationRegistry,
+            ObjectProvider<ReliableUdpTemplateObservationConvention> convention) {
+        ReliableUdpTemplate template = new ReliableUdpTemplate(node);
+        template.setMessageConverter(converter);
+        ReliableUdpProperties.Template t = properties.template();
+        if (t.defaultPeer() != null) {
+            if (node.peerAddress(t.defaultPeer()) == null) {
+                try {
+                    ManagedReliableUdpNode.parseAddress(t.defaultPeer());
+                } catch (IllegalArgumentException e) {
+                    throw new InvalidReliableUdpPropertyException("reliable-udp.template.default-peer", t.defaultPeer(),
+                            "neither a configured peer " + node.peerNames() + " nor host:port", "name a peer of reliable-udp.peers or write host:port");
+                }
+            }
+            template.setDefaultPeer(t.defaultPeer());
+        }
+        setChannel("reliable-udp.template.default-channel", t.defaultChannel(), template::setDefaultChannel);
+        setChannel("reliable-udp.template.default-unreliable-channel", t.defaultUnreliableChannel(), template::setDefaultUnreliableChannel);
+        if (t.observationEnabled()) {
+            template.setObservationRegistry(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
+            template.setObservationConvention(convention.getIfUnique());
+        }
+        return template;
+    }
+
+    private static void setChannel(String property, @Nullable String value, Consumer<String> setter) {
+        if (value == null) {
+            return;
+        }
+        try {
+            setter.accept(value);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidReliableUdpPropertyException(property, value, e.getMessage(), "name one of the configured channels (reliable-udp.channels)");
+        }
+    }
+
+    /** The payload converter with JSON (Jackson 3 on the class path). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(JsonMapper.class)
+    static final class JsonConverterConfiguration {
+
+        @Bean(name = UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)
+        @ConditionalOnMissingBean(name = UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)
+        CompositeMessageConverter reliableUdpMessageConverter(ObjectProvider<JsonMapper> jsonMapper) {
+            JsonMapper mapper = jsonMapper.getIfUnique(() -> JsonMapper.builder().build());
+            return ReliableUdpMessageConverters.create(new JacksonJsonMessageConverter(mapper));
+        }
+    }
+
+    /** The payload converter without JSON. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("tools.jackson.databind.json.JsonMapper")
+    static final class PlainConverterConfiguration {
+
+        @Bean(name = UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)
+        @ConditionalOnMissingBean(name = UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)
+        CompositeMessageConverter reliableUdpMessageConverter() {
+            return ReliableUdpMessageConverters.create(null);
+        }
+    }
+
+    /** The {@code @UdpMessageListener} infrastructure. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableUdpListeners
+    static final class ListenerConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        UdpListenerContainerFactoryConfigurer udpListenerContainerFactoryConfigurer(ManagedReliableUdpNode node,
+                ReliableUdpTemplate template, ReliableUdpProperties properties,
+                @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor,
+                ObjectProvider<UdpListenerErrorHandler> errorHandler, ObjectProvider<ObservationRegistry> observationRegistry,
+                ObjectProvider<ReliableUdpListenerObservationConvention> convention) {
+            return new UdpListenerContainerFactoryConfigurer(node, template, executor, properties.listener(),
+                    properties.drainTimeout(), errorHandler.getIfUnique(),
+                    properties.listener().observationEnabled() ? observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP)
+                            : ObservationRegistry.NOOP,
+                    convention.getIfUnique());
+        }
+
+        @Bean(name = UdpListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
+        @ConditionalOnMissingBean(name = UdpListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
+        DefaultUdpListenerContainerFactory udpListenerContainerFactory(UdpListenerContainerFactoryConfigurer configurer) {
+            DefaultUdpListenerContainerFactory factory = new DefaultUdpListenerContainerFactory();
+            configurer.configure(factory);
+            return factory;
+        }
+    }
+}

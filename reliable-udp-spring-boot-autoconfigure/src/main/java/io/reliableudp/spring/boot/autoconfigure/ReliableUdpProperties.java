@@ -1,0 +1,200 @@
+package io.reliableudp.spring.boot.autoconfigure;
+
+import io.reliableudp.message.DeliveryMode;
+import io.reliableudp.message.MessageConfig.ResendPolicy;
+import io.reliableudp.transport.ReceiveThreadMode;
+import java.time.Duration;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration of the reliable-udp node, its channels and peers, under {@code reliable-udp.*}.
+ *
+ * @param enabled Whether to auto-configure the reliable-udp node, template and listeners.
+ * @param bindAddress Local address to bind the UDP socket to ("0.0.0.0" for every IPv4 interface, "::" for every interface).
+ * @param port Local UDP port to bind (0 picks a free port).
+ * @param acceptIncoming Whether this node accepts connections from other nodes (server role); a pure client sets false.
+ * @param maxConnections Most simultaneous connections, 1..65536.
+ * @param protocolId 64-bit protocol id; nodes only talk to nodes with the same id (default 0x5255445000010000; hex such as 0x1234 is accepted).
+ * @param sendRate Packets per second per connection while there is something to send, 1..10000.
+ * @param keepAliveInterval Keepalive interval while a connection is idle.
+ * @param timeout Silence after which a connection times out; at least twice the keepalive interval.
+ * @param connectTimeout How long a handshake with a peer may take.
+ * @param sendQueueWait How long a send waits for room in a full channel queue before failing with QUEUE_FULL (0 fails at once).
+ * @param drainTimeout How long shutdown waits for pending reliable messages to be acknowledged before closing (keep it below spring.lifecycle.timeout-per-shutdown-phase).
+ * @param receiveThreadMode Which kind of thread runs the receive loop: VIRTUAL or PLATFORM.
+ * @param receiveBusyPoll How long the receive loop keeps polling the socket without blocking after a datagram (0 = never, at most 1ms); lowers round-trip latency at the cost of up to that much CPU spun after every datagram.
+ * @param socketReceiveBufferSize SO_RCVBUF to ask the kernel for (0 keeps the OS default).
+ * @param socketSendBufferSize SO_SNDBUF to ask the kernel for (0 keeps the OS default).
+ * @param message Message-layer settings (datagram size, resend, large messages, congestion avoidance).
+ * @param channels Channels by name; each needs an index (0..n-1, contiguous) that both sides agree on. Without any, four default channels are used: reliable-ordered (0), reliable-unordered (1), unreliable (2), unreliable-sequenced (3).
+ * @param peers Named peers, connected when the application starts and reconnected with backoff.
+ * @param reconnect Backoff of reconnection attempts to named peers.
+ * @param security Security settings.
+ * @param linkConditioner Seeded link conditioner on outgoing datagrams (loss, latency, duplication); for tests and demos.
+ * @param template Defaults of the ReliableUdpTemplate.
+ * @param listener Settings of @UdpMessageListener containers.
+ */
+@ConfigurationProperties("reliable-udp")
+public record ReliableUdpProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue("0.0.0.0") String bindAddress,
+        @DefaultValue("0") int port,
+        @DefaultValue("true") boolean acceptIncoming,
+        @DefaultValue("1024") int maxConnections,
+        @DefaultValue("5932723194518634496") long protocolId,
+        @DefaultValue("60") double sendRate,
+        @DefaultValue("100ms") Duration keepAliveInterval,
+        @DefaultValue("5s") Duration timeout,
+        @DefaultValue("5s") Duration connectTimeout,
+        @DefaultValue("0ms") Duration sendQueueWait,
+        @DefaultValue("5s") Duration drainTimeout,
+        @DefaultValue("virtual") ReceiveThreadMode receiveThreadMode,
+        @DefaultValue("0ms") Duration receiveBusyPoll,
+        @DefaultValue("4MB") DataSize socketReceiveBufferSize,
+        @DefaultValue("4MB") DataSize socketSendBufferSize,
+        @DefaultValue Message message,
+        @DefaultValue Map<String, Channel> channels,
+        @DefaultValue Map<String, PeerProperties> peers,
+        @DefaultValue Reconnect reconnect,
+        @DefaultValue Security security,
+        @DefaultValue LinkConditioner linkConditioner,
+        @DefaultValue Template template,
+        @DefaultValue Listener listener) {
+
+    /**
+     * Message-layer settings.
+     *
+     * @param datagramBudget Most bytes of one UDP payload, every header included (256..65507; 1200 stays under common MTUs).
+     * @param resendPolicy When reliable messages are resent: RTT_BASED (after about one round trip) or EVERY_PACKET (lowest latency, most bandwidth).
+     * @param resendRttFactor Under RTT_BASED the resend interval is the larger of RTT times this factor and RTT + 4 x RTT variance, clamped by the min and max resend intervals (0.5..10).
+     * @param minResendInterval Shortest resend interval.
+     * @param maxResendInterval Longest resend interval (at most 60s).
+     * @param maxMessageSize Largest message a send accepts; larger ones fail with TOO_LARGE.
+     * @param sliceSize Slice size of large messages (64..1024 bytes).
+     * @param maxBytesInFlight Cap on unacknowledged large-message bytes in flight per connection.
+     * @param congestionAvoidance Whether to lower the send rate while the link is congested.
+     */
+    public record Message(
+            @DefaultValue("1200") int datagramBudget,
+            @DefaultValue("rtt-based") ResendPolicy resendPolicy,
+            @DefaultValue("1.25") double resendRttFactor,
+            @DefaultValue("20ms") Duration minResendInterval,
+            @DefaultValue("1s") Duration maxResendInterval,
+            @DefaultValue("1MB") DataSize maxMessageSize,
+            @DefaultValue("1024") int sliceSize,
+            @DefaultValue("256KB") DataSize maxBytesInFlight,
+            @DefaultValue("true") boolean congestionAvoidance) {
+    }
+
+    /**
+     * One channel.
+     *
+     * @param index The channel index on the wire (0..63); both sides must use the same index for the same channel.
+     * @param deliveryMode How messages on the channel are delivered: RELIABLE_ORDERED, RELIABLE_UNORDERED, UNRELIABLE or UNRELIABLE_SEQUENCED.
+     * @param maxQueuedMessages Most messages waiting to be sent or acknowledged on the channel, per connection.
+     * @param maxQueuedBytes Most payload bytes waiting to be sent or acknowledged on the channel, per connection.
+     */
+    public record Channel(
+            @Nullable Integer index,
+            @DefaultValue("reliable-ordered") DeliveryMode deliveryMode,
+            @DefaultValue("4096") int maxQueuedMessages,
+            @DefaultValue("16MB") DataSize maxQueuedBytes) {
+    }
+
+    /**
+     * One named peer.
+     *
+     * @param address The peer's address as host:port ([v6]:port for IPv6).
+     */
+    public record PeerProperties(@Nullable String address) {
+    }
+
+    /**
+     * Reconnection backoff for named peers.
+     *
+     * @param initialBackoff Wait before the first retry after a failed connect or a lost connection.
+     * @param maxBackoff Longest wait between attempts.
+     * @param multiplier Growth of the wait per failed attempt (1..100).
+     */
+    public record Reconnect(
+            @DefaultValue("200ms") Duration initialBackoff,
+            @DefaultValue("10s") Duration maxBackoff,
+            @DefaultValue("2.0") double multiplier) {
+    }
+
+    /**
+     * Security settings.
+     *
+     * @param preSharedKey 32-byte key, base64, shared by every node; turns on ChaCha20-Poly1305 encryption. Never logged. Generate one with "openssl rand -base64 32".
+     */
+    public record Security(@Nullable String preSharedKey) {
+
+        @Override
+        public String toString() {
+            return "Security[preSharedKey=" + (preSharedKey == null ? "none" : "[redacted]") + "]";
+        }
+    }
+
+    /**
+     * The seeded link conditioner.
+     *
+     * @param enabled Whether to condition outgoing datagrams.
+     * @param latency Fixed one-way delay.
+     * @param jitter Extra delay drawn uniformly from 0..jitter.
+     * @param loss Probability (0..1) that a datagram is lost.
+     * @param burstEnter Probability (0..1) per datagram to enter a loss burst (0 = no bursts).
+     * @param burstExit Probability (0..1) per datagram to leave a loss burst.
+     * @param burstLoss Loss probability (0..1) inside a burst.
+     * @param duplicate Probability (0..1) that a datagram is delivered twice.
+     * @param reorder Probability (0..1) that a datagram is held back by the reorder delay.
+     * @param reorderDelay Extra delay of a reordered datagram.
+     * @param bandwidth Cap on the delivered rate per second (0 = unlimited).
+     * @param queueLimit Bottleneck queue size for the bandwidth cap.
+     * @param seed Random seed: the same seed gives the same fates.
+     */
+    public record LinkConditioner(
+            @DefaultValue("false") boolean enabled,
+            @DefaultValue("0ms") Duration latency,
+            @DefaultValue("0ms") Duration jitter,
+            @DefaultValue("0") double loss,
+            @DefaultValue("0") double burstEnter,
+            @DefaultValue("1") double burstExit,
+            @DefaultValue("0") double burstLoss,
+            @DefaultValue("0") double duplicate,
+            @DefaultValue("0") double reorder,
+            @DefaultValue("0ms") Duration reorderDelay,
+            @DefaultValue("0B") DataSize bandwidth,
+            @DefaultValue("1MB") DataSize queueLimit,
+            @DefaultValue("1") long seed) {
+    }
+
+    /**
+     * Template defaults.
+     *
+     * @param defaultPeer Peer used when a send names none (a peer name or host:port).
+     * @param defaultChannel Channel used when a send names none (a channel name; the channel with index 0 when unset).
+     * @param defaultUnreliableChannel Channel used by sendUnreliable when none is named (the first unreliable channel when unset).
+     * @param observationEnabled Whether sends are observed (Micrometer Observation) when an ObservationRegistry is available.
+     */
+    public record Template(
+            @Nullable String defaultPeer,
+            @Nullable String defaultChannel,
+            @Nullable String defaultUnreliableChannel,
+            @DefaultValue("true") boolean observationEnabled) {
+    }
+
+    /**
+     * Listener container settings.
+     *
+     * @param autoStartup Whether listener containers start with the application context.
+     * @param observationEnabled Whether listener invocations are observed (Micrometer Observation) when an ObservationRegistry is available.
+     */
+    public record Listener(
+            @DefaultValue("true") boolean autoStartup,
+            @DefaultValue("true") boolean observationEnabled) {
+    }
+}

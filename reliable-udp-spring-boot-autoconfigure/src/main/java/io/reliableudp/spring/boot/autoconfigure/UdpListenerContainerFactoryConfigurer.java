@@ -1,0 +1,68 @@
+package io.reliableudp.spring.boot.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+import io.reliableudp.spring.core.ManagedReliableUdpNode;
+import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory;
+import io.reliableudp.spring.listener.UdpListenerErrorHandler;
+import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Applies the auto-configuration's wiring to a {@link DefaultUdpListenerContainerFactory}: the node,
+ * the listener executor, the reply template, the unique {@link UdpListenerErrorHandler} bean, the
+ * {@code reliable-udp.listener.*} properties, the drain timeout and the observations. Inject it to build
+ * a factory of your own that keeps that wiring (as Boot's {@code ConcurrentKafkaListenerContainerFactoryConfigurer}):
+ *
+ * <pre>{@code
+ * @Bean
+ * DefaultUdpListenerContainerFactory slowListeners(UdpListenerContainerFactoryConfigurer configurer) {
+ *     DefaultUdpListenerContainerFactory factory = new DefaultUdpListenerContainerFactory();
+ *     configurer.configure(factory);
+ *     factory.setAutoStartup(false);      // then change what differs
+ *     return factory;
+ * }
+ * }</pre>
+ */
+public final class UdpListenerContainerFactoryConfigurer {
+
+    private final ManagedReliableUdpNode node;
+    private final ReliableUdpTemplate replyTemplate;
+    private final Executor executor;
+    private final ReliableUdpProperties.Listener listener;
+    private final Duration shutdownTimeout;
+    private final @Nullable UdpListenerErrorHandler errorHandler;
+    private final ObservationRegistry observationRegistry;
+    private final @Nullable ReliableUdpListenerObservationConvention observationConvention;
+
+    UdpListenerContainerFactoryConfigurer(ManagedReliableUdpNode node, ReliableUdpTemplate replyTemplate, Executor executor,
+            ReliableUdpProperties.Listener listener, Duration shutdownTimeout, @Nullable UdpListenerErrorHandler errorHandler,
+            ObservationRegistry observationRegistry, @Nullable ReliableUdpListenerObservationConvention observationConvention) {
+        this.node = node;
+        this.replyTemplate = replyTemplate;
+        this.executor = executor;
+        this.listener = listener;
+        this.shutdownTimeout = shutdownTimeout;
+        this.errorHandler = errorHandler;
+        this.observationRegistry = observationRegistry;
+        this.observationConvention = observationConvention;
+    }
+
+    /**
+     * Configures a factory with the auto-configuration's settings.
+     *
+     * @param factory the factory to configure
+     */
+    public void configure(DefaultUdpListenerContainerFactory factory) {
+        factory.setNode(node);
+        factory.setExecutor(executor);
+        factory.setReplyTemplate(replyTemplate);
+        factory.setErrorHandler(errorHandler);
+        factory.setAutoStartup(listener.autoStartup());
+        factory.setShutdownTimeout(shutdownTimeout);
+        factory.setObservationRegistry(observationRegistry);
+        factory.setObservationConvention(observationConvention);
+    }
+}

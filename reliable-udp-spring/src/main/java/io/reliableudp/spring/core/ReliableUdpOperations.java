@@ -1,0 +1,109 @@
+package io.reliableudp.spring.core;
+
+import io.reliableudp.transport.Peer;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.springframework.messaging.Message;
+
+/**
+ * What an application sends with: the operations of {@link ReliableUdpTemplate}, as an interface to
+ * inject and to mock (as {@code KafkaOperations} is to {@code KafkaTemplate}).
+ *
+ * <p>A peer is a configured name ({@code reliable-udp.peers.<name>}) or {@code host:port}; a channel a
+ * configured name or an index as text. Every future completes with a {@link SendResult} when the peer
+ * acknowledged the message (reliable channels: its node received it; whether a listener there handled
+ * it is not part of the acknowledgement) or when it was written to a datagram (unreliable channels),
+ * and fails with a {@link ReliableUdpSendException} naming the reason otherwise. An unknown channel
+ * or a missing default throws at once: those are programming errors.
+ */
+public interface ReliableUdpOperations {
+
+    /**
+     * Sends to the default peer on the default channel.
+     *
+     * @param payload the payload
+     * @return the result future
+     */
+    CompletableFuture<SendResult> send(Object payload);
+
+    /**
+     * Sends on the default channel.
+     *
+     * @param peer a configured peer name or {@code host:port}
+     * @param payload the payload
+     * @return the result future
+     */
+    CompletableFuture<SendResult> send(String peer, Object payload);
+
+    /**
+     * Sends a payload.
+     *
+     * @param peer a configured peer name or {@code host:port}
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @return the result future
+     */
+    CompletableFuture<SendResult> send(String peer, String channel, Object payload);
+
+    /**
+     * Sends a payload with headers carried to the receiver.
+     *
+     * @param peer a configured peer name or {@code host:port}
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @param headers headers (String, numbers, Boolean, byte[], UUID values are carried)
+     * @return the result future
+     */
+    CompletableFuture<SendResult> send(String peer, String channel, Object payload, Map<String, ?> headers);
+
+    /**
+     * Sends a payload to an address (connecting when needed).
+     *
+     * @param peer the peer's address
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @param headers headers to carry
+     * @return the result future
+     */
+    CompletableFuture<SendResult> send(InetSocketAddress peer, String channel, Object payload, Map<String, ?> headers);
+
+    /**
+     * Sends over an existing connection (never connects).
+     *
+     * @param peer the connected peer
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @param headers headers to carry
+     * @return the result future
+     */
+    CompletableFuture<SendResult> send(Peer peer, String channel, Object payload, Map<String, ?> headers);
+
+    /**
+     * Sends a spring-messaging message: the peer from {@code rudp_peer}, the channel from
+     * {@code rudp_sendChannel}, else the defaults.
+     *
+     * @param message the message
+     * @return the result future
+     */
+    CompletableFuture<SendResult> send(Message<?> message);
+
+    /**
+     * Sends best-effort on the default unreliable channel.
+     *
+     * @param peer a configured peer name or {@code host:port}
+     * @param payload the payload
+     * @return the result future
+     */
+    CompletableFuture<SendResult> sendUnreliable(String peer, Object payload);
+
+    /**
+     * Sends best-effort on a named unreliable channel.
+     *
+     * @param peer a configured peer name or {@code host:port}
+     * @param channel an unreliable channel's name or index
+     * @param payload the payload
+     * @return the result future
+     */
+    CompletableFuture<SendResult> sendUnreliable(String peer, String channel, Object payload);
+}

@@ -1,0 +1,395 @@
+package io.reliableudp.spring.core;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.reliableudp.message.DeliveryException;
+import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.spring.observation.DefaultReliableUdpTemplateObservationConvention;
+import io.reliableudp.spring.observation.ReliableUdpObservation;
+import io.reliableudp.spring.observation.ReliableUdpSenderContext;
+import io.reliableudp.spring.observation.ReliableUdpTemplateObservationConvention;
+import io.reliableudp.spring.support.EnvelopeCodec;
+import io.reliableudp.spring.support.ReliableUdpHeaders;
+import io.reliableudp.spring.support.ReliableUdpMessageConverters;
+import io.reliableudp.transport.Delivery;
+import io.reliableudp.transport.Peer;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.converter.MessageConverter;
+import org.springframework.util.MimeType;
+import org.springframework.util.MimeTypeUtils;
+
+/**
+ * Sends objects to peers. The payload is converted to bytes by a spring-messaging
+ * {@link MessageConverter} (by default {@code byte[]} as is, {@code String} as UTF-8 text, anything
+ * else as JSON) and wrapped, with its content type and headers, in the envelope described in
+ * {@link EnvelopeCodec}, so the receiving listener converts it back to its parameter type.
+ *
+ * <p>Every send returns a future that completes with a {@link SendResult} when the peer acknowledged
+ * the message (reliable channels) or when it was written to a datagram (unreliable channels), and
+ * completes exceptionally with a {@link ReliableUdpSendException} naming the
+ * {@link DeliveryFailure reason} otherwise. Futures complete on the node's threads: use the
+ * {@code ...Async} methods of {@link CompletableFuture} for slow follow-up work.
+ *
+ * <p>Peers are named as configured ({@code reliable-udp.peers.<name>}) or given as {@code host:port};
+ * channels by their configured name (or index as text). A send to a peer that is not connected yet
+ * waits for its handshake. Each send is observed ({@code reliable.udp.send}) when an
+ * {@link ObservationRegistry} is set; the observation stops when the send completes, and its trace
+ * context travels in the envelope headers.
+ *
+ * <p>Thread-safe.
+ */
+public class ReliableUdpTemplate implements ReliableUdpOperations {
+
+    private final ManagedReliableUdpNode node;
+    private MessageConverter messageConverter = ReliableUdpMessageConverters.createDefault();
+    private @Nullable String defaultPeer;
+    private @Nullable String defaultChannel;
+    private @Nullable String defaultUnreliableChannel;
+    private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+    private @Nullable ReliableUdpTemplateObservationConvention observationConvention;
+
+    /**
+     * Creates a template over a managed node.
+     *
+     * @param node the node
+     */
+    public ReliableUdpTemplate(ManagedReliableUdpNode node) {
+        this.node = Objects.requireNonNull(node, "node");
+    }
+
+    /** The node this template sends through. */
+    public ManagedReliableUdpNode getNode() {
+        return node;
+    }
+
+    /**
+     * Sets the payload converter (it must produce {@code byte[]} or {@code String} payloads).
+     *
+     * @param messageConverter the converter
+     */
+    public void setMessageConverter(MessageConverter messageConverter) {
+        this.messageConverter = Objects.requireNonNull(messageConverter, "messageConverter");
+    }
+
+    /** The payload converter. */
+    public MessageConverter getMessageConverter() {
+        return messageConverter;
+    }
+
+    /**
+     * Sets the peer used when a send names none.
+     *
+     * @param defaultPeer a configured peer name or {@code host:port}, or null
+     */
+    public void setDefaultPeer(@Nullable String defaultPeer) {
+        this.defaultPeer = defaultPeer;
+    }
+
+    /**
+     * Sets the channel used when a send names none.
+     *
+     * @param defaultChannel a channel name or index, or null (then channel 0)
+     */
+    public void setDefaultChannel(@Nullable String defaultChannel) {
+        if (defaultChannel != null) {
+            node.channels().resolve(defaultChannel);
+        }
+        this.defaultChannel = defaultChannel;
+    }
+
+    /**
+     * Sets the channel used by {@link #sendUnreliable(String, Object)}.
+     *
+     * @param channel an unreliable channel's name or index, or null (then the first unreliable channel)
+     */
+    public void setDefaultUnreliableChannel(@Nullable String channel) {
+        if (channel != null) {
+            requireUnreliable(node.channels().resolve(channel));
+        }
+        this.defaultUnreliableChannel = channel;
+    }
+
+    /**
+     * Sets the registry of send observations.
+     *
+     * @param observationRegistry the registry ({@link ObservationRegistry#NOOP} turns them off)
+     */
+    public void setObservationRegistry(ObservationRegistry observationRegistry) {
+        this.observationRegistry = Objects.requireNonNull(observationRegistry, "observationRegistry");
+    }
+
+    /**
+     * Sets a custom convention for send observations.
+     *
+     * @param observationConvention the convention, or null for the default
+     */
+    public void setObservationConvention(@Nullable ReliableUdpTemplateObservationConvention observationConvention) {
+        this.observationConvention = observationConvention;
+    }
+
+    /**
+     * Sends to the default peer on the default channel.
+     *
+     * @param payload the payload
+     * @return the result future
+     */
+    @Override
+    public CompletableFuture<SendResult> send(Object payload) {
+        return send(requireDefaultPeer(), defaultChannelName(), payload, Map.of());
+    }
+
+    /**
+     * Sends on the default channel.
+     *
+     * @param peer a configured peer name or {@code host:port}
+     * @param payload the payload
+     * @return the result future
+     */
+    @Override
+    public CompletableFuture<SendResult> send(String peer, Object payload) {
+        return send(peer, defaultChannelName(), payload, Map.of());
+    }
+
+    /**
+     * Sends a payload.
+     *
+     * @param peer a configured peer name or {@code host:port}
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @return the result future
+     */
+    @Override
+    public CompletableFuture<SendResult> send(String peer, String channel, Object payload) {
+        return send(peer, channel, payload, Map.of());
+    }
+
+    /**
+     * Sends a payload with headers carried to the receiver.
+     *
+     * @param peer a configured peer name or {@code host:port}
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @param headers headers (String, numbers, Boolean, byte[], UUID values are carried)
+     * @return the result future
+     */
+    @Override
+    public CompletableFuture<SendResult> send(String peer, String channel, Object payload, Map<String, ?> headers) {
+        return doSend(peer, () -> node.resolvePeer(peer), node.channels().resolve(channel), payload, headers);
+    }
+
+    /**
+     * Sends a payload to an address (connecting when needed), e.g. a reply to a sender.
+     *
+     * @param peer the peer's address
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @param headers headers to carry
+     * @return the result future
+     */
+    @Override
+    public CompletableFuture<SendResult> send(InetSocketAddress peer, String channel, Object payload, Map<String, ?> headers) {
+        String name = node.peerName(peer);
+        return doSend(name != null ? name : peer.toString(), () -> node.resolvePeer(peer), node.channels().resolve(channel), payload, headers);
+    }
+
+    /**
+     * Sends over an existing connection (never connects): how listeners reply to the sender. A peer
+     * whose connection ended fails the future with the transport's reason.
+     *
+     * @param peer the connected peer
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @param headers headers to carry
+     * @return the result future
+     */
+    @Override
+    public CompletableFuture<SendResult> send(Peer peer, String channel, Object payload, Map<String, ?> headers) {
+        String name = node.peerName(peer.address());
+        return doSend(name != null ? name : peer.address().toString(), () -> CompletableFuture.completedFuture(peer),
+                node.channels().resolve(channel), payload, headers);
+    }
+
+    /**
+     * Sends a spring-messaging message: its payload and headers. The peer comes from the
+     * {@link ReliableUdpHeaders#PEER} header (a name, {@code host:port} or an {@link InetSocketAddress}),
+     * the channel from {@link ReliableUdpHeaders#SEND_CHANNEL} (a name or index); the defaults apply
+     * when they are absent.
+     *
+     * @param message the message
+     * @return the result future
+     */
+    @Override
+    public CompletableFuture<SendResult> send(Message<?> message) {
+        MessageHeaders h = message.getHeaders();
+        Object channelHeader = h.get(ReliableUdpHeaders.SEND_CHANNEL);
+        UdpChannel channel = node.channels().resolve(channelHeader != null ? channelHeader.toString() : defaultChannelName());
+        Object peerHeader = h.get(ReliableUdpHeaders.PEER);
+        if (peerHeader instanceof InetSocketAddress address) {
+            String name = node.peerName(address);
+            return doSend(name != null ? name : address.toString(), () -> node.resolvePeer(address), channel, message.getPayload(), h);
+        }
+        String peer = peerHeader != null ? peerHeader.toString() : requireDefaultPeer();
+        return doSend(peer, () -> node.resolvePeer(peer), channel, message.getPayload(), h);
+    }
+
+    /**
+     * Sends best-effort on the default unreliable channel: no resend, completes once written.
+     *
+     * @param peer a configured peer name or {@code host:port}
+     * @param payload the payload
+     * @return the result future
+     */
+    @Override
+    public CompletableFuture<SendResult> sendUnreliable(String peer, Object payload) {
+        UdpChannel channel = defaultUnreliableChannel != null ? node.channels().resolve(defaultUnreliableChannel) : node.channels().firstUnreliable();
+        if (channel == null) {
+            throw new IllegalStateException("no unreliable channel is configured (reliable-udp.channels.<name>.delivery-mode: unreliable)");
+        }
+        return doSend(peer, () -> node.resolvePeer(peer), channel, payload, Map.of());
+    }
+
+    /**
+     * Sends best-effort on a named unreliable channel.
+     *
+     * @param peer a configured peer name or {@code host:port}
+     * @param channel an unreliable channel's name or index
+     * @param payload the payload
+     * @return the result future
+     * @throws IllegalArgumentException when the channel is reliable
+     */
+    @Override
+    public CompletableFuture<SendResult> sendUnreliable(String peer, String channel, Object payload) {
+        UdpChannel c = requireUnreliable(node.channels().resolve(channel));
+        return doSend(peer, () -> node.resolvePeer(peer), c, payload, Map.of());
+    }
+
+    private static UdpChannel requireUnreliable(UdpChannel c) {
+        if (c.mode().isReliable()) {
+            throw new IllegalArgumentException("channel '" + c.name() + "' is " + c.mode() + ", not an unreliable channel");
+        }
+        return c;
+    }
+
+    private String requireDefaultPeer() {
+        String p = defaultPeer;
+        if (p == null) {
+            throw new IllegalStateException("no peer given and no default peer set (reliable-udp.template.default-peer)");
+        }
+        return p;
+    }
+
+    private String defaultChannelName() {
+        String c = defaultChannel;
+        return c != null ? c : node.channels().all().get(0).name();
+    }
+
+    private CompletableFuture<SendResult> doSend(String peerLabel, Supplier<CompletableFuture<Peer>> peerResolver,
+            UdpChannel channel, Object payload, Map<String, ?> headers) {
+        Objects.requireNonNull(payload, "payload");
+        Map<String, Object> carried = new LinkedHashMap<>();
+        MimeType givenType = null;
+        for (Map.Entry<String, ?> e : headers.entrySet()) {
+            String k = e.getKey();
+            if (k.equals(MessageHeaders.CONTENT_TYPE)) {
+                givenType = asMimeType(e.getValue());
+            } else if (!k.startsWith(ReliableUdpHeaders.PREFIX) && !k.equals(MessageHeaders.ID) && !k.equals(MessageHeaders.TIMESTAMP)
+                    && e.getValue() != null) {
+                carried.put(k, e.getValue());
+            }
+        }
+        byte[] body;
+        MimeType contentType;
+        if (payload instanceof byte[] bytes) {
+            body = bytes;
+            contentType = givenType != null ? givenType : MimeTypeUtils.APPLICATION_OCTET_STREAM;
+        } else {
+            Map<String, Object> convertHeaders = new LinkedHashMap<>();
+            if (givenType != null) {
+                convertHeaders.put(MessageHeaders.CONTENT_TYPE, givenType);
+            }
+            Message<?> converted = messageConverter.toMessage(payload, new MessageHeaders(convertHeaders));
+            if (converted == null) {
+                throw new IllegalArgumentException("no message converter can write a " + payload.getClass().getName()
+                        + (givenType != null ? " as " + givenType : "") + " (add Jackson for JSON, or send byte[] or String)");
+            }
+            body = switch (converted.getPayload()) {
+                case byte[] b -> b;
+                case String s -> s.getBytes(StandardCharsets.UTF_8);
+                default -> throw new IllegalArgumentException("the message converter produced a "
+                        + converted.getPayload().getClass().getName() + "; it must produce byte[] or String");
+            };
+            MimeType t = asMimeType(converted.getHeaders().get(MessageHeaders.CONTENT_TYPE));
+            contentType = t != null ? t : givenType;
+        }
+
+        ReliableUdpSenderContext context = new ReliableUdpSenderContext(carried, peerLabel, channel);
+        Observation observation = ReliableUdpObservation.TEMPLATE_OBSERVATION.observation(observationConvention,
+                DefaultReliableUdpTemplateObservationConvention.INSTANCE, () -> context, observationRegistry).start();
+        byte[] wire;
+        try {
+            wire = EnvelopeCodec.encode(contentType, carried, body);
+        } catch (RuntimeException e) {
+            observation.error(e);
+            observation.stop();
+            throw e;
+        }
+        CompletableFuture<SendResult> result = new CompletableFuture<>();
+        CompletableFuture<Peer> peerFuture;
+        try {
+            peerFuture = peerResolver.get();
+        } catch (IllegalArgumentException e) {
+            observation.error(e);
+            observation.stop();
+            throw e;
+        } catch (RuntimeException e) {
+            peerFuture = CompletableFuture.failedFuture(e);
+        }
+        peerFuture.thenCompose(peer -> peer.send(channel.index(), wire)).whenComplete((delivery, error) -> {
+            if (error == null) {
+                SendResult r = toResult(delivery, channel, wire.length);
+                context.setResult(r);
+                observation.stop();
+                result.complete(r);
+            } else {
+                ReliableUdpSendException failure = toFailure(error, peerLabel, channel);
+                observation.error(failure);
+                observation.stop();
+                result.completeExceptionally(failure);
+            }
+        });
+        return result;
+    }
+
+    private SendResult toResult(Delivery d, UdpChannel channel, int bytes) {
+        return new SendResult(d.peer(), node.peerName(d.peer()), channel, d.messageId(), d.acknowledged(), bytes);
+    }
+
+    private static ReliableUdpSendException toFailure(Throwable error, String peer, UdpChannel channel) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof ReliableUdpSendException e) {
+            return e;
+        }
+        DeliveryFailure reason = cause instanceof DeliveryException de ? de.reason() : DeliveryFailure.NOT_CONNECTED;
+        return new ReliableUdpSendException(reason, peer, channel.name(), cause);
+    }
+
+    private static @Nullable MimeType asMimeType(@Nullable Object value) {
+        if (value instanceof MimeType m) {
+            return m;
+        }
+        if (value instanceof String s && !s.isBlank()) {
+            return MimeTypeUtils.parseMimeType(s);
+        }
+        return null;
+    }
+}

@@ -1,0 +1,129 @@
+package io.reliableudp.spring.listener;
+
+import io.micrometer.observation.ObservationRegistry;
+import io.reliableudp.spring.core.ManagedReliableUdpNode;
+import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+
+/** The default container factory: shared executor, reply template, error handler and observations. */
+public class DefaultUdpListenerContainerFactory implements UdpListenerContainerFactory {
+
+    private @Nullable ManagedReliableUdpNode node;
+    private @Nullable Executor executor;
+    private @Nullable ReliableUdpTemplate replyTemplate;
+    private @Nullable UdpListenerErrorHandler errorHandler;
+    private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+    private @Nullable ReliableUdpListenerObservationConvention observationConvention;
+    private boolean autoStartup = true;
+    private java.time.Duration shutdownTimeout = java.time.Duration.ofSeconds(5);
+
+    /**
+     * Sets how long a stopping container waits for the messages it already took.
+     *
+     * @param shutdownTimeout the timeout
+     */
+    public void setShutdownTimeout(java.time.Duration shutdownTimeout) {
+        this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+    }
+
+    /**
+     * Creates the factory.
+     *
+     * @param node the node
+     * @param executor runs listeners (virtual threads in the auto-configuration)
+     */
+    public DefaultUdpListenerContainerFactory(ManagedReliableUdpNode node, Executor executor) {
+        this.node = Objects.requireNonNull(node, "node");
+        this.executor = Objects.requireNonNull(executor, "executor");
+    }
+
+    /**
+     * Creates a factory to be configured with {@link #setNode} and {@link #setExecutor} (with Boot:
+     * by the {@code UdpListenerContainerFactoryConfigurer}, which applies the properties).
+     */
+    public DefaultUdpListenerContainerFactory() {
+    }
+
+    /**
+     * Sets the node whose messages the containers receive.
+     *
+     * @param node the node
+     */
+    public void setNode(ManagedReliableUdpNode node) {
+        this.node = Objects.requireNonNull(node, "node");
+    }
+
+    /**
+     * Sets the executor listeners run on.
+     *
+     * @param executor the executor
+     */
+    public void setExecutor(Executor executor) {
+        this.executor = Objects.requireNonNull(executor, "executor");
+    }
+
+    /**
+     * Sets the template used to send replies.
+     *
+     * @param replyTemplate the template, or null (replies are dropped with a warning)
+     */
+    public void setReplyTemplate(@Nullable ReliableUdpTemplate replyTemplate) {
+        this.replyTemplate = replyTemplate;
+    }
+
+    /**
+     * Sets the default error handler.
+     *
+     * @param errorHandler the handler, or null to log failures
+     */
+    public void setErrorHandler(@Nullable UdpListenerErrorHandler errorHandler) {
+        this.errorHandler = errorHandler;
+    }
+
+    /**
+     * Sets the observation registry.
+     *
+     * @param observationRegistry the registry
+     */
+    public void setObservationRegistry(ObservationRegistry observationRegistry) {
+        this.observationRegistry = Objects.requireNonNull(observationRegistry, "observationRegistry");
+    }
+
+    /**
+     * Sets a custom observation convention.
+     *
+     * @param observationConvention the convention, or null for the default
+     */
+    public void setObservationConvention(@Nullable ReliableUdpListenerObservationConvention observationConvention) {
+        this.observationConvention = observationConvention;
+    }
+
+    /**
+     * Sets whether containers start with the registry by default.
+     *
+     * @param autoStartup the flag
+     */
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
+    }
+
+    @Override
+    public UdpMessageListenerContainer createContainer(UdpListenerEndpoint endpoint, MessageHandlerMethodFactory methodFactory) {
+        ManagedReliableUdpNode n = node;
+        Executor e = executor;
+        if (n == null || e == null) {
+            throw new IllegalStateException("the container factory needs a node and an executor (setNode, setExecutor)");
+        }
+        UdpMessageListenerContainer container = new UdpMessageListenerContainer(endpoint, endpoint.createHandler(methodFactory),
+                n, e, replyTemplate, errorHandler);
+        container.setShutdownTimeout(shutdownTimeout);
+        container.setObservationRegistry(observationRegistry);
+        container.setObservationConvention(observationConvention);
+        container.setAutoStartup(endpoint.getAutoStartup() != null ? endpoint.getAutoStartup() : autoStartup);
+        return container;
+    }
+}
