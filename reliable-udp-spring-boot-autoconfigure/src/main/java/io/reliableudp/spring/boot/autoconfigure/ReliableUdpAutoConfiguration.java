@@ -97,9 +97,13 @@ public final class ReliableUdpAutoConfiguration {
     @ConditionalOnMissingBean(name = LISTENER_EXECUTOR_BEAN_NAME)
     @ConditionalOnThreading(Threading.PLATFORM)
     SimpleAsyncTaskExecutor reliableUdpListenerExecutor() {
-        // one platform thread per serial (peer, channel) queue while it has work, as Boot's own
-        // SimpleAsyncTaskExecutor does without virtual threads
-        return new SimpleAsyncTaskExecutor("rudp-listener-");
+        // Listener methods run on virtual threads even when the application's own executors use
+        // platform threads (Boot's default): the container runs one task per serial (peer, channel)
+        // queue while it has work, which is what virtual threads are cheap for, and a blocking listener
+        // then costs no OS thread. An application that wants platform threads defines this bean.
+        SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("rudp-listener-");
+        executor.setVirtualThreads(true);
+        return executor;
     }
 
     /** The scheduler of reconnects and metric refreshes when the application has none of its own. */
