@@ -24,7 +24,7 @@ package io.reliableudp.message;
  *
  * <p>Loss is not congestion by itself. The random loss rate is measured only on packets sent in the
  * 0.75 phase of the cycle, when this sender sends below the path's delivery rate: loss there is not
- * caused by this sender's rate, and the pacing rate is raised by 1 / (1 - that loss) (at most 2x), so
+ * caused by this sender's rate, and the pacing rate is raised by 1 / (1 - that loss) (at most 1.43x), so
  * random loss does not cut the rate. A policer (drops above a rate, no queue) shows itself through
  * the delivery rate: the bandwidth estimate is what the path delivers, so the sender cruises at the
  * policed rate; its drops happen in the 1.25 probe round only and stay low, and since it sends below
@@ -51,12 +51,29 @@ final class DeliveryRateController implements CongestionController {
     static final double QUEUE_RTT_FACTOR = 1.25;
     /** Rounds in a row with a queue before the controller drains. */
     static final int QUEUE_ROUNDS = 2;
-    /** Most random loss compensated: the pacing rate is raised at most 2x. */
-    static final double MAX_RANDOM_LOSS = 0.5;
-    /** Packets of probe-down rounds needed before the random-loss figure is taken. */
-    static final int MIN_LOSS_SAMPLES = 8;
-    /** Weight kept of the probe-down loss counts at each new cycle. */
-    static final double LOSS_DECAY = 0.75;
+    /**
+     * Most random loss compensated: the pacing rate is raised at most 1 / 0.7 = 1.43x, so a wrong
+     * reading (a policer's loss taken for random) costs at most that much overshoot until the next
+     * cycle's comparison corrects it.
+     */
+    static final double MAX_RANDOM_LOSS = 0.3;
+    /** Packets a STARTUP round needs (twice this) before its loss can end STARTUP. */
+    static final int MIN_LOSS_SAMPLES = 4;
+    /** Packets of both the probe and the probe-down rounds needed to compare their loss. */
+    static final int MIN_CONTRAST_SAMPLES = 10;
+    /**
+     * Loss of the probe round above the probe-down round's by this much (absolute) means the loss
+     * grows with the send rate: a policer or a full queue, not random loss.
+     */
+    static final double RATE_LOSS_MARGIN = 0.05;
+    /** ... and by this many standard deviations of the difference, so that chance does not make a policer. */
+    static final double RATE_LOSS_Z = 2.5;
+    /** Cycles paced at the policed rate (gain 1, no probing) after a policer was found. */
+    static final int POLICED_CYCLES = 4;
+    /** A STARTUP round losing more than this share of its packets has overshot the path. */
+    static final double STARTUP_LOSS_EXIT = 0.3;
+    /** Weight kept of the probe and probe-down loss counts after each comparison. */
+    static final double LOSS_DECAY = 0.5;
     static final double MIN_PROBE_INTERVAL_SECONDS = 0.05;
     static final double MAX_PROBE_INTERVAL_SECONDS = 0.2;
 
@@ -68,6 +85,7 @@ final class DeliveryRateController implements CongestionController {
     private static final int TAG_DRAIN = 1;
     private static final int TAG_CYCLE = 2; // + cycle index
     private static final int TAG_QUEUE = 12;
+    private static final int TAG_POLICED = 13;
 
     private final PacketLog log;
     private final double sendRateHz;
@@ -82,6 +100,8 @@ final class DeliveryRateController implements CongestionController {
 
     // bandwidth: max over the last rounds, one max per round in a ring
     private final double[] roundMax = new double[BW_WINDOW_ROUNDS];
+    private final long[] roundOfMax = new long[BW_WINDOW_ROUNDS];
+    private long lastSampleRound;
     private long round;
     private long nextRoundDelivered;
     private boolean roundHadLimitedSample;
@@ -96,13 +116,22 @@ final class DeliveryRateController implements CongestionController {
 
     private double downLost;
     private double downResolved;
+    private double upLost;
+    private double upResolved;
+    private int downSent;
     private double randomLoss;
+    private long policerEpisodes;
+    private double policedRate;
+    private long policedUntilRound;
+    private int roundLost;
+    private int roundResolved;
+    private double cycleStartTime = -1;
+    private long cycleStartDelivered;
 
     private long delivered;
+    private boolean appLimited;
     private long appLimitedUntil;
     private boolean yesUnused;
-    private int roundLimit = Integer.MAX_VALUE;
-    private int sentThisRound;
 
     private double paceReadyAt = Double.NEGATIVE_INFINITY;
     private double lastAckTime;
@@ -164,6 +193,9 @@ final class DeliveryRateController implements CongestionController {
     @Override
     public void onPacketSent(double time, int bytes) {
         yesUnused = false;
+        if (mode == Mode.PROBE_BW && cycleIndex == 1 && !queue) {
+            downSent++;
+        }
         if (probeGranted) {
             probeGranted = false;
             nextProbeTime = time + probeInterval;
@@ -173,17 +205,16 @@ final class DeliveryRateController implements CongestionController {
         if (rate < Double.POSITIVE_INFINITY) {
             paceReadyAt = Math.max(paceReadyAt, time) + bytes / rate;
         }
-        if (++sentThisRound >= roundLimit) {
-            // the composer's per-round cap stopped the sender, not this controller
-            yesUnused = true;
-        }
     }
 
+    /**
+     * The configured maximum: pacing and the window limit the packets. A round that ends at this cap
+     * is not application-limited (the sender had more), so its samples measure what the path (or
+     * the cap) delivers.
+     */
     @Override
     public int packetsPerRound(int maxPacketsPerUpdate) {
         noteAppLimited();
-        roundLimit = maxPacketsPerUpdate;
-        sentThisRound = 0;
         return maxPacketsPerUpdate;
     }
 
@@ -197,20 +228,21 @@ final class DeliveryRateController implements CongestionController {
         int phase = switch (mode) {
             case STARTUP -> TAG_STARTUP;
             case DRAIN -> TAG_DRAIN;
-            case PROBE_BW -> queue ? TAG_QUEUE : TAG_CYCLE + cycleIndex;
+            case PROBE_BW -> queue ? TAG_QUEUE : policed() ? TAG_POLICED : TAG_CYCLE + cycleIndex;
         };
-        return appLimitedUntil > delivered ? phase | TAG_APP_LIMITED : phase;
+        return appLimited ? phase | TAG_APP_LIMITED : phase;
     }
 
     /**
-     * A "yes" the sender did not use (it had nothing more to send, or its per-round cap stopped it):
+     * A "yes" the sender did not use (it had nothing more to send):
      * the packets from now on are application-limited until the bytes in flight now are delivered,
      * so their delivery-rate samples only count when they raise the estimate.
      */
     private void noteAppLimited() {
         if (yesUnused) {
             yesUnused = false;
-            appLimitedUntil = Math.max(delivered + log.bytesInFlight(), 1);
+            appLimited = true;
+            appLimitedUntil = delivered + log.bytesInFlight();
         }
     }
 
@@ -224,22 +256,28 @@ final class DeliveryRateController implements CongestionController {
         lastAckTime = time;
         probeInterval = Math.min(MAX_PROBE_INTERVAL_SECONDS, Math.max(MIN_PROBE_INTERVAL_SECONDS,
                 2 * Math.max(0, minRtt()) + ackClockSeconds));
-        if (appLimitedUntil > 0 && delivered >= appLimitedUntil) {
-            appLimitedUntil = 0;
+        if (appLimited && delivered > appLimitedUntil) {
+            appLimited = false;
         }
         minRttSample(time, rttSeconds);
         if (roundMinRtt < 0 || rttSeconds < roundMinRtt) {
             roundMinRtt = rttSeconds;
         }
         countForRandomLoss(tag, false);
+        roundResolved++;
         if (deliveredAtSend >= nextRoundDelivered) {
             nextRoundDelivered = delivered;
             endRound(time);
         }
         boolean appLimited = (tag & TAG_APP_LIMITED) != 0;
-        int slot = (int) (round % BW_WINDOW_ROUNDS);
         if (deliveryRate > 0 && (!appLimited || deliveryRate > bandwidth())) {
+            int slot = (int) (round % BW_WINDOW_ROUNDS);
+            if (roundOfMax[slot] != round) {
+                roundOfMax[slot] = round;
+                roundMax[slot] = 0;
+            }
             roundMax[slot] = Math.max(roundMax[slot], deliveryRate);
+            lastSampleRound = round;
         }
         if (!appLimited) {
             roundHadLimitedSample = true;
@@ -247,7 +285,8 @@ final class DeliveryRateController implements CongestionController {
         if (mode == Mode.DRAIN && log.bytesInFlight() <= bdp(1)) {
             mode = Mode.PROBE_BW;
             cycleIndex = 2; // cruise first: the next probe comes after the six 1.0 rounds
-        } else if (mode == Mode.PROBE_BW && (cycleIndex == 1 || queue) && log.bytesInFlight() <= bdp(1)) {
+        } else if (mode == Mode.PROBE_BW && (queue || cycleIndex == 1 && downSent >= MIN_CONTRAST_SAMPLES)
+                && log.bytesInFlight() <= bdp(1)) {
             // the queue is drained (the probe's, or one that grew while cruising): cruise again (as BBR
             // leaves its 0.75 phase), rather than leave the pipe short for the rest of the round
             cycleIndex = 2;
@@ -259,6 +298,8 @@ final class DeliveryRateController implements CongestionController {
     @Override
     public void onLoss(double time, int bytes, int tag) {
         countForRandomLoss(tag, true);
+        roundResolved++;
+        roundLost++;
     }
 
     @Override
@@ -267,16 +308,65 @@ final class DeliveryRateController implements CongestionController {
     }
 
     private void countForRandomLoss(int tag, boolean lost) {
-        if ((tag & ~TAG_APP_LIMITED) != TAG_PROBE_DOWN) {
+        int phase = tag & ~TAG_APP_LIMITED;
+        if (phase == TAG_CYCLE) {
+            upResolved++;
+            if (lost) {
+                upLost++;
+            }
+            return;
+        }
+        if (phase != TAG_PROBE_DOWN) {
             return;
         }
         downResolved++;
         if (lost) {
             downLost++;
         }
-        if (downResolved >= MIN_LOSS_SAMPLES) {
-            randomLoss = Math.min(MAX_RANDOM_LOSS, downLost / downResolved);
+    }
+
+    /**
+     * At the start of each cycle: compare the loss of the packets sent in the probe round (1.25) with
+     * those of the probe-down round (0.75). Random loss is the same at any rate; loss that grows
+     * with the rate means this sender is sending faster than the path delivers (a policer, or a
+     * queue that overflows): then the loss is not compensated and the bandwidth estimate becomes
+     * what the path delivered over the last cycle.
+     */
+    private void newCycle(double time) {
+        double cycleRate = cycleStartTime >= 0 && time > cycleStartTime
+                ? (delivered - cycleStartDelivered) / (time - cycleStartTime) : 0;
+        cycleStartTime = time;
+        cycleStartDelivered = delivered;
+        if (policed()) {
+            return;
         }
+        boolean compared = upResolved >= MIN_CONTRAST_SAMPLES && downResolved >= MIN_CONTRAST_SAMPLES;
+        if (!compared) {
+            return; // keep counting until both rounds have enough packets
+        }
+        double up = upLost / upResolved;
+        double down = downLost / downResolved;
+        double pooled = (upLost + downLost) / (upResolved + downResolved);
+        double noise = Math.sqrt(pooled * (1 - pooled) * (1 / upResolved + 1 / downResolved));
+        if (up - down > RATE_LOSS_MARGIN && up - down > RATE_LOSS_Z * noise) {
+            // as BBR's long-term bandwidth: pace at what the path delivered for a few cycles, without
+            // probing (a token bucket lets bursts through after a quiet spell, so the windowed max
+            // of the samples overstates the policed rate)
+            policerEpisodes++;
+            randomLoss = 0;
+            downLost = downResolved = upLost = upResolved = 0;
+            if (cycleRate > 0) {
+                policedRate = cycleRate;
+                policedUntilRound = round + (long) POLICED_CYCLES * CYCLE_LENGTH;
+            }
+            return;
+        }
+        // the loss is the same at 1.25 and at 0.75: random, compensated from now on
+        randomLoss = Math.min(MAX_RANDOM_LOSS, down);
+        downLost *= LOSS_DECAY;
+        downResolved *= LOSS_DECAY;
+        upLost *= LOSS_DECAY;
+        upResolved *= LOSS_DECAY;
     }
 
     /** A round ended (a packet sent after the last round's start was acknowledged). */
@@ -285,21 +375,30 @@ final class DeliveryRateController implements CongestionController {
         boolean queueNow = roundMinRtt >= 0 && minRtt >= 0
                 && roundMinRtt > minRtt * QUEUE_RTT_FACTOR + ackClockSeconds / 2;
         boolean limited = roundHadLimitedSample;
+        boolean overshot = roundResolved >= MIN_LOSS_SAMPLES * 2 && roundLost > STARTUP_LOSS_EXIT * roundResolved;
+        roundLost = 0;
+        roundResolved = 0;
         roundMinRtt = -1;
         roundHadLimitedSample = false;
         round++;
-        roundMax[(int) (round % BW_WINDOW_ROUNDS)] = 0;
 
         switch (mode) {
             case STARTUP -> {
-                if (limited) {
-                    double bw = bandwidth();
-                    if (bw >= fullBw * FULL_BW_GROWTH) {
-                        fullBw = bw;
-                        fullBwRounds = 0;
-                    } else if (++fullBwRounds >= FULL_BW_ROUNDS) {
-                        mode = Mode.DRAIN;
-                    }
+                // the pipe is full after three rounds in a row that pressed against it (not
+                // application-limited) without a quarter more bandwidth; an application-limited round
+                // in between starts the count again, so the odd round paced by one large resend packet
+                // does not end STARTUP for a sender that is really application-limited
+                double bw = bandwidth();
+                if (overshot && limited) {
+                    // a policer's bucket (or a short queue) let the first bursts through: the pipe is full
+                    mode = Mode.DRAIN;
+                } else if (!limited) {
+                    fullBwRounds = 0;
+                } else if (bw >= fullBw * FULL_BW_GROWTH) {
+                    fullBw = bw;
+                    fullBwRounds = 0;
+                } else if (++fullBwRounds >= FULL_BW_ROUNDS) {
+                    mode = Mode.DRAIN;
                 }
             }
             case DRAIN -> {
@@ -319,9 +418,9 @@ final class DeliveryRateController implements CongestionController {
                     cycleIndex = 2;
                 } else {
                     cycleIndex = (cycleIndex + 1) % CYCLE_LENGTH;
+                    downSent = 0;
                     if (cycleIndex == 0) {
-                        downLost *= LOSS_DECAY;
-                        downResolved *= LOSS_DECAY;
+                        newCycle(time);
                     }
                 }
             }
@@ -343,11 +442,18 @@ final class DeliveryRateController implements CongestionController {
     // ------------------------------------------------------------------------------------------
     // The model
 
-    /** Bottleneck bandwidth estimate, bytes per second (0 before any sample). */
+    /**
+     * Bottleneck bandwidth estimate, bytes per second (0 before any sample): the max of the samples
+     * of the last {@value #BW_WINDOW_ROUNDS} rounds that had one taken. As in BBR's filter, old maxima
+     * only expire when newer samples come, so neither an outage (no acks, no rounds) nor an
+     * application-limited stretch (whose lower samples are not taken) forgets the path.
+     */
     double bandwidth() {
         double max = 0;
-        for (double v : roundMax) {
-            max = Math.max(max, v);
+        for (int i = 0; i < BW_WINDOW_ROUNDS; i++) {
+            if (lastSampleRound - roundOfMax[i] < BW_WINDOW_ROUNDS) {
+                max = Math.max(max, roundMax[i]);
+            }
         }
         return max;
     }
@@ -369,22 +475,38 @@ final class DeliveryRateController implements CongestionController {
         return mode;
     }
 
+    /** Times the loss was found to grow with the send rate (a policer or an overflowing queue). */
+    long policerEpisodes() {
+        return policerEpisodes;
+    }
+
+    /** Whether the sender paces at a policer's rate found in the last cycles. */
+    private boolean policed() {
+        return round < policedUntilRound;
+    }
+
     private double pacingGain() {
         return switch (mode) {
             case STARTUP -> STARTUP_GAIN;
             case DRAIN -> DRAIN_GAIN;
-            case PROBE_BW -> queue ? PROBE_DOWN_GAIN
+            case PROBE_BW -> queue ? PROBE_DOWN_GAIN : policed() ? 1.0
                     : cycleIndex == 0 ? PROBE_GAIN : cycleIndex == 1 ? PROBE_DOWN_GAIN : 1.0;
         };
     }
 
-    /** What random loss takes away, given back: only in PROBE_BW without a queue. */
+    /** What random loss takes away, given back: only in PROBE_BW without a queue or a policer. */
     private double lossCompensation() {
-        return mode == Mode.PROBE_BW && !queue ? 1 / (1 - randomLoss) : 1;
+        return mode == Mode.PROBE_BW && !queue && !policed() ? 1 / (1 - randomLoss) : 1;
+    }
+
+    /** The bandwidth the sender works with: the estimate, or the policed rate while one holds. */
+    private double modelBandwidth() {
+        double bw = bandwidth();
+        return policed() ? Math.min(bw, policedRate) : bw;
     }
 
     private double bdp(double gain) {
-        double bw = bandwidth();
+        double bw = modelBandwidth();
         double rtt = minRtt();
         if (bw <= 0 || rtt < 0) {
             return inflightFloor;
@@ -393,7 +515,7 @@ final class DeliveryRateController implements CongestionController {
     }
 
     private long cwnd() {
-        double bw = bandwidth();
+        double bw = modelBandwidth();
         if (bw <= 0 || minRtt() < 0) {
             return inflightFloor;
         }
@@ -403,7 +525,7 @@ final class DeliveryRateController implements CongestionController {
 
     @Override
     public double pacingRateBytesPerSecond() {
-        double bw = bandwidth();
+        double bw = modelBandwidth();
         return bw <= 0 ? Double.POSITIVE_INFINITY : pacingGain() * bw * lossCompensation();
     }
 

@@ -155,7 +155,7 @@ class CongestionAvoidanceTest {
         CongestionController c = pair.a.congestionController();
         MessageStats s = pair.a.stats();
         String model = c instanceof DeliveryRateController d
-                ? String.format(" %s bw=%.0f minRtt=%.1f randomLoss=%.3f", d.mode(), d.bandwidth(), d.minRtt() * 1000, d.randomLoss())
+                ? String.format(" %s bw=%.0f minRtt=%.1f randomLoss=%.3f policed=%d", d.mode(), d.bandwidth(), d.minRtt() * 1000, d.randomLoss(), d.policerEpisodes())
                 : "";
         System.out.printf("t=%.2f pacing=%.0f cwnd=%d inflight=%d congested=%s rtt=%.1f lost=%d%s%n", pair.time,
                 c.pacingRateBytesPerSecond(), c.inflightLimitBytes(), s.bytesInFlight(), s.congested(), s.rttMillis(),
