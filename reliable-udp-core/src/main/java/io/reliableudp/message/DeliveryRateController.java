@@ -11,24 +11,27 @@ package io.reliableudp.message;
  * {@value #CWND_GAIN} x bandwidth x (min RTT + the ack clock) / (1 - random loss), never below a
  * floor of full packets (so a loopback RTT of microseconds does not starve the sender).
  *
- * <p>The states: STARTUP (gain 2/ln 2, doubling per round) until three rounds that were not
- * application-limited failed to raise the bandwidth by a quarter; DRAIN (the inverse gain) until
- * the bytes in flight fell to one bandwidth-delay product; then PROBE_BW, a cycle of one round
- * each at gains 1.25 (probe for more), 0.75 (drain what the probe queued) and six times 1. A
- * sender that is always application-limited stays in STARTUP, so it can always send what it has
- * at once and, after a pause or an outage, empties its backlog at a rate that grows per round.
+ * <p>The states: STARTUP (gain 2/ln 2, doubling per round) until three rounds in a row that were
+ * not application-limited failed to raise the bandwidth by a quarter, or one lost over 30 %; DRAIN
+ * (the inverse gain) until the bytes in flight fell to one bandwidth-delay product; then PROBE_BW, a
+ * cycle of one round each at gains 1.25 (probe for more), 0.75 (drain what the probe queued) and six
+ * times 1. A sender that is always application-limited stays in STARTUP, so it can always send what
+ * it has at once and, after a pause or an outage, empties its backlog at a rate that grows per round.
  *
- * <p>Delay: when the smallest RTT sample of a round exceeds the min RTT by a quarter plus one tick
- * of ack delay, a queue is growing: the gain is held at 0.75 (and {@link #congested()} is true)
- * until a round's RTT is back near the min.
+ * <p>Delay: when the smallest RTT sample of two cruise rounds in a row exceeds the min RTT by a
+ * quarter plus one tick of ack delay, a queue is growing: the gain is held at 0.75 (and
+ * {@link #congested()} is true) until the bytes in flight are down to one bandwidth-delay product.
  *
- * <p>Loss is not congestion by itself. The random loss rate is measured only on packets sent in the
- * 0.75 phase of the cycle, when this sender sends below the path's delivery rate: loss there is not
- * caused by this sender's rate, and the pacing rate is raised by 1 / (1 - that loss) (at most 1.43x), so
- * random loss does not cut the rate. A policer (drops above a rate, no queue) shows itself through
- * the delivery rate: the bandwidth estimate is what the path delivers, so the sender cruises at the
- * policed rate; its drops happen in the 1.25 probe round only and stay low, and since it sends below
- * the policed rate in the 0.75 round, the policer's loss is not taken for random loss.
+ * <p>Loss is not congestion by itself. The random loss rate is measured on packets sent in the 0.75
+ * round, when this sender sends below the path's delivery rate, and trusted once the 1.25 round's
+ * packets lost no more (random loss is the same at any rate); the pacing rate and window are then
+ * raised by 1 / (1 - that loss) (at most 1.43x), so random loss does not cut the rate. A policer
+ * (drops above a rate, no queue) shows itself through the delivery rate: the estimate is what the
+ * path delivers, so the sender cruises near the policed rate, and the probe round, sending faster than
+ * the path delivers, loses markedly more than the 0.75 round. Then the loss is not compensated and
+ * for {@value #POLICED_CYCLES} cycles the sender paces at what the path delivered over the last cycle,
+ * without probing (as BBR's long-term bandwidth), since a token bucket lets bursts through after a
+ * quiet spell and the windowed max of the samples overstates its rate.
  *
  * <p>Outages: the model is kept while no ack comes (rounds only end on acks), and when the window
  * is full and no ack came for a probe interval, one packet may go past it (the interval doubles up

@@ -211,7 +211,8 @@ public final class MessageConfig {
 
     /**
      * Packet send rate in the good (uncongested) mode, in send ticks per second (default 60). The
-     * transport sets it from {@code NodeConfig.sendRateHz}. The bad mode ticks at a third of it.
+     * transport sets it from {@code NodeConfig.sendRateHz}. The {@link CongestionControl#GAFFER} bad mode
+     * ticks at a third of it; the default controller keeps it and paces within the ticks.
      */
     public double sendRateHz() { return sendRateHz; }
 
@@ -223,7 +224,7 @@ public final class MessageConfig {
     public int receiveWindow() { return receiveWindow; }
 
     /**
-     * Most packets one {@code update} or {@code flush} may send in the good mode (default 32: a burst
+     * Most packets one {@code update} or {@code flush} may send (default 32, 1 in Gaffer's bad mode: a burst
      * then stays within the 33 packets one ack header covers, even when the burst arrives reordered).
      */
     public int maxPacketsPerUpdate() { return maxPacketsPerUpdate; }
