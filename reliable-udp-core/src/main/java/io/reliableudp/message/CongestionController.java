@@ -1,125 +1,95 @@
 package io.reliableudp.message;
 
 /**
- * How fast one endpoint may send: the send tick rate and packets per tick, and the cap on bytes in
- * flight. The {@link PacketComposer} asks it before every packet; the endpoint feeds it once per
- * {@code update} from the {@link PacketLog}'s RTT, loss and delivery-rate estimates, so another
- * controller can replace this one without touching the composer or the ack tracker.
+ * The congestion-control seam: what the send side asks before a packet goes out, and what it tells
+ * after. The {@link PacketComposer} asks {@link #canSend} before each packet and tells
+ * {@link #onPacketSent}; the {@link PacketLog} tells {@link #onAck} (with the packet's delivery-rate
+ * sample and RTT) and {@link #onLoss} (one-direction evidence: a data packet of this side not
+ * acknowledged while a later one was); the endpoint calls {@link #onUpdate} once per update.
  *
- * <p>The rate is Gaffer's binary congestion avoidance: a good mode at the configured rate and a bad mode at a third
- * of it (at least 1 Hz, one packet per tick). The connection turns bad at once when the smoothed RTT
- * reaches the RTT threshold or the loss estimate reaches the loss threshold. It returns to good only
- * after conditions stayed good for the penalty time. A relapse within 10 s of returning to good
- * doubles the penalty; every 10 s spent in good mode halves it; it stays within 1..60 s (initially 4 s).
- * In bad mode one packet goes out per tick.
+ * <p>The questions are per packet and per time ("may a packet of N bytes go at t?", "when may the
+ * next one go?"), so a sender that transmits as soon as a message is queued can pace by
+ * {@link #nextSendTime}; the tick-based composer of today also asks {@link #sendRateHz} (its tick
+ * rate) and {@link #packetsPerRound}. Implementations: {@link DeliveryRateController} (the default,
+ * BBR-like), {@link GafferController} (the good/bad mode of the first milestone) and
+ * {@link NoCongestionController}; {@link MessageConfig#congestionControl()} selects one.
  *
- * <p>The in-flight cap (with bandwidth estimation on): twice the estimated bandwidth-delay product
- * ({@link PacketLog#inflightLimit}), never below a floor of a few full packets.
+ * <p>Single-threaded (the endpoint's thread) and allocation-free: every call takes primitives.
  */
-final class CongestionController {
+interface CongestionController {
 
-    static final double INITIAL_PENALTY_SECONDS = 4;
-    static final double MIN_PENALTY_SECONDS = 1;
-    static final double MAX_PENALTY_SECONDS = 60;
-    static final double RELAPSE_WINDOW_SECONDS = 10;
-    static final double HALVING_PERIOD_SECONDS = 10;
-    static final double BAD_RATE_DIVISOR = 3;
+    /** Tag bit of {@link #sendTag()}: the packet was sent while the sender was application-limited. */
+    int TAG_APP_LIMITED = 1 << 8;
 
-    private final boolean enabled;
-    private final double goodRateHz;
-    private final double badRateHz;
-    private final double rttThresholdMillis;
-    private final double lossThresholdPercent;
-    private final PacketLog log;
-    private final boolean bandwidthEstimation;
-    private final long inflightFloor;
+    /**
+     * Whether a packet of {@code bytes} may go at {@code time}: within the cap on bytes in flight
+     * and the pacing schedule.
+     *
+     * @param time now, seconds
+     * @param bytes the packet's payload size (at most the packet budget)
+     * @return true when it may go now
+     */
+    boolean canSend(double time, int bytes);
 
-    private boolean bad;
-    private double penaltySeconds = INITIAL_PENALTY_SECONDS;
-    private double goodSince;
-    private double lastHalving;
-    private double lastCongested;
-    private long badEpisodes;
+    /**
+     * The earliest time at or after {@code time} at which a packet of {@code bytes} may go:
+     * {@code time} itself when {@link #canSend} is true, the pacing time when only pacing holds it,
+     * {@link Double#POSITIVE_INFINITY} when only an acknowledgement or a loss can open the window.
+     */
+    double nextSendTime(double time, int bytes);
 
-    CongestionController(boolean enabled, double goodRateHz, double rttThresholdMillis, double lossThresholdPercent,
-            double time, PacketLog log, boolean bandwidthEstimation, long inflightFloor) {
-        this.enabled = enabled;
-        this.log = log;
-        this.bandwidthEstimation = bandwidthEstimation;
-        this.inflightFloor = inflightFloor;
-        this.goodRateHz = goodRateHz;
-        this.badRateHz = Math.max(1, goodRateHz / BAD_RATE_DIVISOR);
-        this.rttThresholdMillis = rttThresholdMillis;
-        this.lossThresholdPercent = lossThresholdPercent;
-        this.goodSince = time - RELAPSE_WINDOW_SECONDS;
-        this.lastHalving = time;
-    }
+    /** A data packet of {@code bytes} payload bytes was sent at {@code time}. */
+    void onPacketSent(double time, int bytes);
 
-    /** Takes in the current RTT and loss estimates of the packet log (once per endpoint update). */
-    void update(double time) {
-        double srtt = log.srttSeconds();
-        update(time, srtt < 0 ? 0 : srtt * 1000, log.loss() * 100);
-    }
+    /**
+     * A data packet was acknowledged.
+     *
+     * @param time now, seconds
+     * @param bytes its payload size
+     * @param rttSeconds its RTT sample (ack time - send time)
+     * @param deliveryRate bytes acknowledged between its send and its ack, per second (0 when the
+     *     interval was empty)
+     * @param tag what {@link #sendTag()} was when it was sent
+     * @param deliveredAtSend bytes acknowledged in total when it was sent
+     * @param delivered bytes acknowledged in total, this packet included
+     */
+    void onAck(double time, int bytes, double rttSeconds, double deliveryRate, int tag, long deliveredAtSend,
+            long delivered);
 
-    /** Takes in one reading of the smoothed RTT (ms) and the loss estimate (percent). */
-    void update(double time, double rttMillis, double lossPercent) {
-        if (!enabled) {
-            return;
-        }
-        boolean congestedNow = rttMillis >= rttThresholdMillis || lossPercent >= lossThresholdPercent;
-        if (!bad) {
-            if (congestedNow) {
-                bad = true;
-                badEpisodes++;
-                lastCongested = time;
-                if (time - goodSince < RELAPSE_WINDOW_SECONDS) {
-                    penaltySeconds = Math.min(MAX_PENALTY_SECONDS, penaltySeconds * 2);
-                }
-            } else if (time - lastHalving >= HALVING_PERIOD_SECONDS) {
-                penaltySeconds = Math.max(MIN_PENALTY_SECONDS, penaltySeconds / 2);
-                lastHalving = time;
-            }
-        } else if (congestedNow) {
-            lastCongested = time;
-        } else if (time - lastCongested >= penaltySeconds) {
-            bad = false;
-            goodSince = time;
-            lastHalving = time;
-        }
-    }
+    /**
+     * One-direction loss evidence: a data packet of {@code bytes} (sent with {@code tag}) was not
+     * acknowledged although packets sent after it were.
+     */
+    void onLoss(double time, int bytes, int tag);
 
-    /** Packets one send round may carry, given the configured maximum. */
-    int packetsPerRound(int maxPacketsPerUpdate) {
-        return bad ? 1 : maxPacketsPerUpdate;
-    }
+    /** Once per endpoint update. */
+    void onUpdate(double time);
 
-    /** Whether the bytes in flight reached the cap (never, with bandwidth estimation off). */
-    boolean windowFull() {
-        return bandwidthEstimation && log.bytesInFlight() >= inflightLimit();
-    }
+    /**
+     * The controller's mark for packets sent now (kept per packet by the {@link PacketLog} and
+     * handed back in {@link #onAck} and {@link #onLoss}): the phase it was sent in, and
+     * {@link #TAG_APP_LIMITED}.
+     */
+    int sendTag();
 
-    /** The cap on bytes in flight, or -1 when bandwidth estimation is off. */
-    long inflightLimitBytes() {
-        return bandwidthEstimation ? inflightLimit() : -1;
-    }
+    /** Send ticks per second of the tick-based composer. */
+    double sendRateHz();
 
-    private long inflightLimit() {
-        return log.inflightLimit(1.0 / goodRateHz, inflightFloor);
-    }
+    /** Packets one tick's send round may carry, given the configured maximum. */
+    int packetsPerRound(int maxPacketsPerUpdate);
 
-    boolean congested() {
-        return bad;
-    }
+    /** Whether the controller currently holds the rate down because of congestion (statistics). */
+    boolean congested();
 
-    double sendRateHz() {
-        return bad ? badRateHz : goodRateHz;
-    }
+    /** Seconds of good conditions needed before the rate comes back (0 when there is no such penalty). */
+    double penaltySeconds();
 
-    double penaltySeconds() {
-        return penaltySeconds;
-    }
+    /** Times the controller entered its congested state. */
+    long episodes();
 
-    long badEpisodes() {
-        return badEpisodes;
-    }
+    /** The cap on bytes in flight, or -1 when there is none. */
+    long inflightLimitBytes();
+
+    /** The pacing rate in bytes per second, or {@link Double#POSITIVE_INFINITY} when sends are not paced. */
+    double pacingRateBytesPerSecond();
 }

@@ -32,6 +32,7 @@ public final class MessageConfig {
     private final double congestionRttThresholdMillis;
     private final double congestionLossThresholdPercent;
     private final boolean bandwidthEstimation;
+    private final CongestionControl congestionControl;
 
     private MessageConfig(Builder b) {
         if (b.channels.isEmpty() || b.channels.size() > MAX_CHANNELS) {
@@ -87,6 +88,10 @@ public final class MessageConfig {
         if (b.resendPolicy == null) {
             throw new InvalidConfigurationException("resendPolicy", null, "must not be null", "resendPolicy must not be null");
         }
+        if (b.congestionControl == null) {
+            throw new InvalidConfigurationException("congestionControl", null, "must not be null",
+                    "congestionControl must not be null");
+        }
         int effectiveSlice = effectiveSliceSize(b.sliceSize, b.datagramBudget, b.lowerLayerOverhead);
         if (Frames.sliceCount(b.maxMessageSize, effectiveSlice) > Frames.MAX_SLICES) {
             throw new InvalidConfigurationException("maxMessageSize", b.maxMessageSize,
@@ -109,6 +114,7 @@ public final class MessageConfig {
         this.congestionRttThresholdMillis = b.congestionRttThresholdMillis;
         this.congestionLossThresholdPercent = b.congestionLossThresholdPercent;
         this.bandwidthEstimation = b.bandwidthEstimation;
+        this.congestionControl = b.congestionControl;
     }
 
     /** A builder holding the defaults. */
@@ -141,6 +147,7 @@ public final class MessageConfig {
         b.congestionRttThresholdMillis = congestionRttThresholdMillis;
         b.congestionLossThresholdPercent = congestionLossThresholdPercent;
         b.bandwidthEstimation = bandwidthEstimation;
+        b.congestionControl = congestionControl;
         return b;
     }
 
@@ -190,12 +197,22 @@ public final class MessageConfig {
     /** Cap on unacknowledged large-message bytes in flight per connection. */
     public long maxBytesInFlight() { return maxBytesInFlight; }
 
-    /** Whether the good/bad congestion avoidance drives the send rate (default true). */
+    /**
+     * Whether congestion control limits the sender at all (default true); false is the same as
+     * {@link CongestionControl#NONE}, whatever {@link #congestionControl()} says.
+     */
     public boolean congestionAvoidance() { return congestionAvoidance; }
 
     /**
+     * Which congestion controller limits the sender (default {@link CongestionControl#DELIVERY_RATE});
+     * only with {@link #congestionAvoidance()}.
+     */
+    public CongestionControl congestionControl() { return congestionControl; }
+
+    /**
      * Packet send rate in the good (uncongested) mode, in send ticks per second (default 60). The
-     * transport sets it from {@code NodeConfig.sendRateHz}. The bad mode ticks at a third of it.
+     * transport sets it from {@code NodeConfig.sendRateHz}. The {@link CongestionControl#GAFFER} bad mode
+     * ticks at a third of it; the default controller keeps it and paces within the ticks.
      */
     public double sendRateHz() { return sendRateHz; }
 
@@ -207,22 +224,41 @@ public final class MessageConfig {
     public int receiveWindow() { return receiveWindow; }
 
     /**
-     * Most packets one {@code update} or {@code flush} may send in the good mode (default 32: a burst
+     * Most packets one {@code update} or {@code flush} may send (default 32, 1 in Gaffer's bad mode: a burst
      * then stays within the 33 packets one ack header covers, even when the burst arrives reordered).
      */
     public int maxPacketsPerUpdate() { return maxPacketsPerUpdate; }
 
-    /** Smoothed RTT at or above which the connection is congested (default 250 ms). */
+    /** Smoothed RTT at or above which the {@link CongestionControl#GAFFER} controller turns bad (default 250 ms). */
     public double congestionRttThresholdMillis() { return congestionRttThresholdMillis; }
 
-    /** Packet loss at or above which the connection is congested (default 10 percent). */
+    /** Packet loss at or above which the {@link CongestionControl#GAFFER} controller turns bad (default 10 percent). */
     public double congestionLossThresholdPercent() { return congestionLossThresholdPercent; }
 
     /**
-     * Whether, with {@link #congestionAvoidance()}, bytes in flight are also capped at twice the
-     * estimated bandwidth-delay product (delivery rate from acks times the min RTT; default true).
+     * Whether, with the {@link CongestionControl#GAFFER} controller, bytes in flight are also capped at
+     * twice the estimated bandwidth-delay product (delivery rate from acks times the min RTT; default
+     * true). The {@link CongestionControl#DELIVERY_RATE} controller always has its own cap.
      */
     public boolean bandwidthEstimation() { return bandwidthEstimation; }
+
+    /** Which congestion controller limits the sender (docs/messages.md, "Congestion control"). */
+    public enum CongestionControl {
+        /**
+         * The default: BBR-like, from the delivery rate and the delay. Paces at a gain times the
+         * bottleneck bandwidth, caps bytes in flight at about twice the bandwidth-delay product, drains
+         * when the RTT rises above its minimum; random loss does not cut the rate.
+         */
+        DELIVERY_RATE,
+        /**
+         * Gaffer's good/bad mode of the first milestone: the full send rate until the RTT or the loss
+         * estimate crosses its threshold, then a third of it for a penalty time (1..60 s); with
+         * {@link MessageConfig#bandwidthEstimation()} also the in-flight cap.
+         */
+        GAFFER,
+        /** No congestion control: the configured send rate and packets per tick, no pacing, no cap. */
+        NONE
+    }
 
     /** When a reliable message is sent again. */
     public enum ResendPolicy {
@@ -255,6 +291,7 @@ public final class MessageConfig {
         private double congestionRttThresholdMillis = 250;
         private double congestionLossThresholdPercent = 10;
         private boolean bandwidthEstimation = true;
+        private CongestionControl congestionControl = CongestionControl.DELIVERY_RATE;
 
         private Builder() {
         }
@@ -294,6 +331,8 @@ public final class MessageConfig {
 
         /** Sets {@link MessageConfig#bandwidthEstimation()}. */
         public Builder bandwidthEstimation(boolean enabled) { this.bandwidthEstimation = enabled; return this; }
+        /** Sets {@link MessageConfig#congestionControl()}. */
+        public Builder congestionControl(CongestionControl controller) { this.congestionControl = controller; return this; }
 
         /** Validates and builds; a wrong value raises {@link InvalidConfigurationException} naming it. */
         public MessageConfig build() {

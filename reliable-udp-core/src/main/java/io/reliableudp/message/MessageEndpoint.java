@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * <p>This class is the entry point and the wiring: the send side is the {@link PacketComposer} over
  * the {@link SendQueue}, acknowledgements go through the {@link AckTracker}, received packets through
  * the {@link Receiver} (one strategy per delivery mode), and the send rate and in-flight cap come from
- * the {@link CongestionController}; all statistics are one {@link MessageStats} snapshot.
+ * the {@link CongestionController} selected by {@link MessageConfig#congestionControl()}; all statistics are one {@link MessageStats} snapshot.
  *
  * <p>Not thread-safe: one thread drives it (send, receive, update, flush, close). No I/O: what it
  * wants on the wire goes to the {@link DatagramSender}; what arrives is handed to {@link #receive}.
@@ -98,10 +98,8 @@ public final class MessageEndpoint {
         this.maxUnreliableSize = Math.min(config.maxMessageSize(),
                 MAX_UNRELIABLE_FRAGMENTS * fragmentSize - Frames.msgFrameSize(0) - 4);
         this.log = new PacketLog(SENT_PACKETS);
-        this.congestion = new CongestionController(config.congestionAvoidance(), config.sendRateHz(),
-                config.congestionRttThresholdMillis(), config.congestionLossThresholdPercent(), time, log,
-                config.congestionAvoidance() && config.bandwidthEstimation(),
-                (long) INITIAL_WINDOW_PACKETS * payloadBudget);
+        this.congestion = congestionController(config, time, log, (long) INITIAL_WINDOW_PACKETS * payloadBudget);
+        log.setController(congestion);
         this.queue = new SendQueue(config, payloadBudget, maxUnreliableSize);
         this.acks = new AckTracker(log, queue);
         this.receiver = new Receiver(config, listener);
@@ -109,6 +107,25 @@ public final class MessageEndpoint {
                 new PacketLink.Sizing(payloadBudget, fragmentSize, MAX_UNRELIABLE_FRAGMENTS, SENT_PACKETS),
                 new Hooks());
         this.composer = new PacketComposer(config, time, payloadBudget, link, log, congestion, queue);
+    }
+
+    private static CongestionController congestionController(MessageConfig config, double time, PacketLog log,
+            long inflightFloor) {
+        MessageConfig.CongestionControl kind = config.congestionAvoidance() ? config.congestionControl()
+                : MessageConfig.CongestionControl.NONE;
+        double tick = 1.0 / config.sendRateHz();
+        return switch (kind) {
+            // the tick composer sends a tick's worth at once, and the acks come back on the ticks of both sides
+            case DELIVERY_RATE -> new DeliveryRateController(time, config.sendRateHz(), log, inflightFloor, tick, 2 * tick);
+            case GAFFER -> new GafferController(true, config.sendRateHz(), config.congestionRttThresholdMillis(),
+                    config.congestionLossThresholdPercent(), time, log, config.bandwidthEstimation(), inflightFloor);
+            case NONE -> new NoCongestionController(config.sendRateHz());
+        };
+    }
+
+    /** The congestion controller (tests look at its model). */
+    CongestionController congestionController() {
+        return congestion;
     }
 
     /** The settings of this endpoint. */
@@ -199,6 +216,9 @@ public final class MessageEndpoint {
         inReceive = true;
         try {
             link.receivePacket(data, offset, length);
+            if (outer) {
+                log.detectLosses(time);
+            }
         } catch (RuntimeException e) {
             receiver.packetLayerFailed(e);
         } finally {
@@ -238,7 +258,7 @@ public final class MessageEndpoint {
         double now = this.time;
         link.update(now);
         log.updateLoss(now, link.nextPacketSequence());
-        congestion.update(now);
+        congestion.onUpdate(now);
         composer.tick(now);
     }
 
@@ -307,7 +327,7 @@ public final class MessageEndpoint {
                 receiver.listenerErrors() + acks.listenerErrors() + queue.completionErrors(),
                 log.bytesInFlight(), log.bandwidthEstimate(), congestion.inflightLimitBytes(), queue.largeBytesStarted,
                 receiver.reassemblyBytes, queue.queuedMessages(), congestion.congested(), congestion.sendRateHz(),
-                congestion.penaltySeconds(), congestion.badEpisodes(), srtt < 0 ? 0 : srtt * 1000, log.loss() * 100,
+                congestion.penaltySeconds(), congestion.episodes(), srtt < 0 ? 0 : srtt * 1000, log.loss() * 100,
                 composer.resendIntervalSeconds(), channels, link.stats());
     }
 

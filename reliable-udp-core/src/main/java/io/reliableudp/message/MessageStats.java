@@ -23,14 +23,15 @@ import java.util.Map;
  * @param listenerErrors exceptions thrown by listeners and send completions (caught, logged and counted)
  * @param bytesInFlight payload bytes of data packets sent and neither acknowledged nor counted lost
  * @param bandwidthEstimateBytesPerSecond the delivery-rate estimate (max over the last 1-2 s), 0 before any sample
- * @param inflightLimitBytes the current cap on {@code bytesInFlight}, or -1 when bandwidth estimation is off
+ * @param inflightLimitBytes the congestion controller's current cap on {@code bytesInFlight}, or -1 when it has none
  * @param largeBytesInFlight total size of the sliced messages started and not yet fully acknowledged
  * @param reassemblyBytes bytes held by this side's reassembly buffers of sliced messages being received
  * @param queuedMessages messages waiting to be sent or acknowledged, on all channels
- * @param congested whether congestion avoidance is in its bad mode
- * @param sendRateHz current send tick rate (the good-mode rate, or a third of it while congested)
- * @param congestionPenaltySeconds seconds of good conditions needed to leave the bad mode
- * @param congestionEpisodes times congestion avoidance entered its bad mode
+ * @param congested whether the congestion controller holds the rate down: Gaffer's bad mode, or the default
+ *     controller draining a growing queue
+ * @param sendRateHz current send tick rate (the configured rate; a third of it in Gaffer's bad mode)
+ * @param congestionPenaltySeconds seconds of good conditions needed to leave Gaffer's bad mode (0 for the others)
+ * @param congestionEpisodes times the congestion controller entered its congested state
  * @param rttMillis smoothed RTT measured by this layer from packet acks (ms), 0 before the first sample
  * @param packetLossPercent data-packet loss estimated by this layer, 0..100
  * @param resendIntervalSeconds the current resend interval of reliable messages (0 under EVERY_PACKET)

@@ -5,8 +5,9 @@ package io.reliableudp.message;
  * congestion controller's rate), fills packets from the {@link SendQueue} (resends due, then new
  * messages, channels taken round-robin; reliable, unreliable, sliced and fragmented-unreliable
  * messages), records what each packet carried in the {@link PacketLog}, and sends ack-only packets
- * when received data waits for an acknowledgement. Asks the {@link CongestionController} how many
- * packets a round may carry and whether the bytes in flight reached their cap.
+ * when received data waits for an acknowledgement. Asks the {@link CongestionController} its tick
+ * rate, how many packets a round may carry and whether the next packet may go, and tells it each
+ * data packet sent.
  *
  * <p>Allocation-free in steady state: one preallocated packet buffer (plus one that grows to the
  * largest fragmented unreliable message).
@@ -125,7 +126,7 @@ final class PacketComposer {
             resendInterval = resendIntervalSeconds();
             int limit = congestion.packetsPerRound(config.maxPacketsPerUpdate());
             int sent = 0;
-            while (sent < limit && !congestion.windowFull() && composeAndSend()) {
+            while (sent < limit && congestion.canSend(now, payloadBudget) && composeAndSend()) {
                 sent++;
             }
             if (sent == 0 && (dataPacketsSinceSend > 0 || redundantAcksLeft > 0)) {
@@ -215,6 +216,7 @@ final class PacketComposer {
             packetsNotSent++;
         } else {
             log.commit(true, length);
+            congestion.onPacketSent(time, length);
             packetsSent++;
             dataPacketsSinceSend = 0;
         }

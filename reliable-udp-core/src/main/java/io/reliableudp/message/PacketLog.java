@@ -3,7 +3,10 @@ package io.reliableudp.message;
 /**
  * What each sent packet carried, by packet sequence: a preallocated ring of packet slots whose
  * entries (one {@code long} per message or slice) live in a circular log that only grows while the
- * traffic needs more room (never in steady state). Also the RTT and loss estimates taken from acks.
+ * traffic needs more room (never in steady state). Also the RTT and loss estimates taken from acks,
+ * and the source of the {@link CongestionController}'s events: each acknowledged data packet's
+ * RTT and delivery-rate sample, and one-direction loss evidence (a data packet still unacknowledged
+ * when one sent {@value #REORDER_THRESHOLD} or more sequences after it was acknowledged).
  *
  * <p>Entry layout: bits 0..15 message id, 16..21 channel, 22 slice flag, 32..63 slice index.
  */
@@ -21,6 +24,11 @@ final class PacketLog {
     static final double INFLIGHT_GAIN = 2.0;
     static final double BANDWIDTH_WINDOW_SECONDS = 1.0;
     static final double MIN_RTT_WINDOW_SECONDS = 10.0;
+    /**
+     * A data packet counts as lost (for the congestion controller) once a packet this many sequences
+     * newer was acknowledged: QUIC's packet threshold (RFC 9002), so a little reordering is not loss.
+     */
+    static final int REORDER_THRESHOLD = 3;
 
     private final int size;
     private final int mask;
@@ -45,6 +53,17 @@ final class PacketLog {
     private final boolean[] unsettled;
     private final long[] deliveredAtSend;
     private final double[] deliveredTimeAtSend;
+    /** Send time of the newest acknowledged packet when this one was sent (the delivery rate's send interval). */
+    private final double[] firstSentAtSend;
+    private final int[] tag;
+    private final boolean[] evidenceLost;
+    private CongestionController controller = new NoCongestionController(1);
+    private double newestAckedSendTime = -1;
+    private int highestAcked;
+    private boolean anyAcked;
+    private int evidenceCursor;
+    private boolean evidenceCursorSet;
+    private long packetsLostByEvidence;
     private long inflight;
     private long delivered;
     private double deliveredTime = -1;
@@ -78,6 +97,14 @@ final class PacketLog {
         this.unsettled = new boolean[size];
         this.deliveredAtSend = new long[size];
         this.deliveredTimeAtSend = new double[size];
+        this.firstSentAtSend = new double[size];
+        this.tag = new int[size];
+        this.evidenceLost = new boolean[size];
+    }
+
+    /** The controller told of acks and loss evidence, and asked for each data packet's tag. */
+    void setController(CongestionController controller) {
+        this.controller = controller;
     }
 
     static long entry(int channel, int id) {
@@ -117,6 +144,7 @@ final class PacketLog {
         acked[slot] = false;
         tracked[slot] = false;
         sendTime[slot] = time;
+        evidenceLost[slot] = false;
         start[slot] = head;
         count[slot] = 0;
         ordinalStart[(int) (ordinal & mask)] = head;
@@ -161,6 +189,12 @@ final class PacketLog {
             }
             deliveredAtSend[slot] = delivered;
             deliveredTimeAtSend[slot] = deliveredTime;
+            firstSentAtSend[slot] = newestAckedSendTime < 0 ? sendTime[slot] : newestAckedSendTime;
+            tag[slot] = controller.sendTag();
+            if (!evidenceCursorSet) {
+                evidenceCursor = sequence[slot];
+                evidenceCursorSet = true;
+            }
         }
         current = -1;
         ordinal++;
@@ -216,8 +250,71 @@ final class PacketLog {
             if (interval > 0) {
                 bandwidthSample(time, (delivered - deliveredAtSend[slot]) / interval);
             }
+            // the controller's sample also spans the send interval (BBR: max of the send and ack
+            // intervals), so acks bunched by the peer's tick do not make the path look faster
+            double span = Math.max(interval, sendTime[slot] - firstSentAtSend[slot]);
+            double rate = span > 0 ? (delivered - deliveredAtSend[slot]) / span : 0;
+            if (sendTime[slot] > newestAckedSendTime) {
+                newestAckedSendTime = sendTime[slot];
+            }
+            if (!anyAcked || isNewer(seq, highestAcked)) {
+                highestAcked = seq;
+                anyAcked = true;
+            }
+            controller.onAck(time, bytes[slot], sample, rate, tag[slot], deliveredAtSend[slot], delivered);
         }
         return slot;
+    }
+
+    /**
+     * After the acks of one received packet: every data packet still unacknowledged although one
+     * {@link #REORDER_THRESHOLD} or more sequences newer was acknowledged is lost for the congestion
+     * controller (told once, with its tag) and leaves the bytes in flight. This is one direction's
+     * evidence: our data packets that did not arrive, not the peer's packets that carried the acks.
+     * The telemetry loss estimate ({@link #loss()}) still counts by timeout.
+     */
+    void detectLosses(double time) {
+        if (!anyAcked || !evidenceCursorSet) {
+            return;
+        }
+        int behind = (highestAcked - evidenceCursor) & 0xFFFF;
+        if (behind >= 0x8000) {
+            return; // the cursor is already past the newest ack
+        }
+        if (behind > size) {
+            evidenceCursor = (highestAcked - size) & 0xFFFF;
+        }
+        while (((highestAcked - evidenceCursor) & 0xFFFF) >= REORDER_THRESHOLD
+                && ((highestAcked - evidenceCursor) & 0xFFFF) < 0x8000) {
+            int slot = evidenceCursor & mask;
+            if (valid[slot] && sequence[slot] == evidenceCursor && tracked[slot] && !acked[slot]
+                    && !evidenceLost[slot] && unsettled[slot]) {
+                evidenceLost[slot] = true;
+                packetsLostByEvidence++;
+                if (outstanding[slot]) {
+                    outstanding[slot] = false;
+                    inflight -= bytes[slot];
+                }
+                controller.onLoss(time, bytes[slot], tag[slot]);
+            }
+            evidenceCursor = (evidenceCursor + 1) & 0xFFFF;
+        }
+    }
+
+    /** Whether 16-bit sequence {@code a} is newer than {@code b} (half-range rule). */
+    private static boolean isNewer(int a, int b) {
+        int d = (a - b) & 0xFFFF;
+        return d != 0 && d < 0x8000;
+    }
+
+    /** Data packets found lost by later acknowledgements ({@link #detectLosses}). */
+    long packetsLostByEvidence() {
+        return packetsLostByEvidence;
+    }
+
+    /** Payload bytes of acknowledged data packets since the start. */
+    long delivered() {
+        return delivered;
     }
 
     /** Number of entries of the packet in {@code slot}, or 0 when they were overwritten. */

@@ -39,7 +39,8 @@ class MessageConfigTest {
                 invalid("maxPacketsPerUpdate", "0", b -> b.maxPacketsPerUpdate(0)),
                 invalid("congestionRttThresholdMillis", "-1.0", b -> b.congestionRttThresholdMillis(-1)),
                 invalid("congestionLossThresholdPercent", "0.0", b -> b.congestionLossThresholdPercent(0)),
-                invalid("resendPolicy", null, b -> b.resendPolicy(null)));
+                invalid("resendPolicy", null, b -> b.resendPolicy(null)),
+                invalid("congestionControl", null, b -> b.congestionControl(null)));
     }
 
     private static Arguments invalid(String field, String value, UnaryOperator<MessageConfig.Builder> change) {

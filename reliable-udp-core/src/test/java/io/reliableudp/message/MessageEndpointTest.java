@@ -262,7 +262,7 @@ class MessageEndpointTest {
     void packetsNeverExceedTheDatagramBudget() {
         // no peer, so no acks: without the bytes-in-flight cap, to see many packets
         MessageConfig config = EndpointPair.config(RELIABLE_ORDERED, RELIABLE_UNORDERED, UNRELIABLE).toBuilder()
-                .lowerLayerOverhead(40).bandwidthEstimation(false).build();
+                .lowerLayerOverhead(40).congestionControl(MessageConfig.CongestionControl.NONE).build();
         int[] largest = {0};
         int[] count = {0};
         MessageEndpoint probe = new MessageEndpoint(config, 0, (d, o, l) -> {
@@ -324,7 +324,7 @@ class MessageEndpointTest {
     void severalLargeMessagesInFlightWithinTheByteCap() {
         // the black hole never acks: without the bytes-in-flight cap of congestion control, to isolate maxBytesInFlight
         MessageConfig config = EndpointPair.config(RELIABLE_UNORDERED).toBuilder().maxBytesInFlight(100_000)
-                .bandwidthEstimation(false).build();
+                .congestionControl(MessageConfig.CongestionControl.NONE).build();
         LinkConditionerConfig blackHole = new LinkConditionerConfig(0, 0, 1.0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 7);
         EndpointPair pair = new EndpointPair(config, blackHole, LinkConditionerConfig.PERFECT);
         List<SendHandle> handles = new ArrayList<>();

@@ -194,7 +194,8 @@ final class NodeConfigMapper {
                 .maxMessageSize(intBytes(P + "message.max-message-size", m.maxMessageSize().toBytes()))
                 .sliceSize(m.sliceSize())
                 .maxBytesInFlight(m.maxBytesInFlight().toBytes())
-                .congestionAvoidance(m.congestionAvoidance());
+                .congestionAvoidance(m.congestionAvoidance())
+                .congestionControl(m.congestionControl());
         return guard(b::build);
     }
 

@@ -1,6 +1,7 @@
 package io.reliableudp.spring.boot.autoconfigure;
 
 import io.reliableudp.message.DeliveryMode;
+import io.reliableudp.message.MessageConfig.CongestionControl;
 import io.reliableudp.message.MessageConfig.ResendPolicy;
 import io.reliableudp.transport.ReceiveThreadMode;
 import java.time.Duration;
@@ -77,6 +78,7 @@ public record ReliableUdpProperties(
      * @param sliceSize Slice size of large messages (64..1024 bytes).
      * @param maxBytesInFlight Cap on unacknowledged large-message bytes in flight per connection.
      * @param congestionAvoidance Whether to lower the send rate while the link is congested.
+     * @param congestionControl Which congestion controller limits the sender: DELIVERY_RATE (BBR-like, from the delivery rate and the delay; random loss does not cut the rate), GAFFER (the good/bad mode: a third of the send rate for 1..60 s once the RTT or the loss estimate crosses its threshold) or NONE.
      */
     public record Message(
             @DefaultValue("1200") int datagramBudget,
@@ -87,7 +89,8 @@ public record ReliableUdpProperties(
             @DefaultValue("1MB") DataSize maxMessageSize,
             @DefaultValue("1024") int sliceSize,
             @DefaultValue("256KB") DataSize maxBytesInFlight,
-            @DefaultValue("true") boolean congestionAvoidance) {
+            @DefaultValue("true") boolean congestionAvoidance,
+            @DefaultValue("delivery-rate") CongestionControl congestionControl) {
     }
 
     /**

@@ -133,6 +133,7 @@ class ReliableUdpAutoConfigurationTests {
                 "reliable-udp.message.datagram-budget=1400", "reliable-udp.message.resend-policy=every-packet",
                 "reliable-udp.message.min-resend-interval=5ms", "reliable-udp.message.max-resend-interval=500ms",
                 "reliable-udp.message.max-message-size=64KB", "reliable-udp.message.congestion-avoidance=false",
+                "reliable-udp.message.congestion-control=gaffer",
                 "reliable-udp.channels.events.index=0", "reliable-udp.channels.events.delivery-mode=reliable-ordered",
                 "reliable-udp.channels.events.max-queued-messages=100",
                 "reliable-udp.channels.telemetry.index=1", "reliable-udp.channels.telemetry.delivery-mode=unreliable-sequenced",
@@ -162,6 +163,7 @@ class ReliableUdpAutoConfigurationTests {
                     assertThat(c.message().maxResendIntervalSeconds()).isEqualTo(0.5);
                     assertThat(c.message().maxMessageSize()).isEqualTo(64 * 1024);
                     assertThat(c.message().congestionAvoidance()).isFalse();
+                    assertThat(c.message().congestionControl()).isEqualTo(io.reliableudp.message.MessageConfig.CongestionControl.GAFFER);
                     assertThat(c.message().channels()).hasSize(2);
                     assertThat(c.message().channels().get(0).maxQueuedMessages()).isEqualTo(100);
                     assertThat(c.message().channels().get(1).mode()).isEqualTo(DeliveryMode.UNRELIABLE_SEQUENCED);
