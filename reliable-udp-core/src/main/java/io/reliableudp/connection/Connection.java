@@ -4,6 +4,7 @@ import io.reliableudp.internal.WireCodec;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.SendCompletion;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
@@ -12,6 +13,14 @@ import org.jspecify.annotations.Nullable;
  * every packet after the handshake, replay window, keepalives, timeout, disconnect. Owns the
  * {@link Session} (the message layer) of the connection. No sockets: datagrams come in through
  * {@link #receive} and go out through the {@link Transmitter}.
+ *
+ * <p>One datagram buffer per connection: the session composes its packets in it behind room for this
+ * layer's frame header ({@link #datagramBuffer()}, {@link #headroom()}), and the frame header is then
+ * written in front of the packet and, in encrypted mode, the packet sealed in place (ChaCha20-Poly1305
+ * over the same bytes, the tag after them), so the packet's bytes are not copied here. The buffer is
+ * direct in plain mode (a socket sends it without a copy of its own) and a heap buffer in encrypted
+ * mode: the JDK's ChaCha20-Poly1305 seals a {@code byte[]} in place, but copies a direct buffer through
+ * a new array, in and out, on every call (see docs/architecture.md, "One datagram's buffer").
  *
  * <p>Not thread-safe: the owner serialises every call (the transport holds a per-peer lock).
  * Time is in seconds, from the owner's monotonic clock.
@@ -23,8 +32,25 @@ public final class Connection implements Session.Output, Session.Input {
     /** Puts a datagram on the wire to this connection's address. */
     @FunctionalInterface
     public interface Transmitter {
-        /** The buffer is valid only during the call. */
+        /** The buffer is valid only during the call (handshake packets). */
         void transmit(byte[] data, int offset, int length);
+
+        /**
+         * A frame in the connection's datagram buffer, {@code buffer[offset, offset+length)} (absolute
+         * indexes), valid only during the call. The transmitter may move the buffer's position and limit
+         * but must leave them as {@link ByteBuffer#clear()} does. The default hands a heap buffer's array
+         * to {@link #transmit(byte[], int, int)} and copies a direct buffer into a new array (that
+         * allocates: the transport overrides this to send the region as it is).
+         */
+        default void transmit(ByteBuffer buffer, int offset, int length) {
+            if (buffer.hasArray()) {
+                transmit(buffer.array(), buffer.arrayOffset() + offset, length);
+            } else {
+                byte[] copy = new byte[length];
+                buffer.get(offset, copy);
+                transmit(copy, 0, length);
+            }
+        }
     }
 
     /** What a connection reports to its owner (called on the thread that made the call causing it). */
@@ -63,7 +89,12 @@ public final class Connection implements Session.Output, Session.Input {
     private final boolean encrypted;
     private final byte[] clientNonce;
     private final byte[] aadTail = new byte[9];
-    private final byte[] out;
+    /** The connection's one datagram buffer: frames are composed, framed and sealed in it. */
+    private final ByteBuffer datagram;
+    /** Bytes reserved in front of every body in {@link #datagram}: the largest frame header of this mode. */
+    private final int headroom;
+    /** Where a frame header is encoded before it is put in front of the body. */
+    private final byte[] frameHeader = new byte[Protocol.FRAME_HEADER_ENCRYPTED];
     private final byte[] plain;
     private final byte[] handshake = new byte[Protocol.REQUEST_SIZE];
     private final int maxBody;
@@ -102,7 +133,10 @@ public final class Connection implements Session.Output, Session.Input {
         WireCodec.putLongBE(aadTail, 1, settings.protocolId());
         int budget = settings.message().datagramBudget();
         this.maxBody = budget - Protocol.frameOverhead(encrypted);
-        this.out = new byte[budget + Protocol.REQUEST_SIZE];
+        this.headroom = encrypted ? Protocol.FRAME_HEADER_ENCRYPTED : Protocol.FRAME_HEADER_PLAIN;
+        // room for a session whose configuration undercounts the overhead: it gets the clear error of send()
+        int capacity = budget + Protocol.REQUEST_SIZE;
+        this.datagram = encrypted ? ByteBuffer.allocate(capacity) : ByteBuffer.allocateDirect(capacity);
         this.plain = new byte[budget];
         this.now = now;
         this.started = now;
@@ -161,7 +195,7 @@ public final class Connection implements Session.Output, Session.Input {
             c.opener = new Aead(keys.clientToServer());
         }
         c.session = settings.sessions().create(settings.message(), now, c, c);
-        c.sendFrame(Protocol.KEEPALIVE, c.plain, 0, 0);
+        c.sendFrame(Protocol.KEEPALIVE, c.headroom, 0);
         return c;
     }
 
@@ -237,7 +271,7 @@ public final class Connection implements Session.Output, Session.Input {
     public void onRepeatedResponse(double time) {
         this.now = time;
         if (state == State.CONNECTED) {
-            sendFrame(Protocol.KEEPALIVE, plain, 0, 0);
+            sendFrame(Protocol.KEEPALIVE, headroom, 0);
         }
     }
 
@@ -416,7 +450,7 @@ public final class Connection implements Session.Output, Session.Input {
                     s.update(time);
                 }
                 if (state == State.CONNECTED && time - lastSend >= settings.keepAliveInterval()) {
-                    sendFrame(Protocol.KEEPALIVE, plain, 0, 0);
+                    sendFrame(Protocol.KEEPALIVE, headroom, 0);
                 }
             }
             default -> {
@@ -440,10 +474,10 @@ public final class Connection implements Session.Output, Session.Input {
             return;
         }
         if (notifyPeer && (state == State.CONNECTED || state == State.RESPONDING)) {
-            byte[] body = new byte[DISCONNECT_BODY];
-            body[0] = (byte) why.ordinal();
             for (int i = 0; i < Protocol.REDUNDANT_DISCONNECTS; i++) {
-                sendFrame(Protocol.DISCONNECT, body, 0, body.length);
+                // written again each time: in encrypted mode the last seal turned it into ciphertext
+                datagram.put(headroom, (byte) why.ordinal());
+                sendFrame(Protocol.DISCONNECT, headroom, DISCONNECT_BODY);
             }
         }
         state = State.DISCONNECTED;
@@ -475,40 +509,90 @@ public final class Connection implements Session.Output, Session.Input {
         transmitter.transmit(handshake, 0, handshakeLength);
     }
 
-    private void sendFrame(byte type, byte[] body, int bodyOff, int bodyLen) {
-        byte[] o = out;
-        o[0] = type;
-        WireCodec.putIntBE(o, 1, salt);
+    /**
+     * Frames the body at {@code datagram[bodyOff, bodyOff+bodyLen)} in place and transmits the frame:
+     * the header goes right in front of the body (type, salt, and in encrypted mode the sequence), and
+     * in encrypted mode the body is sealed where it lies, its tag after it.
+     */
+    private void sendFrame(byte type, int bodyOff, int bodyLen) {
+        ByteBuffer d = datagram;
+        byte[] h = frameHeader;
+        h[0] = type;
+        WireCodec.putIntBE(h, 1, salt);
+        int start;
         int total;
         Aead s = sealer;
         if (encrypted && s != null) {
             long sequence = sendSequence++;
-            WireCodec.putLongBE(o, 5, sequence);
-            total = Protocol.FRAME_HEADER_ENCRYPTED + s.seal(sequence, o, 0, Protocol.FRAME_HEADER_ENCRYPTED, aadTail,
-                    body, bodyOff, bodyLen, o, Protocol.FRAME_HEADER_ENCRYPTED);
+            WireCodec.putLongBE(h, 5, sequence);
+            start = bodyOff - Protocol.FRAME_HEADER_ENCRYPTED;
+            d.put(start, h, 0, Protocol.FRAME_HEADER_ENCRYPTED);
+            byte[] a = d.array();
+            int base = d.arrayOffset();
+            total = Protocol.FRAME_HEADER_ENCRYPTED + s.seal(sequence, a, base + start, Protocol.FRAME_HEADER_ENCRYPTED,
+                    aadTail, a, base + bodyOff, bodyLen, a, base + bodyOff);
         } else {
-            System.arraycopy(body, bodyOff, o, Protocol.FRAME_HEADER_PLAIN, bodyLen);
+            start = bodyOff - Protocol.FRAME_HEADER_PLAIN;
+            d.put(start, h, 0, Protocol.FRAME_HEADER_PLAIN);
             total = Protocol.FRAME_HEADER_PLAIN + bodyLen;
         }
         lastSend = now;
         datagramsSent++;
         bytesSent += total;
-        transmitter.transmit(o, 0, total);
+        transmitter.transmit(d, start, total);
     }
 
     // ------------------------------------------------------- session callbacks
 
-    /** From the session: one packet of message-layer bytes to frame and send. */
+    /** To the session: the buffer to compose packets in (behind {@link #headroom()} bytes). */
+    @Override
+    public ByteBuffer datagramBuffer() {
+        return datagram;
+    }
+
+    /** To the session: the bytes this layer writes in front of a packet (the largest frame header of this mode). */
+    @Override
+    public int headroom() {
+        return headroom;
+    }
+
+    /**
+     * From the session: one packet of message-layer bytes, copied into the datagram buffer, then
+     * framed and sent (for sessions that do not compose in place).
+     */
     @Override
     public void send(byte[] data, int offset, int length) {
         if (state != State.CONNECTED) {
             return;
         }
+        checkBody(length);
+        datagram.put(headroom, data, offset, length);
+        sendFrame(Protocol.PAYLOAD, headroom, length);
+    }
+
+    /**
+     * From the session: one packet composed in place in {@link #datagramBuffer()} at {@code offset}
+     * (with the headroom in front), framed and sealed where it lies. A packet in another buffer, or
+     * without the headroom, is copied in first.
+     */
+    @Override
+    public void send(ByteBuffer buffer, int offset, int length) {
+        if (state != State.CONNECTED) {
+            return;
+        }
+        checkBody(length);
+        if (buffer != datagram || offset < headroom) {
+            datagram.put(headroom, buffer, offset, length);
+            offset = headroom;
+        }
+        sendFrame(Protocol.PAYLOAD, offset, length);
+    }
+
+    private void checkBody(int length) {
         if (length > maxBody) {
             // the message layer was told the overhead: this is a bug below us, never silently truncate
             throw new IllegalStateException("message layer emitted " + length + " bytes, more than the " + maxBody + " that fit");
         }
-        sendFrame(Protocol.PAYLOAD, data, offset, length);
     }
 
     /** From the session: a message arrived. */

@@ -18,7 +18,13 @@ import org.jspecify.annotations.Nullable;
  */
 public interface Session {
 
-    /** Where a session writes the packet-layer bytes it wants sent (the connection frames them). */
+    /**
+     * Where a session writes the packet-layer bytes it wants sent (the connection frames them). The
+     * connection offers its datagram buffer and frame-header room ({@link DatagramSender#datagramBuffer()},
+     * {@link DatagramSender#headroom()}): a session that composes its packets there, as
+     * {@link MessageSession} does, has them framed and sealed in place; one that sends {@code byte[]}
+     * has them copied in first.
+     */
     @FunctionalInterface
     interface Output extends DatagramSender {
     }

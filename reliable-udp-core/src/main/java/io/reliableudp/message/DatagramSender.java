@@ -1,6 +1,19 @@
 package io.reliableudp.message;
 
-/** Where a {@link MessageEndpoint} puts the packet-layer datagrams it wants on the wire. */
+import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a {@link MessageEndpoint} puts the packet-layer datagrams it wants on the wire.
+ *
+ * <p>A sender that frames the packets itself (the connection layer) may offer its own datagram
+ * buffer ({@link #datagramBuffer()}) with room in front for its header ({@link #headroom()}): the
+ * endpoint then writes the message frames into that buffer behind the room for both headers, the
+ * packet layer writes its header right in front of them, and the packet arrives at
+ * {@link #send(ByteBuffer, int, int)} where it already lies, so the sender writes its header in front
+ * of it and sends the region as it is. A plain sender (a lambda) needs only {@link #send(byte[], int, int)}:
+ * the endpoint then composes in a heap buffer of its own and hands over that buffer's array.
+ */
 @FunctionalInterface
 public interface DatagramSender {
 
@@ -13,4 +26,52 @@ public interface DatagramSender {
      * @param length number of bytes
      */
     void send(byte[] data, int offset, int length);
+
+    /**
+     * Sends one datagram that lies in {@code buffer[offset, offset+length)} (absolute indexes): the
+     * {@link #datagramBuffer()} when the sender offers one, with at least {@link #headroom()} free
+     * bytes in front of {@code offset}, or else the endpoint's own heap buffer. The bytes are valid
+     * only during the call. The sender may move the buffer's position and limit during the call but
+     * must leave them as {@link ByteBuffer#clear()} does.
+     *
+     * <p>The default hands a heap buffer's array to {@link #send(byte[], int, int)} without a copy,
+     * and copies a direct buffer's bytes into a new array (that allocates: a sender that offers a
+     * direct buffer overrides this).
+     *
+     * @param buffer buffer holding the datagram
+     * @param offset index of the first byte
+     * @param length number of bytes
+     */
+    default void send(ByteBuffer buffer, int offset, int length) {
+        if (buffer.hasArray()) {
+            send(buffer.array(), buffer.arrayOffset() + offset, length);
+        } else {
+            byte[] copy = new byte[length];
+            buffer.get(offset, copy);
+            send(copy, 0, length);
+        }
+    }
+
+    /**
+     * The buffer the endpoint composes its packets in, or null (the default) to let the endpoint use
+     * a heap buffer of its own. Asked once, when the endpoint is made; the buffer must be writable,
+     * used by nothing else while a packet is composed and sent, and hold {@link #headroom()} + 9 +
+     * {@link MessageEndpoint#packetPayloadBudget()} bytes (plus whatever the sender appends, such as an
+     * AEAD tag).
+     *
+     * @return the buffer, or null
+     */
+    default @Nullable ByteBuffer datagramBuffer() {
+        return null;
+    }
+
+    /**
+     * Bytes the sender writes in front of each packet in its {@link #datagramBuffer()} (its frame
+     * header); 0 by default. Asked once, when the endpoint is made.
+     *
+     * @return 0 or more
+     */
+    default int headroom() {
+        return 0;
+    }
 }

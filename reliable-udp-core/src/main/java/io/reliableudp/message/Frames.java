@@ -57,32 +57,50 @@ final class Frames {
         return 3 + varintSize(total) + varintSize(sliceSize) + varintSize(index);
     }
 
-    static int writeMsg(byte[] buf, int pos, int channel, int id, byte[] payload, int offset, int length) {
+    /** Longest frame header (a SLICE frame's: type, id, three 5-byte varints). */
+    static final int MAX_HEADER = 3 + 3 * WireCodec.MAX_VARINT_BYTES;
+
+    /** Writes a MSG frame's header (type and channel, id, payload length); returns the position after it. */
+    static int writeMsgHeader(byte[] buf, int pos, int channel, int id, int length) {
         buf[pos] = (byte) (TYPE_MSG << 6 | channel);
         putU16LE(buf, pos + 1, id);
-        pos = writeVarint(buf, pos + 3, length);
+        return writeVarint(buf, pos + 3, length);
+    }
+
+    /** Writes a NEXT frame's header (type and inline or extended length); returns the position after it. */
+    static int writeNextHeader(byte[] buf, int pos, int length) {
+        if (length <= NEXT_INLINE_MAX) {
+            buf[pos] = (byte) (TYPE_NEXT << 6 | length);
+            return pos + 1;
+        }
+        buf[pos] = (byte) (TYPE_NEXT << 6 | NEXT_EXTENDED);
+        return writeVarint(buf, pos + 1, length - NEXT_EXTENDED);
+    }
+
+    /** Writes a SLICE frame's header (type and channel, id, total, slice size, index); returns the position after it. */
+    static int writeSliceHeader(byte[] buf, int pos, int channel, int id, int total, int sliceSize, int index) {
+        buf[pos] = (byte) (TYPE_SLICE << 6 | channel);
+        putU16LE(buf, pos + 1, id);
+        pos = writeVarint(buf, pos + 3, total);
+        pos = writeVarint(buf, pos, sliceSize);
+        return writeVarint(buf, pos, index);
+    }
+
+    static int writeMsg(byte[] buf, int pos, int channel, int id, byte[] payload, int offset, int length) {
+        pos = writeMsgHeader(buf, pos, channel, id, length);
         System.arraycopy(payload, offset, buf, pos, length);
         return pos + length;
     }
 
     static int writeNext(byte[] buf, int pos, byte[] payload, int offset, int length) {
-        if (length <= NEXT_INLINE_MAX) {
-            buf[pos++] = (byte) (TYPE_NEXT << 6 | length);
-        } else {
-            buf[pos] = (byte) (TYPE_NEXT << 6 | NEXT_EXTENDED);
-            pos = writeVarint(buf, pos + 1, length - NEXT_EXTENDED);
-        }
+        pos = writeNextHeader(buf, pos, length);
         System.arraycopy(payload, offset, buf, pos, length);
         return pos + length;
     }
 
     static int writeSlice(byte[] buf, int pos, int channel, int id, int total, int sliceSize, int index,
             byte[] payload, int offset, int length) {
-        buf[pos] = (byte) (TYPE_SLICE << 6 | channel);
-        putU16LE(buf, pos + 1, id);
-        pos = writeVarint(buf, pos + 3, total);
-        pos = writeVarint(buf, pos, sliceSize);
-        pos = writeVarint(buf, pos, index);
+        pos = writeSliceHeader(buf, pos, channel, id, total, sliceSize, index);
         System.arraycopy(payload, offset, buf, pos, length);
         return pos + length;
     }

@@ -1,5 +1,6 @@
 package io.reliableudp.message;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -17,6 +18,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Not thread-safe: one thread drives it (send, receive, update, flush, close). No I/O: what it
  * wants on the wire goes to the {@link DatagramSender}; what arrives is handed to {@link #receive}.
+ * Packets are composed in place: the message frames are written once into one datagram buffer (the
+ * sender's {@link DatagramSender#datagramBuffer()}, or the endpoint's own) behind room for the headers
+ * below, and the packet layer writes its header in front of them, so a payload byte is copied once on
+ * its way to the sender (a fragmented unreliable message excepted, see docs/architecture.md).
  * Times are seconds as {@code double}, from any monotonic clock, never going back.
  *
  * <p>Sends never throw for a message that cannot be accepted: {@link #send} returns a handle whose
@@ -106,7 +111,25 @@ public final class MessageEndpoint {
         this.link = linkFactory.create(time,
                 new PacketLink.Sizing(payloadBudget, fragmentSize, MAX_UNRELIABLE_FRAGMENTS, SENT_PACKETS),
                 new Hooks());
-        this.composer = new PacketComposer(config, time, payloadBudget, link, log, congestion, queue);
+        this.composer = new PacketComposer(config, time, payloadBudget, link, log, congestion, queue,
+                frameWriter(sender, payloadBudget));
+    }
+
+    /**
+     * Where packets are composed: the sender's datagram buffer, frames behind its headroom and the
+     * largest packet header, or a heap buffer of this endpoint's own behind room for the packet header.
+     */
+    private static FrameWriter frameWriter(DatagramSender sender, int payloadBudget) {
+        ByteBuffer offered = sender.datagramBuffer();
+        if (offered == null) {
+            return new FrameWriter(ByteBuffer.wrap(new byte[PACKET_HEADER_MAX + payloadBudget]), PACKET_HEADER_MAX,
+                    payloadBudget);
+        }
+        int headroom = sender.headroom();
+        if (headroom < 0) {
+            throw new IllegalArgumentException("the sender's headroom must not be negative, was " + headroom);
+        }
+        return new FrameWriter(offered, headroom + PACKET_HEADER_MAX, payloadBudget);
     }
 
     private static CongestionController congestionController(MessageConfig config, double time, PacketLog log,
@@ -353,6 +376,12 @@ public final class MessageEndpoint {
         public void transmit(byte[] data, int offset, int length) {
             composer.transmitted(length);
             sender.send(data, offset, length);
+        }
+
+        @Override
+        public void transmit(ByteBuffer buffer, int offset, int length) {
+            composer.transmitted(length);
+            sender.send(buffer, offset, length);
         }
 
         @Override

@@ -9,8 +9,13 @@ package io.reliableudp.message;
  * rate, how many packets a round may carry and whether the next packet may go, and tells it each
  * data packet sent.
  *
- * <p>Allocation-free in steady state: one preallocated packet buffer (plus one that grows to the
- * largest fragmented unreliable message).
+ * <p>Where the frames go is the {@link FrameWriter}'s business (the datagram buffer, behind room for
+ * the lower layers' headers); a composed packet goes to the packet layer's in-place send, so its
+ * frames are not copied again. Only an unreliable message larger than a packet is composed in a
+ * separate heap buffer and sent through the packet layer's copying, fragmenting path.
+ *
+ * <p>Allocation-free in steady state: the datagram buffer is preallocated (plus one buffer that grows
+ * to the largest fragmented unreliable message).
  */
 final class PacketComposer {
 
@@ -35,7 +40,7 @@ final class PacketComposer {
     private final int window;
     private final int payloadBudget;
     private final boolean everyPacket;
-    private final byte[] packetBuffer;
+    private final FrameWriter frames;
     private byte[] bigBuffer = EMPTY;
 
     /** The time of the current send round (or ack-only packet). */
@@ -45,7 +50,6 @@ final class PacketComposer {
     private int roundRobin;
     private double resendInterval;
 
-    private int pos;
     private int chainChannel = -1;
     private int chainId;
     private boolean composing;
@@ -60,7 +64,7 @@ final class PacketComposer {
     private long bytesSent;
 
     PacketComposer(MessageConfig config, double time, int payloadBudget, PacketLink link, PacketLog log,
-            CongestionController congestion, SendQueue queue) {
+            CongestionController congestion, SendQueue queue, FrameWriter frames) {
         this.config = config;
         this.time = time;
         this.nextSendTime = time;
@@ -73,7 +77,7 @@ final class PacketComposer {
         this.channelCount = channels.length;
         this.window = config.receiveWindow();
         this.everyPacket = config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET;
-        this.packetBuffer = new byte[payloadBudget];
+        this.frames = frames;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -158,7 +162,9 @@ final class PacketComposer {
     void sendAckOnly(double now) {
         int seq = link.nextPacketSequence();
         log.begin(seq, now);
-        int r = link.sendPacket(packetBuffer, 0, 0);
+        FrameWriter f = frames;
+        f.begin();
+        int r = link.sendPacket(f.buffer(), f.start(), 0);
         if (r < 0) {
             log.abort();
             packetsNotSent++;
@@ -179,7 +185,8 @@ final class PacketComposer {
         }
         int seq = link.nextPacketSequence();
         log.begin(seq, time);
-        pos = 0;
+        FrameWriter f = frames;
+        f.begin();
         chainChannel = -1;
         int n = channelCount;
         int start = roundRobin;
@@ -198,15 +205,16 @@ final class PacketComposer {
             } else {
                 writeUnreliable(ch);
             }
-            if (payloadBudget - pos < 2) {
+            if (f.room() < 2) {
                 break;
             }
         }
-        if (pos == 0) {
+        int length = f.length();
+        if (length == 0) {
             log.abort();
             return false;
         }
-        sent(link.sendPacket(packetBuffer, 0, pos), pos);
+        sent(link.sendPacket(f.buffer(), f.start(), length), length);
         return true;
     }
 
@@ -293,11 +301,14 @@ final class PacketComposer {
         int len = p.length;
         boolean next = chainChannel == ch.index && ((chainId + 1) & 0xFFFF) == id;
         int size = next ? Frames.nextFrameSize(len) : Frames.msgFrameSize(len);
-        if (size > payloadBudget - pos) {
+        if (size > frames.room()) {
             return false;
         }
-        pos = next ? Frames.writeNext(packetBuffer, pos, p, 0, len)
-                : Frames.writeMsg(packetBuffer, pos, ch.index, id, p, 0, len);
+        if (next) {
+            frames.next(p, 0, len);
+        } else {
+            frames.msg(ch.index, id, p, 0, len);
+        }
         chainChannel = ch.index;
         chainId = id;
         ch.lastSent[i] = time;
@@ -339,11 +350,10 @@ final class PacketComposer {
     private boolean writeSlice(SendChannel ch, int v, LargeSend ls, int s) {
         int id = v & 0xFFFF;
         int len = ls.sliceLength(s);
-        if (Frames.sliceHeaderSize(ls.total, ls.sliceSize, s) + len > payloadBudget - pos) {
+        if (Frames.sliceHeaderSize(ls.total, ls.sliceSize, s) + len > frames.room()) {
             return false;
         }
-        pos = Frames.writeSlice(packetBuffer, pos, ch.index, id, ls.total, ls.sliceSize, s,
-                ch.payload[v & ch.mask], s * ls.sliceSize, len);
+        frames.slice(ch.index, id, ls.total, ls.sliceSize, s, ch.payload[v & ch.mask], s * ls.sliceSize, len);
         chainChannel = -1;
         ls.lastSent[s] = time;
         ls.lastTick[s] = tick;

@@ -1,5 +1,6 @@
 package io.reliableudp.message;
 
+import java.nio.ByteBuffer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -8,8 +9,16 @@ import org.jspecify.annotations.Nullable;
  */
 interface PacketLink {
 
-    /** Sends one packet; returns the sequence used, or -1 when it was not sent. */
+    /** Sends one packet, copying its payload; returns the sequence used, or -1 when it was not sent. */
     int sendPacket(byte[] data, int offset, int length);
+
+    /**
+     * Sends one packet whose payload lies in {@code buffer[offset, offset+length)} with at least 9
+     * bytes of header room in front: the header is written in place and the datagram handed to
+     * {@link Hooks#transmit(ByteBuffer, int, int)} (a fragmented one goes through the copying path).
+     * Returns the sequence used, or -1 when it was not sent.
+     */
+    int sendPacket(ByteBuffer buffer, int offset, int length);
 
     /** Feeds one received datagram; calls {@link Hooks#process} and {@link Hooks#acked} as it goes. */
     void receivePacket(byte[] data, int offset, int length);
@@ -30,6 +39,9 @@ interface PacketLink {
     interface Hooks {
         /** A datagram to put on the wire (valid during the call only). */
         void transmit(byte[] data, int offset, int length);
+
+        /** A datagram written in place in the endpoint's datagram buffer (absolute indexes, valid during the call only). */
+        void transmit(ByteBuffer buffer, int offset, int length);
 
         /** A received packet's payload; false rejects it (then it is not acknowledged). */
         boolean process(int sequence, byte[] data, int offset, int length);

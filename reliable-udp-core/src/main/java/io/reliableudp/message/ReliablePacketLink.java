@@ -1,8 +1,10 @@
 package io.reliableudp.message;
 
 import io.reliableudp.packet.PacketCounter;
+import io.reliableudp.packet.PacketTransmitter;
 import io.reliableudp.packet.ReliableConfig;
 import io.reliableudp.packet.ReliableEndpoint;
+import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -26,15 +28,28 @@ final class ReliablePacketLink implements PacketLink {
                 .sentPacketsBufferSize(sizing.sentPacketsBufferSize())
                 .allowEmptyPayload(true)
                 .build();
-        this.endpoint = new ReliableEndpoint(config, time,
-                (sequence, data, offset, length) -> hooks.transmit(data, offset, length),
-                hooks::process);
+        this.endpoint = new ReliableEndpoint(config, time, new PacketTransmitter() {
+            @Override
+            public void transmit(int sequence, byte[] data, int offset, int length) {
+                hooks.transmit(data, offset, length);
+            }
+
+            @Override
+            public void transmit(int sequence, ByteBuffer buffer, int offset, int length) {
+                hooks.transmit(buffer, offset, length);
+            }
+        }, hooks::process);
         endpoint.setAckListener(hooks::acked);
     }
 
     @Override
     public int sendPacket(byte[] data, int offset, int length) {
         return endpoint.sendPacket(data, offset, length);
+    }
+
+    @Override
+    public int sendPacket(ByteBuffer buffer, int offset, int length) {
+        return endpoint.sendPacket(buffer, offset, length);
     }
 
     @Override

@@ -5,6 +5,7 @@ import static io.reliableudp.internal.WireCodec.putU16LE;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -65,6 +66,8 @@ public final class ReliableEndpoint {
     private final float[] rttHistory;
     private final int rttHistoryMask;
     private final byte[] transmitBuffer;
+    /** Where the in-place send encodes a header before putting it in front of the payload. */
+    private final byte[] headerScratch = new byte[MAX_HEADER];
     private final PacketHeaderCodec decoder = new PacketHeaderCodec();
 
     private final SequenceBuffer sentPackets;
@@ -200,7 +203,9 @@ public final class ReliableEndpoint {
 
     /**
      * Sends a packet: one datagram when the payload is at most {@code fragmentAbove} bytes, else
-     * {@code ceil(length / fragmentSize)} fragments. The transmitter is called before this returns.
+     * {@code ceil(length / fragmentSize)} fragments. The transmitter is called before this returns,
+     * with the header and the payload copied into the endpoint's transmit buffer (see
+     * {@link #sendPacket(ByteBuffer, int, int)} for the variant that writes the header in place).
      *
      * @param data   payload buffer
      * @param offset first payload byte
@@ -214,6 +219,79 @@ public final class ReliableEndpoint {
      */
     public int sendPacket(byte[] data, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, data.length);
+        int seq = startPacket(length);
+        if (seq < 0) {
+            return -1;
+        }
+        int ack = receivedPackets.ackSequence();
+        int ackBits = receivedPackets.ackBits();
+        if (length <= config.fragmentAbove()) {
+            byte[] out = transmitBuffer;
+            int headerBytes = PacketHeaderCodec.encode(out, 0, seq, ack, ackBits);
+            System.arraycopy(data, offset, out, headerBytes, length);
+            transmitter.transmit(seq, out, 0, headerBytes + length);
+        } else {
+            sendFragments(seq, ack, ackBits, data, null, offset, length);
+        }
+        counters[PacketCounter.NUM_PACKETS_SENT.ordinal()]++;
+        return seq;
+    }
+
+    /**
+     * Sends a packet whose payload already lies in the caller's buffer, writing the header in place:
+     * the regular header (4 to 9 bytes, its length known before it is written) goes right in front of
+     * the payload, at {@code buffer[offset - headerLength, offset)}, and the transmitter's
+     * {@link PacketTransmitter#transmit(int, ByteBuffer, int, int)} is given that region of the same
+     * buffer, so the payload is not copied. The bytes, the sequence, the counters and the statistics
+     * are exactly those of {@link #sendPacket(byte[], int, int)} with the same payload.
+     *
+     * <p>A payload above {@code fragmentAbove} is sent as fragments through the transmit buffer and
+     * the {@code byte[]} transmit, as {@link #sendPacket(byte[], int, int)} does: fragments need a
+     * header in front of every slice of the payload, so that path copies.
+     *
+     * <p>Absolute indexes: the buffer's position and limit are not moved, but the bytes must lie within
+     * its limit. The header room {@code buffer[offset - 9, offset)} is overwritten.
+     *
+     * @param buffer a writable buffer holding the payload (heap or direct)
+     * @param offset index of the first payload byte; at least {@value PacketHeaderCodec#MAX_HEADER_BYTES}
+     * @param length payload length
+     * @return the sequence used, or -1 when nothing was sent (as {@link #sendPacket(byte[], int, int)})
+     * @throws IndexOutOfBoundsException when the range is outside the buffer's limit
+     * @throws IllegalArgumentException when there are fewer than 9 bytes of header room before {@code offset}
+     */
+    public int sendPacket(ByteBuffer buffer, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, buffer.limit());
+        if (offset < MAX_HEADER) {
+            throw new IllegalArgumentException("an in-place packet needs " + MAX_HEADER
+                    + " bytes of header room before its payload, offset was " + offset);
+        }
+        int seq = startPacket(length);
+        if (seq < 0) {
+            return -1;
+        }
+        int ack = receivedPackets.ackSequence();
+        int ackBits = receivedPackets.ackBits();
+        if (length <= config.fragmentAbove()) {
+            // the one header codec writes into a scratch; its 4-9 bytes go in front of the payload
+            byte[] header = headerScratch;
+            int headerBytes = PacketHeaderCodec.encode(header, 0, seq, ack, ackBits);
+            int start = offset - headerBytes;
+            buffer.put(start, header, 0, headerBytes);
+            transmitter.transmit(seq, buffer, start, headerBytes + length);
+        } else {
+            sendFragments(seq, ack, ackBits, null, buffer, offset, length);
+        }
+        counters[PacketCounter.NUM_PACKETS_SENT.ordinal()]++;
+        return seq;
+    }
+
+    /**
+     * The checks and bookkeeping every sent packet shares: refuses (counted) an empty payload when
+     * not allowed and one too large, else takes the next sequence and records the packet as sent.
+     *
+     * @return the sequence, or -1 when refused
+     */
+    private int startPacket(int length) {
         if (length == 0 && !config.allowEmptyPayload()) {
             counters[PacketCounter.NUM_EMPTY_PAYLOADS_NOT_SENT.ordinal()]++;
             if (LOG.isLoggable(Level.DEBUG)) {
@@ -235,8 +313,6 @@ public final class ReliableEndpoint {
 
         int seq = sequence;
         sequence = (sequence + 1) & 0xFFFF;
-        int ack = receivedPackets.ackSequence();
-        int ackBits = receivedPackets.ackBits();
 
         int slot = sentPackets.insert(seq);
         // cannot be stale: the sent buffer's next sequence is always this one (asserted by the reference)
@@ -247,34 +323,37 @@ public final class ReliableEndpoint {
         if (unacked != null) {
             unacked[slot >>> 6] |= 1L << slot;
         }
-
-        byte[] out = transmitBuffer;
-        if (!fragmented) {
-            int headerBytes = PacketHeaderCodec.encode(out, 0, seq, ack, ackBits);
-            System.arraycopy(data, offset, out, headerBytes, length);
-            transmitter.transmit(seq, out, 0, headerBytes + length);
-        } else {
-            int q = offset;
-            int end = offset + length;
-            for (int fragmentId = 0; fragmentId < numFragments; ++fragmentId) {
-                out[0] = 1;
-                putU16LE(out, 1, seq);
-                out[3] = (byte) fragmentId;
-                out[4] = (byte) (numFragments - 1);
-                int p = FRAGMENT_HEADER;
-                if (fragmentId == 0) {
-                    p += PacketHeaderCodec.encode(out, p, seq, ack, ackBits);
-                }
-                int bytes = Math.min(fragmentSize, end - q);
-                System.arraycopy(data, q, out, p, bytes);
-                p += bytes;
-                q += bytes;
-                transmitter.transmit(seq, out, 0, p);
-                counters[PacketCounter.NUM_FRAGMENTS_SENT.ordinal()]++;
-            }
-        }
-        counters[PacketCounter.NUM_PACKETS_SENT.ordinal()]++;
         return seq;
+    }
+
+    /** Sends a payload as fragments through the transmit buffer; it comes from {@code data} or else from {@code buffer}. */
+    private void sendFragments(int seq, int ack, int ackBits, byte @Nullable [] data, @Nullable ByteBuffer buffer,
+            int offset, int length) {
+        int fragmentSize = config.fragmentSize();
+        int numFragments = length / fragmentSize + (length % fragmentSize != 0 ? 1 : 0);
+        byte[] out = transmitBuffer;
+        int q = offset;
+        int end = offset + length;
+        for (int fragmentId = 0; fragmentId < numFragments; ++fragmentId) {
+            out[0] = 1;
+            putU16LE(out, 1, seq);
+            out[3] = (byte) fragmentId;
+            out[4] = (byte) (numFragments - 1);
+            int p = FRAGMENT_HEADER;
+            if (fragmentId == 0) {
+                p += PacketHeaderCodec.encode(out, p, seq, ack, ackBits);
+            }
+            int bytes = Math.min(fragmentSize, end - q);
+            if (data != null) {
+                System.arraycopy(data, q, out, p, bytes);
+            } else {
+                Objects.requireNonNull(buffer).get(q, out, p, bytes);
+            }
+            p += bytes;
+            q += bytes;
+            transmitter.transmit(seq, out, 0, p);
+            counters[PacketCounter.NUM_FRAGMENTS_SENT.ordinal()]++;
+        }
     }
 
     /**

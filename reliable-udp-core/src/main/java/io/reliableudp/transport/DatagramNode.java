@@ -233,11 +233,25 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         events.postRttSample(peer, rttMillis);
     }
 
-    /** Writes one datagram; {@code buffer} is owned by the caller's peer (under its lock) or the I/O thread. */
+    /**
+     * Writes one datagram by copying it into {@code buffer} (a direct buffer, so the port sends it
+     * without another copy); {@code buffer} is owned by the caller's peer (under its lock) or the I/O
+     * thread.
+     */
     void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
         buffer.clear();
-        buffer.put(data, offset, length);
-        buffer.flip();
+        buffer.put(0, data, offset, length);
+        transmit(buffer, 0, length, to);
+    }
+
+    /**
+     * Writes the datagram {@code buffer[offset, offset+length)} as it lies (absolute indexes): a
+     * direct buffer goes to the kernel without a copy. Leaves the buffer as {@link ByteBuffer#clear()}
+     * does. The buffer is owned by the caller's peer (under its lock) or the I/O thread.
+     */
+    void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to) {
+        buffer.clear();
+        buffer.position(offset).limit(offset + length);
         try {
             if (port.send(buffer, to)) {
                 counters.sent(length);
@@ -249,6 +263,8 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         } catch (IOException e) {
             counters.sendErrors.increment();
             LOG.log(Level.DEBUG, () -> "send to " + to + " failed: " + e);
+        } finally {
+            buffer.clear();
         }
     }
 

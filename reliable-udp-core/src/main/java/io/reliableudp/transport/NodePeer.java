@@ -32,7 +32,10 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     private final DatagramNode node;
     private final InetSocketAddress address;
     final ReentrantLock lock = new ReentrantLock();
+    /** Direct: where a datagram that is not already in a direct buffer is copied to be sent. */
     private final ByteBuffer sendBuffer;
+    /** Where a direct buffer's datagram is copied for the link conditioner. */
+    private final byte[] conditionerStaging;
     private final @Nullable CompletableFuture<Peer> connectFuture;
     private final boolean[] reliable;
     private @Nullable Connection connection;
@@ -49,6 +52,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         this.node = node;
         this.address = address;
         this.sendBuffer = ByteBuffer.allocateDirect(node.config().message().datagramBudget() + 512);
+        this.conditionerStaging = new byte[sendBuffer.capacity()];
         this.connectFuture = client ? new CompletableFuture<>() : null;
         List<ChannelConfig> channels = node.config().message().channels();
         this.reliable = new boolean[channels.size()];
@@ -308,7 +312,26 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         node.countDrop(why);
     }
 
-    /** Called under lock by the connection: through the link conditioner when the node has one. */
+    /**
+     * Called under lock by the connection with a frame in its datagram buffer: a direct buffer (plain
+     * mode) goes to the port as it lies; a heap buffer (encrypted mode) is copied into this peer's
+     * direct send buffer first, once. Through the link conditioner when the node has one (it queues
+     * a copy: a test and diagnostic tool, not the fast path).
+     */
+    @Override
+    public void transmit(ByteBuffer buffer, int offset, int length) {
+        if (buffer.isDirect() && conditioner() == null) {
+            node.transmit(buffer, offset, length, address);
+        } else if (buffer.hasArray()) {
+            transmit(buffer.array(), buffer.arrayOffset() + offset, length);
+        } else {
+            byte[] staging = conditionerStaging;
+            buffer.get(offset, staging, 0, length);
+            transmit(staging, 0, length);
+        }
+    }
+
+    /** Called under lock by the connection (handshake packets): through the link conditioner when the node has one. */
     @Override
     public void transmit(byte[] data, int offset, int length) {
         LinkConditioner c = conditioner();
