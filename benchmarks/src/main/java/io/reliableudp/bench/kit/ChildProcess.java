@@ -57,6 +57,9 @@ public final class ChildProcess implements AutoCloseable {
         return new ChildProcess(name, p, log, w);
     }
 
+    /** The stdout and stderr pump threads, joined by close() so the log has every line. */
+    private final List<Thread> pumps = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private void pump(java.io.InputStream in, Writer logWriter, boolean queue) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
@@ -82,6 +85,7 @@ public final class ChildProcess implements AutoCloseable {
             }
         }, "child-" + name + (queue ? "-out" : "-err"));
         t.setDaemon(true);
+        pumps.add(t);
         t.start();
     }
 
@@ -176,6 +180,15 @@ public final class ChildProcess implements AutoCloseable {
             kill();
         }
         stdin.close();
+        // the child is gone: let the pumps log its last lines (both streams end with it) before the log closes
+        for (Thread t : pumps) {
+            try {
+                t.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         synchronized (logWriter) {
             try {
                 logWriter.close();
