@@ -1,0 +1,66 @@
+package io.reliableudp.bench;
+
+import io.reliableudp.bench.loss.LossBench;
+import io.reliableudp.bench.transport.TransportBench;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The entry point of the benchmarks jar: {@code java -jar benchmarks/target/benchmarks.jar SUBCOMMAND [options]}.
+ * Each subcommand finishes by itself, prints readable tables and, as its last line, one JSON object
+ * ({@link io.reliableudp.bench.kit.Report}); {@code jmh} runs the JMH suites of the jar as {@code org.openjdk.jmh.Main}
+ * does. {@code SUBCOMMAND --help} lists its options.
+ */
+public final class Bench {
+
+    /** One subcommand. */
+    @FunctionalInterface
+    private interface Command {
+        void run(String[] args) throws Exception;
+    }
+
+    private record Entry(String help, Command command) {
+    }
+
+    private static final Map<String, Entry> COMMANDS = new LinkedHashMap<>();
+
+    static {
+        COMMANDS.put("loss", new Entry("delivery latency and bytes per event through N% packet loss, beside TCP, KCP and ENet",
+                args -> LossBench.main(args)));
+        COMMANDS.put("transport", new Entry("loopback throughput and ping-pong beside raw DatagramChannel (TransportBench)",
+                TransportBench::main));
+        COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
+                org.openjdk.jmh.Main::main));
+    }
+
+    private Bench() {
+    }
+
+    /** Runs the subcommand named by the first argument. */
+    public static void main(String[] args) throws Exception {
+        System.setProperty("java.awt.headless", "true");
+        if (args.length == 0 || args[0].equals("help") || args[0].equals("--help")) {
+            usage();
+            return;
+        }
+        Entry entry = COMMANDS.get(args[0]);
+        if (entry == null) {
+            System.err.println("unknown subcommand '" + args[0] + "' (a JMH suite runs as: jmh " + args[0] + ")");
+            usage();
+            System.exit(2);
+            return;
+        }
+        try {
+            entry.command().run(Arrays.copyOfRange(args, 1, args.length));
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    private static void usage() {
+        System.out.println("usage: java -jar benchmarks/target/benchmarks.jar SUBCOMMAND [options]   (SUBCOMMAND --help for its options)");
+        COMMANDS.forEach((name, e) -> System.out.printf("  %-10s %s%n", name, e.help()));
+    }
+}

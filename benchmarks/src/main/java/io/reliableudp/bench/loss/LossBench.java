@@ -1,0 +1,432 @@
+package io.reliableudp.bench.loss;
+
+import io.reliableudp.bench.kit.ChildProcess;
+import io.reliableudp.bench.kit.JavaCommand;
+import io.reliableudp.bench.kit.Latency;
+import io.reliableudp.bench.kit.LoadAverage;
+import io.reliableudp.bench.kit.Options;
+import io.reliableudp.bench.kit.Plot;
+import io.reliableudp.bench.kit.Report;
+import io.reliableudp.bench.kit.Table;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code loss} subcommand: delivery latency (avg, p50, p90, p99, p99.9, max) and bytes on the wire per
+ * delivered event of a stream of small timestamped events (60 Hz, 64 bytes by default) through a loopback that
+ * drops N% of the packets, for each loss rate and each system in the same run, sender and receiver in separate
+ * processes. Systems: this library with its defaults ({@link RudpTransport}), TCP with {@code TCP_NODELAY}
+ * ({@link TcpTransport}), KCP in fast mode ({@link KcpTransport}, a child JVM with Netty 4.1.68) and ENet
+ * ({@link EnetPeer}, a C peer) when libenet-dev is installed.
+ *
+ * <p>The link is a network namespace with nftables ({@link NetNamespace}); bytes on the wire are all IP bytes
+ * of both directions counted there, divided by the events delivered. Without root it says so and measures this
+ * library alone over its own link conditioner (labelled {@value #CONDITIONER_SYSTEM}).
+ *
+ * <p>Bounded: every wait has a deadline; a peer that does not answer in time is killed and its run reported as
+ * an error; events not delivered within {@code --grace} seconds after the last one was sent count as lost.
+ */
+public final class LossBench {
+
+    static final String NAME = "loss";
+    static final String CONDITIONER_SYSTEM = "reliable-udp/link-conditioner";
+    static final List<String> SYSTEMS = List.of("reliable-udp", "tcp", "kcp", "enet");
+    private static final long SECOND = 1_000_000_000L;
+    private static final Pattern DONE = Pattern.compile("DONE delivered=(\\d+) duplicates=(\\d+)");
+    private static final Pattern SENT = Pattern.compile("SENT (\\d+) refused=(\\d+)");
+    private static final Pattern BYTES = Pattern.compile("bytes=(\\d+)");
+
+    private final double seconds;
+    private final int runs;
+    private final double rate;
+    private final int size;
+    private final double grace;
+    private final int warmup;
+    private final int events;
+    private final List<Integer> lossRates;
+    private final Path out;
+    private final Path kcpJar;
+    private NetNamespace namespace;
+    private Path enetBinary;
+    private final Map<String, String> description = new LinkedHashMap<>();
+
+    private LossBench(Options o) {
+        lossRates = o.numbers("loss", "0,1,5,10,20", "loss rates in percent, each direction").stream()
+                .map(d -> (int) Math.round(d)).toList();
+        seconds = o.seconds(30);
+        runs = o.runs(3);
+        rate = o.number("rate", 60, "events per second");
+        size = o.integer("size", 64, "bytes per event (>= 16: sequence number and send time)");
+        grace = o.number("grace", 20, "seconds after the last send within which an event must arrive");
+        warmup = o.integer("warmup", 2000, "events each Java peer sends itself over a local connection before measuring");
+        kcpJar = Path.of(o.string("kcp-jar", defaultKcpJar().toString(), "the KCP peer jar (module benchmarks-kcp)"));
+        out = o.outDir(NAME);
+        events = (int) Math.round(seconds * rate);
+        for (int l : lossRates) {
+            if (l < 0 || l > 100) {
+                throw new IllegalArgumentException("loss: --loss values must be 0..100, was " + l);
+            }
+        }
+        if (size < 16 || rate <= 0 || events < 1) {
+            throw new IllegalArgumentException("loss: need --size >= 16, --rate > 0 and at least one event");
+        }
+    }
+
+    /** {@code java -jar benchmarks.jar loss [options]}: prints tables, then the JSON result as its last line. */
+    public static void main(String[] args) throws Exception {
+        run(args);
+    }
+
+    /**
+     * Runs the benchmark and prints its tables and, last, its JSON line.
+     *
+     * @return the JSON line, or null after {@code --help}
+     */
+    public static String run(String... args) throws Exception {
+        Options o = Options.parse(NAME, args);
+        List<String> systems = o.names("systems", String.join(",", SYSTEMS), "systems to measure: " + String.join(", ", SYSTEMS));
+        String network = o.string("network", "auto", "auto (netns when root, else the link conditioner), netns or conditioner");
+        LossBench bench = new LossBench(o);
+        if (!o.finish()) {
+            return null;
+        }
+        for (String s : systems) {
+            if (!SYSTEMS.contains(s)) {
+                throw new IllegalArgumentException("loss: unknown system " + s + " (known: " + String.join(", ", SYSTEMS) + ")");
+            }
+        }
+        return bench.execute(systems, network);
+    }
+
+    private String execute(List<String> requested, String network) throws Exception {
+        Files.createDirectories(out.resolve("logs"));
+        Optional<String> noNamespace = NetNamespace.unavailable();
+        boolean useNamespace = switch (network) {
+            case "netns" -> {
+                if (noNamespace.isPresent()) {
+                    throw new IllegalStateException("loss: --network netns impossible: " + noNamespace.get());
+                }
+                yield true;
+            }
+            case "conditioner" -> false;
+            case "auto" -> noNamespace.isEmpty();
+            default -> throw new IllegalArgumentException("loss: --network must be auto, netns or conditioner");
+        };
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("loss_percent", lossRates);
+        params.put("seconds", seconds);
+        params.put("rate_hz", rate);
+        params.put("events", events);
+        params.put("event_bytes", size);
+        params.put("runs", runs);
+        params.put("grace_seconds", grace);
+        params.put("warmup_events", warmup);
+        params.put("network", useNamespace ? "netns+nftables" : "link-conditioner");
+        Report report = new Report(NAME, params);
+
+        List<String> systems = new ArrayList<>();
+        if (useNamespace) {
+            for (String s : requested) {
+                Optional<String> why = unavailable(s);
+                if (why.isPresent()) {
+                    System.out.println("skipping " + s + ": " + why.get());
+                    report.skip(s, why.get());
+                } else {
+                    systems.add(s);
+                }
+            }
+        } else {
+            System.out.println("loss: " + (network.equals("auto") ? noNamespace.orElse("") + "; " : "")
+                    + "no network namespace: measuring only reliable-udp over its own link conditioner "
+                    + "(both nodes drop N% of their outgoing datagrams), labelled " + CONDITIONER_SYSTEM
+                    + "; bytes = the nodes' datagram bytes + 28 per datagram (IPv4 + UDP headers)");
+            systems.add(CONDITIONER_SYSTEM);
+            for (String s : requested) {
+                if (!s.equals("reliable-udp")) {
+                    report.skip(s, noNamespace.map(why -> "needs a network namespace: " + why)
+                            .orElse("not run over the link conditioner (--network conditioner)"));
+                }
+            }
+        }
+        params.put("systems", systems);
+        describeSystems();
+        System.out.printf(Locale.ROOT, "loss benchmark: %d events of %d B at %.0f Hz (%.0f s), loss %s %%, %d run(s), systems %s, out %s%n",
+                events, size, rate, seconds, lossRates, runs, systems, out);
+        systems.forEach(s -> System.out.println("  " + s + ": " + description.getOrDefault(s, description.get("reliable-udp"))));
+
+        try {
+            if (useNamespace) {
+                namespace = NetNamespace.create();
+                System.out.println("network namespace " + namespace.name() + ": nftables drops N% at input, counts all IP bytes at output");
+            }
+            for (int run = 1; run <= runs; run++) {
+                for (int loss : lossRates) {
+                    for (String system : systems) {
+                        Map<String, Object> f = measure(system, loss, run);
+                        Map<String, Object> figures = report.run(system, run);
+                        f.forEach((k, v) -> figures.put("loss" + loss + "/" + k, v));
+                        System.out.println(oneLine(system, loss, run, f));
+                    }
+                }
+            }
+        } finally {
+            if (namespace != null) {
+                namespace.close();
+            }
+        }
+        printTables(report, systems);
+        Path json = report.writeJson(out);
+        Path png = out.resolve(NAME + ".png");
+        try {
+            plot(report, systems, png);
+            System.out.println("wrote " + json + " and " + png + " (peer logs and records in " + out + ")");
+        } catch (IOException | RuntimeException | Error e) { // headless AWT without fonts fails with an Error
+            System.out.println("wrote " + json + "; could not draw " + png + ": " + e + " (install fontconfig and a font)");
+        }
+        String line = report.jsonLine();
+        System.out.println(line);
+        return line;
+    }
+
+    private Optional<String> unavailable(String system) {
+        return switch (system) {
+            case "kcp" -> Files.isReadable(kcpJar) ? Optional.empty()
+                    : Optional.of("KCP peer jar " + kcpJar + " not built (./mvnw -pl benchmarks -am package)");
+            case "enet" -> EnetPeer.unavailable();
+            default -> Optional.empty();
+        };
+    }
+
+    private void describeSystems() {
+        description.put("reliable-udp", "this library, defaults: NodeConfig.builder() with only the port, channel 0 "
+                + "(reliable-ordered), Peer.send per event, no flush");
+        description.put("tcp", "TCP, TCP_NODELAY on both ends, kernel defaults otherwise");
+        description.put("kcp", "KCP (kcp-netty 1.5.2, Netty 4.1.68, child JVM): fast mode nodelay 1, interval 10, "
+                + "resend 2, nc 1; other settings kcp-netty's defaults");
+        description.put("enet", "ENet (C, system libenet): one reliable channel, enet_host_flush after each send");
+    }
+
+    /** Where the build puts the KCP peer jar, seen from this harness's target folder. */
+    private static Path defaultKcpJar() {
+        return JavaCommand.benchmarksTarget().resolve("../../benchmarks-kcp/target/kcp-peer.jar").normalize();
+    }
+
+    // ----------------------------------------------------------------------------- one measurement
+
+    private List<String> peerCommand(String system, int loss, List<String> roleArgs) throws IOException, InterruptedException {
+        List<String> command;
+        if (system.equals("enet")) {
+            if (enetBinary == null) {
+                enetBinary = EnetPeer.build(JavaCommand.benchmarksTarget().resolve("native"));
+            }
+            command = new ArrayList<>(List.of(enetBinary.toString()));
+            command.addAll(roleArgs);
+        } else {
+            List<String> classPath = new ArrayList<>(JavaCommand.harnessClassPath());
+            List<String> jvm = new ArrayList<>(List.of("-Dloss.warmup=" + warmup));
+            String peerSystem = system;
+            if (system.equals("kcp")) {
+                classPath.add(kcpJar.toString());
+                if (JavaCommand.currentMajor() >= 23) {
+                    jvm.add("--sun-misc-unsafe-memory-access=allow"); // Netty 4.1 uses sun.misc.Unsafe; no warnings in the log
+                }
+            } else if (system.equals(CONDITIONER_SYSTEM)) {
+                peerSystem = "reliable-udp";
+                jvm.add("-Dloss.conditioner=" + loss / 100.0);
+            }
+            List<String> args = new ArrayList<>(List.of(peerSystem));
+            args.addAll(roleArgs);
+            command = JavaCommand.command(JavaCommand.currentJava(), classPath, jvm, LossPeer.class.getName(), args);
+        }
+        return namespace == null ? command : namespace.exec(command);
+    }
+
+    private Map<String, Object> measure(String system, int loss, int run) throws Exception {
+        Map<String, Object> f = new LinkedHashMap<>();
+        String tag = system.replace('/', '-') + "-loss" + loss + "-run" + run;
+        Path record = out.resolve("records").resolve(tag + ".txt");
+        Files.createDirectories(record.getParent());
+        Files.deleteIfExists(record);
+        double lifetime = seconds + grace + 180;
+        String life = String.format(Locale.ROOT, "%.0f", lifetime);
+        if (namespace != null) {
+            namespace.clear();
+        }
+        try (ChildProcess rx = ChildProcess.start(system + " receiver",
+                peerCommand(system, loss, List.of("receive", "0", String.valueOf(events), String.valueOf(size), record.toString(), life)),
+                out.resolve("logs").resolve(tag + "-receiver.log"))) {
+            String ready = rx.awaitLine("READY", System.nanoTime() + 120 * SECOND);
+            if (ready == null) {
+                return error(f, "receiver not ready within 120 s (see " + rx.log() + ")");
+            }
+            int port = Integer.parseInt(ready.replaceAll(".*port=(\\d+).*", "$1"));
+            try (ChildProcess tx = ChildProcess.start(system + " sender",
+                    peerCommand(system, loss, List.of("send", "127.0.0.1", String.valueOf(port), String.valueOf(events),
+                            String.valueOf(rate), String.valueOf(size), life)),
+                    out.resolve("logs").resolve(tag + "-sender.log"))) {
+                if (tx.awaitLine("READY", System.nanoTime() + 120 * SECOND) == null) {
+                    return error(f, "sender not ready within 120 s (see " + tx.log() + ")");
+                }
+                double load = LoadAverage.oneMinute();
+                System.out.printf(Locale.ROOT, "[run %d/%d] loss %d%% %s: %s%n", run, runs, loss, system, LoadAverage.describe(load));
+                f.put("load1", load);
+                if (namespace != null) {
+                    namespace.install(loss, port);
+                }
+                tx.send("GO");
+                if (tx.awaitLine("CONNECTED", System.nanoTime() + 60 * SECOND) == null) {
+                    return error(f, "sender did not connect within 60 s (see " + tx.log() + ")");
+                }
+                String sent = tx.awaitLine("SENT", System.nanoTime() + (long) ((seconds * 2 + 30) * SECOND));
+                if (sent == null) {
+                    return error(f, "sender did not finish its stream in time: killed (see " + tx.log() + ")");
+                }
+                Matcher s = SENT.matcher(sent);
+                if (s.find()) {
+                    f.put("refused", Long.parseLong(s.group(2)));
+                }
+                String done = rx.awaitLine("DONE", System.nanoTime() + (long) (grace * SECOND));
+                if (done == null) {
+                    rx.send("STOP");
+                    done = rx.awaitLine("DONE", System.nanoTime() + 10 * SECOND);
+                }
+                if (done == null) {
+                    return error(f, "receiver hung: no result 10 s after STOP, killed (see " + rx.log() + ")");
+                }
+                NetNamespace.Counters counters = namespace == null ? null : namespace.counters();
+                tx.send("STOP");
+                String stats = tx.awaitLine("STATS", System.nanoTime() + 10 * SECOND);
+                if (!tx.waitFor(System.nanoTime() + 10 * SECOND)) {
+                    tx.kill();
+                    f.put("note", "sender did not exit within 10 s after STOP: killed");
+                }
+                if (!rx.waitFor(System.nanoTime() + 10 * SECOND)) {
+                    rx.kill();
+                    f.put("note", "receiver did not exit within 10 s: killed");
+                }
+                Matcher d = DONE.matcher(done);
+                if (!d.find()) {
+                    return error(f, "unreadable receiver result: " + done);
+                }
+                long delivered = Long.parseLong(d.group(1));
+                f.put("expected", events);
+                f.put("delivered", delivered);
+                f.put("lost", events - delivered);
+                f.put("duplicates", Long.parseLong(d.group(2)));
+                Latency latency = readRecord(record);
+                f.putAll(latency.figuresMillis());
+                long wire;
+                if (counters != null) {
+                    wire = counters.wireBytes();
+                    f.put("wire_packets", counters.wirePackets());
+                    f.put("bytes_to_receiver", counters.toReceiverBytes());
+                    f.put("bytes_from_receiver", counters.fromReceiverBytes());
+                } else {
+                    wire = bytes(done) + (stats == null ? 0 : bytes(stats));
+                }
+                f.put("wire_bytes", wire);
+                f.put("bytes_per_event", delivered == 0 ? Double.NaN : (double) wire / delivered);
+                return f;
+            }
+        }
+    }
+
+    private static long bytes(String line) {
+        Matcher m = BYTES.matcher(line);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    private static Map<String, Object> error(Map<String, Object> f, String message) {
+        f.put("error", message);
+        return f;
+    }
+
+    private static Latency readRecord(Path record) throws IOException {
+        Latency latency = new Latency();
+        if (Files.exists(record)) {
+            for (String line : Files.readAllLines(record)) {
+                int sp = line.indexOf(' ');
+                if (sp > 0) {
+                    latency.record(Long.parseLong(line.substring(sp + 1).trim()));
+                }
+            }
+        }
+        return latency;
+    }
+
+    // ----------------------------------------------------------------------------- output
+
+    private String oneLine(String system, int loss, int run, Map<String, Object> f) {
+        if (f.containsKey("error")) {
+            return String.format(Locale.ROOT, "[run %d/%d] loss %d%% %s: ERROR %s", run, runs, loss, system, f.get("error"));
+        }
+        return String.format(Locale.ROOT, "[run %d/%d] loss %d%% %-14s delivered %s/%s  p50 %s  p99 %s  max %s ms  %s B/event",
+                run, runs, loss, system, f.get("delivered"), f.get("expected"), num(f.get("p50_ms")), num(f.get("p99_ms")),
+                num(f.get("max_ms")), num(f.get("bytes_per_event")));
+    }
+
+    private static String num(Object v) {
+        return v instanceof Number n ? Table.number(n.doubleValue()) : "-";
+    }
+
+    private void printTables(Report report, List<String> systems) {
+        Table t = new Table("loss %", "system", "delivered", "avg ms", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
+                "B/event", "runs: p99 / max ms", "load");
+        for (int loss : lossRates) {
+            for (String system : systems) {
+                String k = "loss" + loss + "/";
+                StringBuilder perRun = new StringBuilder();
+                StringBuilder loads = new StringBuilder();
+                for (int r = 1; r <= runs; r++) {
+                    Map<String, Object> f = report.run(system, r);
+                    perRun.append(perRun.isEmpty() ? "" : ", ").append(f.containsKey(k + "error") ? "error"
+                            : num(f.get(k + "p99_ms")) + " / " + num(f.get(k + "max_ms")));
+                    loads.append(loads.isEmpty() ? "" : ", ").append(num(f.get(k + "load1")));
+                }
+                double delivered = report.median(system, k + "delivered");
+                t.row(String.valueOf(loss), system, Double.isNaN(delivered) ? "-" : String.format(Locale.ROOT, "%.0f/%d", delivered, events),
+                        report.median(system, k + "avg_ms"), report.median(system, k + "p50_ms"), report.median(system, k + "p90_ms"),
+                        report.median(system, k + "p99_ms"), report.median(system, k + "p99_9_ms"), report.median(system, k + "max_ms"),
+                        report.median(system, k + "bytes_per_event"), perRun.toString(), loads.toString());
+            }
+        }
+        t.print(System.out, String.format(Locale.ROOT, "delivery latency and bytes on the wire per delivered event, median of %d run(s)"
+                + " (%d events of %d B at %.0f Hz; load = 1-minute load average before each run)", runs, events, size, rate));
+        for (String system : systems) {
+            for (int r = 1; r <= runs; r++) {
+                Map<String, Object> f = report.run(system, r);
+                f.forEach((k, v) -> {
+                    if (k.endsWith("/error") || k.endsWith("/note")) {
+                        System.out.println("run " + f.get("run") + " " + system + " " + k + ": " + v);
+                    }
+                });
+            }
+        }
+    }
+
+    private void plot(Report report, List<String> systems, Path png) throws IOException {
+        List<Plot.Panel> panels = new ArrayList<>();
+        for (String[] figure : new String[][] {{"p50_ms", "p50 latency (ms)"}, {"p99_ms", "p99 latency (ms)"}, {"max_ms", "max latency (ms)"}}) {
+            Map<String, List<double[]>> series = new LinkedHashMap<>();
+            for (String system : systems) {
+                List<double[]> points = new ArrayList<>();
+                for (int loss : lossRates) {
+                    points.add(new double[] {loss, report.median(system, "loss" + loss + "/" + figure[0])});
+                }
+                series.put(system, points);
+            }
+            panels.add(new Plot.Panel(figure[1], true, series));
+        }
+        Plot.write(png, String.format(Locale.ROOT, "Delivery latency vs loss: %d events of %d B at %.0f Hz, median of %d run(s)",
+                events, size, rate, runs), "packet loss (% each direction)", panels, 900, 1000);
+    }
+}

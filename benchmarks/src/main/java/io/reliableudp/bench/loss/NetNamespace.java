@@ -1,0 +1,166 @@
+package io.reliableudp.bench.loss;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The lossy loopback of the {@code loss} benchmark: a network namespace of its own ({@code rudp-loss-PID}, so
+ * parallel runs never share one) with {@code lo} up and one nftables table: the input hook drops N% of all packets
+ * at random ({@code numgen random mod 100 < N drop}: each packet crosses input once, so each direction loses N%),
+ * the output hook counts every IP packet's bytes before the drop (bytes on the wire, both directions), and apart
+ * the bytes to and from the receiver's port. Deleted on {@link #close()} and, should the harness be killed, by a
+ * shutdown hook.
+ */
+final class NetNamespace implements AutoCloseable {
+
+    private static final String TABLE = "rudp_bench";
+    private static final Pattern COUNTER = Pattern.compile("counter (\\w+) \\{\\s*packets (\\d+) bytes (\\d+)");
+
+    private final String name;
+    private final Thread cleanup;
+
+    /** The bytes counted since {@link #install}: all IP packets, and those to and from the receiver's port. */
+    record Counters(long wireBytes, long wirePackets, long toReceiverBytes, long fromReceiverBytes) {
+    }
+
+    private NetNamespace(String name) {
+        this.name = name;
+        this.cleanup = new Thread(() -> quietly("ip", "netns", "del", name), "netns-cleanup");
+    }
+
+    /** Why no namespace can be made here (not root, no {@code ip}, no {@code nft}), or empty when it can. */
+    static Optional<String> unavailable() {
+        if (!isRoot()) {
+            return Optional.of("not root: network namespaces and nftables need root");
+        }
+        if (!onPath("ip")) {
+            return Optional.of("iproute2 ('ip') is not installed");
+        }
+        if (!onPath("nft")) {
+            return Optional.of("nftables ('nft') is not installed (apt-get install nftables)");
+        }
+        return Optional.empty();
+    }
+
+    /** Creates the namespace and brings its loopback up. */
+    static NetNamespace create() throws IOException, InterruptedException {
+        NetNamespace ns = new NetNamespace("rudp-loss-" + ProcessHandle.current().pid());
+        quietly("ip", "netns", "del", ns.name); // a leftover of a killed run with the same pid
+        run(null, "ip", "netns", "add", ns.name);
+        Runtime.getRuntime().addShutdownHook(ns.cleanup);
+        run(null, "ip", "-n", ns.name, "link", "set", "lo", "up");
+        return ns;
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** The command run inside the namespace. */
+    List<String> exec(List<String> command) {
+        List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", name));
+        c.addAll(command);
+        return c;
+    }
+
+    /** Removes the loss and the counters: a lossless, uncounted loopback (for the peers' start and warm-up). */
+    void clear() throws IOException, InterruptedException {
+        run(null, exec(List.of("nft", "flush", "ruleset")).toArray(String[]::new));
+    }
+
+    /** Replaces the rules: drop {@code lossPercent}% at input, counters from zero; {@code port} is the receiver's. */
+    void install(int lossPercent, int port) throws IOException, InterruptedException {
+        String drop = lossPercent > 0 ? "numgen random mod 100 < " + lossPercent + " drop" : "";
+        String rules = "flush ruleset\n"
+                + "table inet " + TABLE + " {\n"
+                + "  counter wire {}\n  counter to_receiver {}\n  counter from_receiver {}\n"
+                + "  chain out {\n    type filter hook output priority 0; policy accept;\n"
+                + "    counter name \"wire\"\n"
+                + "    meta l4proto { tcp, udp } th dport " + port + " counter name \"to_receiver\"\n"
+                + "    meta l4proto { tcp, udp } th sport " + port + " counter name \"from_receiver\"\n  }\n"
+                + "  chain in {\n    type filter hook input priority 0; policy accept;\n    " + drop + "\n  }\n"
+                + "}\n";
+        run(rules, exec(List.of("nft", "-f", "-")).toArray(String[]::new));
+    }
+
+    /** The counters now. */
+    Counters counters() throws IOException, InterruptedException {
+        String out = run(null, exec(List.of("nft", "list", "counters", "table", "inet", TABLE)).toArray(String[]::new));
+        long[] v = new long[4];
+        Matcher m = COUNTER.matcher(out);
+        while (m.find()) {
+            switch (m.group(1)) {
+                case "wire" -> {
+                    v[0] = Long.parseLong(m.group(3));
+                    v[1] = Long.parseLong(m.group(2));
+                }
+                case "to_receiver" -> v[2] = Long.parseLong(m.group(3));
+                case "from_receiver" -> v[3] = Long.parseLong(m.group(3));
+                default -> { }
+            }
+        }
+        return new Counters(v[0], v[1], v[2], v[3]);
+    }
+
+    /** Deletes the namespace. */
+    @Override
+    public void close() {
+        quietly("ip", "netns", "del", name);
+        try {
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
+        }
+    }
+
+    private static String run(String stdin, String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        if (stdin != null) {
+            p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+        }
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException(String.join(" ", command) + " did not finish within 30 s");
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out.trim());
+        }
+        return out;
+    }
+
+    private static void quietly(String... command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            p.waitFor(30, TimeUnit.SECONDS);
+        } catch (IOException | InterruptedException e) {
+            // best effort
+        }
+    }
+
+    static boolean isRoot() {
+        try {
+            Process p = new ProcessBuilder("id", "-u").start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return p.waitFor(10, TimeUnit.SECONDS) && out.equals("0");
+        } catch (IOException | InterruptedException e) {
+            return false;
+        }
+    }
+
+    static boolean onPath(String command) {
+        List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
+        dirs.addAll(List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin"));
+        return dirs.stream().anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, command)));
+    }
+}
