@@ -233,10 +233,16 @@ public final class Connection implements Session.Output, Session.Input {
         }
     }
 
-    /** Server side: the client repeated its response; confirm again (a keepalive is smaller than a response). */
+    /**
+     * Server side: the client repeated its (verified) response; confirm again (a keepalive is smaller
+     * than a response). A verified response is proof the client is alive, so it counts as hearing from
+     * it: a client still waiting for the confirmation must not see its connection time out and be
+     * re-created from its next repeat (finding F3 of issue 13).
+     */
     public void onRepeatedResponse(double time) {
         this.now = time;
         if (state == State.CONNECTED) {
+            lastReceive = time;
             sendFrame(Protocol.KEEPALIVE, plain, 0, 0);
         }
     }
