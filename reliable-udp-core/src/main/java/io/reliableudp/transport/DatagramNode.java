@@ -235,12 +235,26 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
 
     /** Writes one datagram; {@code buffer} is owned by the caller's peer (under its lock) or the I/O thread. */
     void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
+        transmit(buffer, to, data, offset, length, true);
+    }
+
+    /**
+     * Writes a datagram the link conditioner releases: counted as sent when it was submitted to the
+     * conditioner (which stands for the network: what it drops was sent, a duplicate was sent once).
+     */
+    void transmitConditioned(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
+        transmit(buffer, to, data, offset, length, false);
+    }
+
+    private void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length, boolean count) {
         buffer.clear();
         buffer.put(data, offset, length);
         buffer.flip();
         try {
             if (port.send(buffer, to)) {
-                counters.sent(length);
+                if (count) {
+                    counters.sent(length);
+                }
             } else {
                 counters.sendErrors.increment(); // send buffer full: the datagram is lost like on the wire
             }
