@@ -1,6 +1,7 @@
 package io.reliableudp.bench;
 
 import io.reliableudp.bench.loss.LossBench;
+import io.reliableudp.bench.soak.SoakBench;
 import io.reliableudp.bench.transport.TransportBench;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -30,6 +31,8 @@ public final class Bench {
                 args -> LossBench.main(args)));
         COMMANDS.put("transport", new Entry("loopback throughput and ping-pong beside raw DatagramChannel (TransportBench)",
                 TransportBench::main));
+        COMMANDS.put("soak", new Entry("N reliable-ordered messages over loopback through loss, duplication, reordering and jitter: 0 lost, heap flat",
+                SoakBench::main));
         COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
                 org.openjdk.jmh.Main::main));
     }
