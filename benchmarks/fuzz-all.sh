@@ -3,10 +3,11 @@
 #
 #   benchmarks/fuzz-all.sh [SECONDS_PER_TARGET] [MAX_EXECUTIONS_PER_TARGET] [TARGET_FILTER]
 #   e.g. benchmarks/fuzz-all.sh 3600 10000000          (the issue's "1 hour or 10M executions, whichever first")
-#        benchmarks/fuzz-all.sh 180 '' DeliveryFuzzTest (3 minutes of the targets whose name contains that)
+#        benchmarks/fuzz-all.sh 180 "" "DeliveryFuzzTest|WireCodec"   (3 minutes of each target whose Class#method matches the regex)
 #
 # Each target is fuzzed with JAZZER_FUZZ=1 -Dtest=Class#method. A Jazzer run stops at its @FuzzTest maxDuration
-# (30 s for most targets here; -Djazzer.max_duration does not override the annotation in Jazzer 0.24), so the
+# (30 s for most targets here, the default 5 min for ConnectionFuzzTest's, so one run of those lasts 5 min whatever
+# SECONDS_PER_TARGET says; -Djazzer.max_duration does not override the annotation in Jazzer 0.24), so the
 # script runs the target again and again until SECONDS_PER_TARGET (default 120) or MAX_EXECUTIONS_PER_TARGET is
 # reached; the working corpus in reliable-udp-core/.cifuzz-corpus/ (not committed) carries over between runs.
 # Logs: benchmarks/target/fuzz/CLASS#METHOD.log; the summary (executions, executions/s, coverage, finding) is
@@ -27,7 +28,7 @@ targets=$(grep -rl '@FuzzTest' reliable-udp-core/src/test/java | sort | while re
   cls=$(basename "$f" .java)
   awk -v cls="$cls" '/@FuzzTest/ {want=1; next} want && /void [a-zA-Z0-9_]+\(/ {
       match($0, /void [a-zA-Z0-9_]+\(/); m=substr($0, RSTART+5, RLENGTH-6); print cls "#" m; want=0 }' "$f"
-done | grep -F "$FILTER")
+done | grep -E "$FILTER")
 
 # compile once; each run then starts the tests without recompiling
 ./mvnw -B -q -pl reliable-udp-core -am test-compile >/dev/null || { echo "test-compile failed"; exit 1; }
