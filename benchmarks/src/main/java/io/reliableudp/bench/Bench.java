@@ -2,6 +2,7 @@ package io.reliableudp.bench;
 
 import io.reliableudp.bench.loss.LossBench;
 import io.reliableudp.bench.pingpong.PingPongBench;
+import io.reliableudp.bench.soak.SoakBench;
 import io.reliableudp.bench.throughput.ThroughputBench;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -33,6 +34,8 @@ public final class Bench {
                 + "TCP, Aeron, KCP and Spring Integration UDP", ThroughputBench::main));
         COMMANDS.put("pingpong", new Entry("loopback round trip (p50..max) with the defaults and the low-latency setting, beside raw UDP, "
                 + "TCP, Aeron and KCP", PingPongBench::main));
+        COMMANDS.put("soak", new Entry("N reliable-ordered messages over loopback through loss, duplication, reordering and jitter: 0 lost, heap flat",
+                SoakBench::main));
         COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
                 org.openjdk.jmh.Main::main));
     }

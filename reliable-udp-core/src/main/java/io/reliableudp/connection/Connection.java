@@ -267,10 +267,16 @@ public final class Connection implements Session.Output, Session.Input {
         }
     }
 
-    /** Server side: the client repeated its response; confirm again (a keepalive is smaller than a response). */
+    /**
+     * Server side: the client repeated its (verified) response; confirm again (a keepalive is smaller
+     * than a response). A verified response is proof the client is alive, so it counts as hearing from
+     * it: a client still waiting for the confirmation must not see its connection time out and be
+     * re-created from its next repeat (finding F3 of issue 13).
+     */
     public void onRepeatedResponse(double time) {
         this.now = time;
         if (state == State.CONNECTED) {
+            lastReceive = time;
             sendFrame(Protocol.KEEPALIVE, headroom, 0);
         }
     }
@@ -392,7 +398,7 @@ public final class Connection implements Session.Output, Session.Input {
         Session s = session;
         if (state != State.CONNECTED || s == null) {
             if (completion != null) {
-                DeliveryFailure failure = state == State.DISCONNECTED ? failureFor(reason) : DeliveryFailure.NOT_CONNECTED;
+                DeliveryFailure failure = refusalFor(state, reason);
                 completion.failed(new DeliveryException(failure, "peer is " + state.name().toLowerCase(java.util.Locale.ROOT)));
             }
             return io.reliableudp.message.MessageEndpoint.OFFER_CLOSED;
@@ -489,7 +495,18 @@ public final class Connection implements Session.Output, Session.Input {
         events.onDisconnected(why, detail);
     }
 
-    /** The delivery failure matching a disconnect reason. */
+    /**
+     * Why a send is refused when there is no connection to queue it on. It never left, so the reason
+     * is NOT_CONNECTED whatever ended the connection (TIMEOUT and DISCONNECTED are for messages that
+     * were pending when it ended: their fate is unknown), except CLOSED after a local close, as a send
+     * on a closed node is.
+     */
+    static DeliveryFailure refusalFor(State state, @Nullable DisconnectReason why) {
+        return state == State.DISCONNECTED && why == DisconnectReason.CLOSED_LOCALLY
+                ? DeliveryFailure.CLOSED : DeliveryFailure.NOT_CONNECTED;
+    }
+
+    /** The delivery failure of the messages pending when the connection ended for {@code why}. */
     static DeliveryFailure failureFor(@Nullable DisconnectReason why) {
         if (why == null) {
             return DeliveryFailure.NOT_CONNECTED;

@@ -4,9 +4,13 @@ package io.reliableudp.message;
 public enum DeliveryFailure {
     /** The local side closed the connection or node before the peer acknowledged the message. */
     CLOSED,
-    /** The peer disconnected (or was disconnected) before acknowledging the message. */
+    /**
+     * The connection ended before the peer acknowledged the message: the peer disconnected, or this
+     * side disconnected it for a protocol error (e.g. it could not keep up: a send queue full for a
+     * whole timeout). The peer may have received the message.
+     */
     DISCONNECTED,
-    /** The connection timed out before the peer acknowledged the message. */
+    /** The connection timed out before the peer acknowledged the message (which it may have received). */
     TIMEOUT,
     /** The channel's send queue was full (and stayed full for the configured wait). */
     QUEUE_FULL,
@@ -15,6 +19,9 @@ public enum DeliveryFailure {
      * than {@link MessageEndpoint#maxUnreliableMessageSize()}, or than the channel's maxQueuedBytes).
      */
     TOO_LARGE,
-    /** The peer is not connected (yet) or the connection failed. */
+    /**
+     * The message was refused, never sent: the peer is not connected yet, the connection failed, or it
+     * has ended (whatever the reason, except a local close: {@link #CLOSED}).
+     */
     NOT_CONNECTED
 }

@@ -239,9 +239,21 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
      * thread.
      */
     void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
+        transmit(buffer, to, data, offset, length, true);
+    }
+
+    /**
+     * Writes a datagram the link conditioner releases: counted as sent when it was submitted to the
+     * conditioner (which stands for the network: what it drops was sent, a duplicate was sent once).
+     */
+    void transmitConditioned(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
+        transmit(buffer, to, data, offset, length, false);
+    }
+
+    private void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length, boolean count) {
         buffer.clear();
         buffer.put(0, data, offset, length);
-        transmit(buffer, 0, length, to);
+        transmit(buffer, 0, length, to, count);
     }
 
     /**
@@ -250,11 +262,18 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
      * does. The buffer is owned by the caller's peer (under its lock) or the I/O thread.
      */
     void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to) {
+        transmit(buffer, offset, length, to, true);
+    }
+
+    /** As {@link #transmit(ByteBuffer, int, int, InetSocketAddress)}; {@code count} false when the conditioner counted it. */
+    private void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to, boolean count) {
         buffer.clear();
         buffer.position(offset).limit(offset + length);
         try {
             if (port.send(buffer, to)) {
-                counters.sent(length);
+                if (count) {
+                    counters.sent(length);
+                }
             } else {
                 counters.sendErrors.increment(); // send buffer full: the datagram is lost like on the wire
             }

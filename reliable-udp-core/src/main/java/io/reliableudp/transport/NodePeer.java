@@ -339,13 +339,14 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             node.transmit(sendBuffer, address, data, offset, length);
         } else {
             double now = node.now();
+            node.counters().sent(length); // sent into the simulated network, whatever it does with it
             c.submit(data, offset, length, now);
             c.poll(now, forward);
         }
     }
 
     private void transmitNow(byte[] data, int offset, int length) {
-        node.transmit(sendBuffer, address, data, offset, length);
+        node.transmitConditioned(sendBuffer, address, data, offset, length);
     }
 
     /** The peer's conditioner, following the node's current setting (under lock). */

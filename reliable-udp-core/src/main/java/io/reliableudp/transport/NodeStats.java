@@ -5,9 +5,10 @@ import java.util.Map;
 /**
  * A snapshot of a node's own statistics (all counts monotonic since start).
  *
- * @param datagramsSent datagrams written to the socket
+ * @param datagramsSent datagrams written to the socket; with a link conditioner, datagrams handed to it
+ *     (it stands for the network: a datagram it drops counts as sent, one it duplicates counts once)
  * @param datagramsReceived datagrams read from the socket
- * @param bytesSent bytes written to the socket
+ * @param bytesSent bytes written to the socket, or handed to the link conditioner as above
  * @param bytesReceived bytes read from the socket
  * @param datagramsDropped datagrams dropped, by reason (e.g. "malformed", "unknown_sender", "replayed", "decrypt_failed", "wrong_protocol", "too_large", "rate_limited")
  * @param handshakeFailures failed handshakes, by reason

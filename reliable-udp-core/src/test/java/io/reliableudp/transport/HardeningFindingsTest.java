@@ -1,0 +1,169 @@
+package io.reliableudp.transport;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.link.LinkConditionerConfig;
+import io.reliableudp.message.ChannelConfig;
+import io.reliableudp.message.DeliveryException;
+import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.message.DeliveryMode;
+import io.reliableudp.message.MessageConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Reproduces the findings F3, F4 and F5 of the hardening issue (13) on real nodes over the in-memory
+ * network (F3, F4) and over loopback (F5), and pins the fixed behaviour.
+ */
+@Timeout(60)
+class HardeningFindingsTest {
+
+    private static LinkConditionerConfig delay(double millis) {
+        return new LinkConditionerConfig(millis, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 7);
+    }
+
+    private static LinkConditionerConfig loss(double loss) {
+        return new LinkConditionerConfig(0, 0, loss, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 7);
+    }
+
+    /**
+     * F3: a client whose confirmations are late keeps repeating its RESPONSE. The server answers each
+     * repeat with a keepalive; a repeated response is a verified datagram of the connection (cookie and,
+     * with a key, proof checked), so it must count as hearing from the client. Before the fix the
+     * server timed the connection out while the client was still repeating, and the next repeat made a
+     * new connection: several connections (and TIMEOUT disconnects) for one client.
+     */
+    @Test
+    void aClientRepeatingItsResponseKeepsOneServerConnection() throws Exception {
+        InMemoryNetwork network = new InMemoryNetwork();
+        RecordingListener serverEvents = new RecordingListener();
+        RecordingListener clientEvents = new RecordingListener();
+        NodeConfig serverConfig = NodeConfig.builder().keepAliveInterval(Duration.ofMillis(100))
+                .timeout(Duration.ofMillis(500)).build();
+        NodeConfig clientConfig = NodeConfig.builder().acceptIncoming(false).keepAliveInterval(Duration.ofMillis(100))
+                .timeout(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(6)).build();
+        try (ReliableUdpNode server = ReliableUdpNode.start(serverConfig, serverEvents, network.open());
+             ReliableUdpNode client = ReliableUdpNode.start(clientConfig, clientEvents, network.open())) {
+            // every datagram server -> client (challenge, confirmations) takes 1.5 s: three server timeouts
+            network.condition(server.localAddress(), client.localAddress(), delay(1500));
+            Peer toServer = client.connect(server.localAddress()).get(10, TimeUnit.SECONDS);
+            network.condition(server.localAddress(), client.localAddress(), null);
+            toServer.send(0, "after".getBytes(UTF_8)).get(5, TimeUnit.SECONDS);
+
+            assertThat(serverEvents.disconnected).as("server-side disconnects while the client repeated its response").isEmpty();
+            assertThat(server.stats().connectionsOpened()).as("connections the server opened for one client").isEqualTo(1);
+            assertThat(serverEvents.connected).hasSize(1);
+            assertThat(serverEvents.texts(0)).containsExactly("after");
+        }
+    }
+
+    /**
+     * F4, first half: a send to a peer that has gone (here: timed out) was failed with the reason of
+     * the disconnect (TIMEOUT), as if it had been queued and gone unanswered. It never left: it is
+     * refused with NOT_CONNECTED. Messages pending when the timeout struck still fail with TIMEOUT.
+     */
+    @Test
+    void aSendAfterATimeoutIsRefusedAsNotConnected() throws Exception {
+        RecordingListener serverEvents = new RecordingListener();
+        try (ReliableUdpNode server = ReliableUdpNode.start(NodeLifecycleTest.fast().build(), serverEvents)) {
+            DatagramNode client = DatagramNode.start(NodeLifecycleTest.fast().build(), new RecordingListener(), Sessions.DEFAULT);
+            client.connect(NodeConnectTest.target(server)).get(5, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.connected.size() == 1);
+            Peer toClient = serverEvents.connected.get(0);
+            client.abort();
+            CompletableFuture<Delivery> pending = toClient.send(0, "pending".getBytes(UTF_8));
+            await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.disconnected.size() == 1);
+            assertThat(serverEvents.disconnected.get(0).reason()).isEqualTo(DisconnectReason.TIMEOUT);
+
+            CompletableFuture<Delivery> late = toClient.send(0, "late".getBytes(UTF_8));
+            assertThat(failure(pending)).isEqualTo(DeliveryFailure.TIMEOUT);
+            assertThat(failure(late)).isEqualTo(DeliveryFailure.NOT_CONNECTED);
+        }
+    }
+
+    /**
+     * F4, second half: a peer that cannot keep up (its send queue stays full for a whole timeout) is
+     * disconnected with PROTOCOL_ERROR; what was pending fails with DISCONNECTED (documented in
+     * connection.md), and later sends are refused with NOT_CONNECTED.
+     */
+    @Test
+    void aPeerThatCannotKeepUpEndsWithProtocolErrorAndPendingSendsFailDisconnected() throws Exception {
+        InMemoryNetwork network = new InMemoryNetwork();
+        MessageConfig small = MessageConfig.defaults().toBuilder()
+                .channels(List.of(new ChannelConfig(DeliveryMode.RELIABLE_ORDERED, 64, 1 << 20))).build();
+        RecordingListener clientEvents = new RecordingListener();
+        NodeConfig serverConfig = NodeConfig.builder().message(small).timeout(Duration.ofSeconds(20)).build();
+        NodeConfig clientConfig = NodeConfig.builder().message(small).acceptIncoming(false)
+                .timeout(Duration.ofMillis(600)).build();
+        try (ReliableUdpNode server = ReliableUdpNode.start(serverConfig, new RecordingListener(), network.open());
+             ReliableUdpNode client = ReliableUdpNode.start(clientConfig, clientEvents, network.open())) {
+            Peer toServer = client.connect(server.localAddress()).get(5, TimeUnit.SECONDS);
+            // the server still sends keepalives (so the client does not time out) but hears nothing
+            network.condition(client.localAddress(), server.localAddress(), loss(1.0));
+            List<CompletableFuture<Delivery>> pending = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                pending.add(toServer.send(0, ("m" + i).getBytes(UTF_8)));
+            }
+            assertThat(failure(toServer.send(0, "refused".getBytes(UTF_8)))).isEqualTo(DeliveryFailure.QUEUE_FULL);
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                toServer.send(0, "more".getBytes(UTF_8));
+                return toServer.state() == PeerState.DISCONNECTED;
+            });
+            assertThat(toServer.disconnectReason()).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
+            assertThat(clientEvents.disconnected).extracting(RecordingListener.Disconnected::reason)
+                    .containsExactly(DisconnectReason.PROTOCOL_ERROR);
+            for (CompletableFuture<Delivery> f : pending) {
+                assertThat(failure(f)).isEqualTo(DeliveryFailure.DISCONNECTED);
+            }
+            assertThat(failure(toServer.send(0, "after".getBytes(UTF_8)))).isEqualTo(DeliveryFailure.NOT_CONNECTED);
+        }
+    }
+
+    /**
+     * F5: datagrams the node's link conditioner drops stand for datagrams the network lost: the node
+     * sent them. Before the fix they were missing from {@code datagramsSent}/{@code bytesSent}, and a
+     * conditioner's duplicate was counted as a second datagram sent. Now the node's counters equal what
+     * its only connection sent, whatever the conditioner did.
+     */
+    @Test
+    void datagramsTheConditionerDropsOrDuplicatesAreCountedOnceAsSent() throws Exception {
+        LinkConditionerConfig lossy = new LinkConditionerConfig(0, 0, 0.3, 0, 1, 0, 0.2, 0, 0, 0, 1 << 20, 11);
+        try (ReliableUdpNode server = ReliableUdpNode.start(NodeConnectTest.loopback().build(), new RecordingListener());
+             ReliableUdpNode client = ReliableUdpNode.start(NodeConnectTest.loopback().acceptIncoming(false)
+                     .linkConditioner(lossy).build(), new RecordingListener())) {
+            Peer toServer = client.connect(NodeConnectTest.target(server)).get(10, TimeUnit.SECONDS);
+            List<CompletableFuture<Delivery>> sent = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                sent.add(toServer.send(0, new byte[100]));
+                if (i % 10 == 9) {
+                    toServer.flush();
+                }
+            }
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
+            toServer.disconnect(); // nothing goes out to this peer after that
+            PeerStats peer = toServer.stats();
+            NodeStats node = client.stats();
+            assertThat(node.bytesSent()).as("node bytes sent vs the connection's own count").isEqualTo(peer.bytesSent());
+            assertThat(peer.bytesSent()).isPositive();
+        }
+    }
+
+    private static DeliveryFailure failure(CompletableFuture<Delivery> f) throws Exception {
+        try {
+            f.get(5, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            assertThat(e.getCause()).isInstanceOf(DeliveryException.class);
+            return ((DeliveryException) e.getCause()).reason();
+        }
+        throw new AssertionError("the send succeeded");
+    }
+}
