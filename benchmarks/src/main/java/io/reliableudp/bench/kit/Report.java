@@ -26,6 +26,8 @@ public final class Report {
     private final String benchmark;
     private final Map<String, Object> params;
     private final String started = OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    /** Taken once, when the report (and so the benchmark) starts: the load average is the one at the start. */
+    private final Map<String, Object> environment = environment(started);
     private final Map<String, List<Map<String, Object>>> runs = new LinkedHashMap<>();
     private final Map<String, String> skipped = new LinkedHashMap<>();
 
@@ -94,7 +96,7 @@ public final class Report {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("benchmark", benchmark);
         out.put("params", params);
-        out.put("environment", environment(started));
+        out.put("environment", environment);
         out.put("results", results);
         out.put("skipped", skipped);
         return out;
