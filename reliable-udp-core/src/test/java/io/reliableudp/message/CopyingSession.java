@@ -76,6 +76,16 @@ public final class CopyingSession implements Session {
     }
 
     @Override
+    public void receive(byte[] data, int offset, int length, double time) {
+        endpoint.receive(data, offset, length, time);
+    }
+
+    @Override
+    public double nextDeadline() {
+        return endpoint.nextDeadline();
+    }
+
+    @Override
     public void receive(byte[] data, int offset, int length) {
         endpoint.receive(data, offset, length);
     }
