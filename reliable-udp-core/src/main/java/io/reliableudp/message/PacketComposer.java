@@ -31,6 +31,8 @@ final class PacketComposer {
     static final int REDUNDANT_ACKS = 2;
     /** Resend interval base before the first RTT sample. */
     static final double INITIAL_RTT_SECONDS = 0.1;
+    /** IMMEDIATE: the earliest a resend deadline may be after a round that found it not yet due (1 us). */
+    static final double RESEND_GRANULARITY_SECONDS = 1e-6;
     /** Mean deviations of the RTT added to the smoothed RTT for the resend interval (RFC 6298 K). */
     static final double RTT_VAR_FACTOR = 4.0;
 
@@ -70,6 +72,8 @@ final class PacketComposer {
     private double ackDeadline = Double.POSITIVE_INFINITY;
     /** A round may find something to send: a message was queued, acks came, or a round was cut short. */
     private boolean wantRound;
+    /** When the last round ran, sending or not. */
+    private double lastAttempt = Double.NEGATIVE_INFINITY;
     /** When the last round that sent data ran (the pacing base). */
     private double lastRoundTime = Double.NEGATIVE_INFINITY;
     /** Newest packet sequence received from the peer (0xFFFF before any: its first packet is 0). */
@@ -166,7 +170,14 @@ final class PacketComposer {
         }
         double d = ackDeadline;
         if (!congestion.windowFull()) {
-            double round = wantRound ? now : resendDeadline();
+            double round;
+            if (wantRound) {
+                round = now;
+            } else {
+                // a round at lastAttempt already sent whatever was due by then; a resend deadline that still
+                // looks due is the rounding of lastSent + interval against time - lastSent >= interval
+                round = Math.max(resendDeadline(), lastAttempt + RESEND_GRANULARITY_SECONDS);
+            }
             d = Math.min(d, Math.max(round, pacingTime()));
         }
         return d;
@@ -263,6 +274,7 @@ final class PacketComposer {
                 sent++;
             }
             if (immediate) {
+                lastAttempt = now;
                 // more may wait when the round was cut by its limit or by the window (acks or the loss
                 // timeout open it); otherwise a new message, an ack or a resend deadline asks again
                 wantRound = sent == limit || congestion.windowFull();

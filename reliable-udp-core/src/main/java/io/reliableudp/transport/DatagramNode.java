@@ -54,11 +54,13 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
     private final NodeEvents events;
     private final Acceptor acceptor;
     private final IoLoop loop;
+    /** Ticks the I/O loop ran (tests check that a send did not wait for one). */
+    private volatile long ticks;
     private final boolean immediate;
     /** IMMEDIATE: peers with something queued by other threads (or by listeners on the I/O thread). */
     private final DirtyPeers dirty = new DirtyPeers();
     /** IMMEDIATE: each peer's next message-layer deadline; I/O thread only. */
-    private final PeerTimers timers = new PeerTimers();
+    private final PeerTimers<NodePeer> timers = new PeerTimers<>();
     private final java.util.function.Consumer<NodePeer> writeQueued = p -> writeQueued(p);
 
     private volatile boolean open = true;
@@ -245,6 +247,7 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
                 }
             }
             if (tick) {
+                ticks++; // only the I/O thread writes it
                 tick(now);
             }
         }
@@ -405,6 +408,11 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
     /** Changes the handshake budget (tests use a small one to make a flood deterministic). */
     void handshakeBudget(double perSecond, double burst) {
         acceptor.budget(perSecond, burst);
+    }
+
+    /** Ticks the I/O loop has run so far. */
+    long ticks() {
+        return ticks;
     }
 
     /** The I/O loop (tests wake it). */

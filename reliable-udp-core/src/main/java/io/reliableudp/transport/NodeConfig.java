@@ -179,7 +179,12 @@ public final class NodeConfig {
     /** Whether a pre-shared key is set (every connection encrypted). */
     public boolean encrypted() { return preSharedKey != null; }
 
-    /** Which kind of thread runs the receive loop (default VIRTUAL). */
+    /**
+     * Which kind of thread runs the I/O loop (default PLATFORM: a virtual thread's wake-up goes
+     * through the JDK's poller and a carrier hand-off, which measured +35 to +50 us per round trip on
+     * the 2-core machine; VIRTUAL costs no OS thread per node, for many nodes per JVM). See
+     * docs/connection.md, "Which I/O thread".
+     */
     public ReceiveThreadMode receiveThreadMode() { return receiveThreadMode; }
 
     /**
@@ -239,7 +244,7 @@ public final class NodeConfig {
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration sendQueueWait = Duration.ZERO;
         private byte @Nullable [] preSharedKey;
-        private ReceiveThreadMode receiveThreadMode = ReceiveThreadMode.VIRTUAL;
+        private ReceiveThreadMode receiveThreadMode = ReceiveThreadMode.PLATFORM;
         private Duration receiveBusyPoll = Duration.ZERO;
         private int socketReceiveBufferSize = 4 * 1024 * 1024;
         private int socketSendBufferSize = 4 * 1024 * 1024;

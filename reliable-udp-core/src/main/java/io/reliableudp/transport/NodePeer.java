@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * and marks the peer for the I/O thread ({@link DirtyPeers}), which writes it; after every call of the
  * I/O thread into the connection the peer's next deadline goes to the node's {@link PeerTimers}.
  */
-final class NodePeer implements Peer, Connection.Events, Connection.Transmitter, RttSampleListener {
+final class NodePeer implements Peer, Connection.Events, Connection.Transmitter, RttSampleListener, PeerTimers.Entry {
 
     private final DatagramNode node;
     private final InetSocketAddress address;
@@ -60,9 +60,9 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     /** The next peer in {@link DirtyPeers} (written before the push that publishes it). */
     @Nullable NodePeer nextDirty;
     /** Index in the node's {@link PeerTimers} (-1: not in it); I/O thread only. */
-    int timerIndex = -1;
+    private int timerIndex = -1;
     /** This peer's deadline in {@link PeerTimers} (System.nanoTime); I/O thread only. */
-    long deadlineNanos = Long.MAX_VALUE;
+    private long deadlineNanos = Long.MAX_VALUE;
 
     NodePeer(DatagramNode node, InetSocketAddress address, boolean client) {
         this.node = node;
@@ -463,6 +463,26 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         } finally {
             lock.unlock();
         }
+    }
+
+    @Override
+    public int timerIndex() {
+        return timerIndex;
+    }
+
+    @Override
+    public void timerIndex(int index) {
+        timerIndex = index;
+    }
+
+    @Override
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    @Override
+    public void deadlineNanos(long deadline) {
+        deadlineNanos = deadline;
     }
 
     @Override
