@@ -242,6 +242,7 @@ public final class MessageEndpoint {
     public void receive(byte[] data, int offset, int length, double time) {
         if (!closed && !inReceive) {
             advance(time);
+            link.advanceTime(this.time); // the packet layer stamps acks (its RTT samples) with the arrival
         }
         receiveAt(data, offset, length);
     }
@@ -308,6 +309,8 @@ public final class MessageEndpoint {
             link.update(now);
             log.updateLoss(now, link.nextPacketSequence());
             congestion.update(now);
+        } else {
+            link.advanceTime(now); // packets sent now carry their real send time
         }
         composer.tick(now);
     }
@@ -328,6 +331,7 @@ public final class MessageEndpoint {
             flushRequested = true;
             return;
         }
+        link.advanceTime(this.time);
         composer.flush(this.time);
     }
 

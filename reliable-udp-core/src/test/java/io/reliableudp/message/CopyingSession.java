@@ -55,6 +55,11 @@ public final class CopyingSession implements Session {
         }
 
         @Override
+        public void advanceTime(double time) {
+            link.advanceTime(time);
+        }
+
+        @Override
         public int nextPacketSequence() {
             return link.nextPacketSequence();
         }

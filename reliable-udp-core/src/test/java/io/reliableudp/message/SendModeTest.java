@@ -150,6 +150,25 @@ class SendModeTest {
         assertThat(c.out).isEmpty();
     }
 
+    @Test
+    void thePacketLayerStampsSendsAndAcksWithTheirRealTimeBetweenHousekeepingCalls() {
+        // the packet layer's clock moved only on its statistics update (at most sendRateHz times a
+        // second): a packet sent and acked between two of them had an RTT sample of 0
+        Side a = new Side(EndpointPair.config(DeliveryMode.RELIABLE_ORDERED), 0);
+        Side b = new Side(EndpointPair.config(DeliveryMode.RELIABLE_ORDERED), 0);
+        List<Float> samples = new ArrayList<>();
+        a.ep.setRttListener(samples::add);
+        a.ep.update(1.0); // housekeeping now, next not before 1.0167
+        a.ep.offer(0, new byte[] {1});
+        a.ep.flush(1.002);
+        a.deliverAll(b, 1.007);
+        b.ep.update(1.008); // the ack, after the ack delay
+        b.deliverAll(a, 1.013);
+        assertThat(samples).hasSize(1);
+        assertThat((double) samples.get(0)).isCloseTo(11.0, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(a.ep.stats().rttMillis()).isCloseTo(11.0, org.assertj.core.data.Offset.offset(0.01));
+    }
+
     /** What {@link #stream} measured. */
     record Stream(long dataPacketsReceived, long ackOnlySent, int delivered, double maxLatency, long updates) {
     }
