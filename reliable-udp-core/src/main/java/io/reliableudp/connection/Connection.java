@@ -376,7 +376,7 @@ public final class Connection implements Session.Output, Session.Input {
             case Protocol.PAYLOAD -> {
                 Session s = session;
                 if (s != null && bodyLen > 0) {
-                    s.receive(body, bodyOff, bodyLen);
+                    s.receive(body, bodyOff, bodyLen, now);
                 }
             }
             case Protocol.DISCONNECT -> end(DisconnectReason.CLOSED_BY_PEER, "the peer disconnected", false);
@@ -427,6 +427,16 @@ public final class Connection implements Session.Output, Session.Input {
         if (state == State.CONNECTED && s != null) {
             s.flush(time);
         }
+    }
+
+    /**
+     * When the session wants its next {@link #update} (seconds on the owner's clock; at or before now:
+     * at once; +inf: nothing due until something happens, or not connected). Keepalive, timeout and
+     * handshake retries are not included: the owner's housekeeping tick covers them.
+     */
+    public double nextDeadline() {
+        Session s = session;
+        return state == State.CONNECTED && s != null ? s.nextDeadline() : Double.POSITIVE_INFINITY;
     }
 
     /** Whether reliable messages still wait for acknowledgement. */

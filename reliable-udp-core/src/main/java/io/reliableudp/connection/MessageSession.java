@@ -40,6 +40,16 @@ public final class MessageSession implements Session {
     }
 
     @Override
+    public void receive(byte[] data, int offset, int length, double time) {
+        endpoint.receive(data, offset, length, time);
+    }
+
+    @Override
+    public double nextDeadline() {
+        return endpoint.nextDeadline();
+    }
+
+    @Override
     public void update(double time) {
         endpoint.update(time);
     }

@@ -63,6 +63,19 @@ public interface Session {
     /** Feeds packet-layer bytes that arrived. Never throws for any content. */
     void receive(byte[] data, int offset, int length);
 
+    /** Feeds packet-layer bytes that arrived at {@code time} (the default ignores the time). */
+    default void receive(byte[] data, int offset, int length, double time) {
+        receive(data, offset, length);
+    }
+
+    /**
+     * When the session wants its next {@link #update} (seconds; at or before now: at once;
+     * +inf: not until something happens). The default: never (sessions driven by the tick alone).
+     */
+    default double nextDeadline() {
+        return Double.POSITIVE_INFINITY;
+    }
+
     /** Timers, resends, and packets due at the current rate. */
     void update(double time);
 

@@ -33,6 +33,11 @@ public final class MessageConfig {
     private final double congestionLossThresholdPercent;
     private final boolean bandwidthEstimation;
     private final CongestionControl congestionControl;
+    private final SendMode sendMode;
+    private final double ackDelaySeconds;
+
+    /** Upper bound of {@link #ackDelaySeconds()}. */
+    public static final double MAX_ACK_DELAY_SECONDS = 0.5;
 
     private MessageConfig(Builder b) {
         if (b.channels.isEmpty() || b.channels.size() > MAX_CHANNELS) {
@@ -85,6 +90,12 @@ public final class MessageConfig {
                         "channels[" + i + "] must not be null");
             }
         }
+        if (b.sendMode == null) {
+            throw new InvalidConfigurationException("sendMode", null, "must not be null", "sendMode must not be null");
+        }
+        if (!(b.ackDelaySeconds >= 0 && b.ackDelaySeconds <= MAX_ACK_DELAY_SECONDS)) {
+            throw new InvalidConfigurationException("ackDelaySeconds", b.ackDelaySeconds, "must be within 0..0.5 s");
+        }
         if (b.resendPolicy == null) {
             throw new InvalidConfigurationException("resendPolicy", null, "must not be null", "resendPolicy must not be null");
         }
@@ -115,6 +126,8 @@ public final class MessageConfig {
         this.congestionLossThresholdPercent = b.congestionLossThresholdPercent;
         this.bandwidthEstimation = b.bandwidthEstimation;
         this.congestionControl = b.congestionControl;
+        this.sendMode = b.sendMode;
+        this.ackDelaySeconds = b.ackDelaySeconds;
     }
 
     /** A builder holding the defaults. */
@@ -148,6 +161,8 @@ public final class MessageConfig {
         b.congestionLossThresholdPercent = congestionLossThresholdPercent;
         b.bandwidthEstimation = bandwidthEstimation;
         b.congestionControl = congestionControl;
+        b.sendMode = sendMode;
+        b.ackDelaySeconds = ackDelaySeconds;
         return b;
     }
 
@@ -260,6 +275,36 @@ public final class MessageConfig {
         NONE
     }
 
+    /**
+     * When packets go out (default {@link SendMode#IMMEDIATE}): as soon as there is something to send,
+     * or only on the send ticks at {@link #sendRateHz()}. See docs/messages.md, "When packets go out".
+     */
+    public SendMode sendMode() { return sendMode; }
+
+    /**
+     * {@link SendMode#IMMEDIATE} only: longest time a received data packet waits for its
+     * acknowledgement (default 1 ms, within 0..0.5 s). A packet going back within it (data) carries
+     * the ack; else an ack-only packet goes out when it ends. A packet that reveals a gap in the
+     * peer's sequence is acknowledged at once. In {@link SendMode#TICK} acks go on the send ticks.
+     */
+    public double ackDelaySeconds() { return ackDelaySeconds; }
+
+    /** When packets go out. */
+    public enum SendMode {
+        /**
+         * As soon as there is something to send (default): a queued message leaves in the driver's
+         * next {@code update} or {@code flush}, however soon; resends, the ack delay and the
+         * congestion controller's pacing each name the time of the next call
+         * ({@link MessageEndpoint#nextDeadline()}).
+         */
+        IMMEDIATE,
+        /**
+         * The game-style fixed rate: send rounds only on the send ticks at {@link #sendRateHz()} (and
+         * on an explicit {@code flush}); acks go with the tick, and idle ticks repeat them twice.
+         */
+        TICK
+    }
+
     /** When a reliable message is sent again. */
     public enum ResendPolicy {
         /** Resend when not sent within an interval derived from the RTT (default). */
@@ -292,6 +337,8 @@ public final class MessageConfig {
         private double congestionLossThresholdPercent = 10;
         private boolean bandwidthEstimation = true;
         private CongestionControl congestionControl = CongestionControl.DELIVERY_RATE;
+        private SendMode sendMode = SendMode.IMMEDIATE;
+        private double ackDelaySeconds = 0.001;
 
         private Builder() {
         }
@@ -333,6 +380,12 @@ public final class MessageConfig {
         public Builder bandwidthEstimation(boolean enabled) { this.bandwidthEstimation = enabled; return this; }
         /** Sets {@link MessageConfig#congestionControl()}. */
         public Builder congestionControl(CongestionControl controller) { this.congestionControl = controller; return this; }
+
+        /** Sets {@link MessageConfig#sendMode()}. */
+        public Builder sendMode(SendMode mode) { this.sendMode = mode; return this; }
+
+        /** Sets {@link MessageConfig#ackDelaySeconds()}. */
+        public Builder ackDelaySeconds(double seconds) { this.ackDelaySeconds = seconds; return this; }
 
         /** Validates and builds; a wrong value raises {@link InvalidConfigurationException} naming it. */
         public MessageConfig build() {

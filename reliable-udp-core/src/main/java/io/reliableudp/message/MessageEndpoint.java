@@ -70,6 +70,9 @@ public final class MessageEndpoint {
     private final int payloadBudget;
     private final int maxUnreliableSize;
 
+    private final boolean immediate;
+    private final double housekeepingInterval;
+    private double nextHousekeeping = Double.NEGATIVE_INFINITY;
     private double time;
     private boolean inReceive;
     private boolean flushRequested;
@@ -97,6 +100,8 @@ public final class MessageEndpoint {
         }
         this.time = time;
         this.channelCount = config.channels().size();
+        this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
+        this.housekeepingInterval = 1.0 / config.sendRateHz();
         int wire = config.datagramBudget() - config.lowerLayerOverhead();
         this.payloadBudget = wire - PACKET_HEADER_MAX;
         int fragmentSize = wire - FRAGMENT_HEADER - PACKET_HEADER_MAX;
@@ -137,9 +142,15 @@ public final class MessageEndpoint {
         MessageConfig.CongestionControl kind = config.congestionAvoidance() ? config.congestionControl()
                 : MessageConfig.CongestionControl.NONE;
         double tick = 1.0 / config.sendRateHz();
+        // TICK: the composer sends a tick's worth at once, and the acks come back on the ticks of both
+        // sides. IMMEDIATE: packets go as they are paced (a 1 ms burst quantum), and an ack comes back
+        // within the peer's ack delay, plus a few ms for the threads on the way (the I/O loop's timer
+        // resolution is a millisecond)
+        boolean immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
+        double quantum = immediate ? 0.001 : tick;
+        double ackAllowance = immediate ? 0.005 + 2 * config.ackDelaySeconds() : 2 * tick;
         return switch (kind) {
-            // the tick composer sends a tick's worth at once, and the acks come back on the ticks of both sides
-            case DELIVERY_RATE -> new DeliveryRateController(time, config.sendRateHz(), log, inflightFloor, tick, 2 * tick);
+            case DELIVERY_RATE -> new DeliveryRateController(time, config.sendRateHz(), log, inflightFloor, quantum, ackAllowance);
             case GAFFER -> new GafferController(true, config.sendRateHz(), config.congestionRttThresholdMillis(),
                     config.congestionLossThresholdPercent(), time, log, config.bandwidthEstimation(), inflightFloor);
             case NONE -> new NoCongestionController(config.sendRateHz());
@@ -189,7 +200,7 @@ public final class MessageEndpoint {
      */
     public SendHandle send(int channel, byte[] payload) {
         FutureCompletion future = new FutureCompletion();
-        int id = queue.offer(channel, payload, future);
+        int id = queued(queue.offer(channel, payload, future));
         return new SendHandle(channel, id < 0 ? -1 : id, future);
     }
 
@@ -204,7 +215,7 @@ public final class MessageEndpoint {
      * @throws IllegalArgumentException when the channel does not exist
      */
     public int offer(int channel, byte[] payload) {
-        return queue.offer(channel, payload, null);
+        return queued(queue.offer(channel, payload, null));
     }
 
     /**
@@ -219,7 +230,15 @@ public final class MessageEndpoint {
      * @throws IllegalArgumentException when the channel does not exist
      */
     public int offer(int channel, byte[] payload, @Nullable SendCompletion completion) {
-        return queue.offer(channel, payload, completion);
+        return queued(queue.offer(channel, payload, completion));
+    }
+
+    /** An accepted message makes the next update (IMMEDIATE) run a send round. */
+    private int queued(int id) {
+        if (id >= 0) {
+            composer.offered();
+        }
+        return id;
     }
 
     /**
@@ -231,6 +250,27 @@ public final class MessageEndpoint {
      * @param length number of bytes
      */
     public void receive(byte[] data, int offset, int length) {
+        receiveAt(data, offset, length);
+    }
+
+    /**
+     * {@link #receive(byte[], int, int)} at {@code time}: the endpoint's clock moves first, so RTT
+     * samples and the ack delay count from the datagram's arrival rather than from the last update.
+     *
+     * @param data buffer holding the datagram (only read during the call)
+     * @param offset first byte
+     * @param length number of bytes
+     * @param time current time in seconds (a time before the last one given is taken as the last one)
+     */
+    public void receive(byte[] data, int offset, int length, double time) {
+        if (!closed && !inReceive) {
+            advance(time);
+            link.advanceTime(this.time); // the packet layer stamps acks (its RTT samples) with the arrival
+        }
+        receiveAt(data, offset, length);
+    }
+
+    private void receiveAt(byte[] data, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, data.length);
         if (closed) {
             return;
@@ -255,15 +295,23 @@ public final class MessageEndpoint {
         if (flushRequested) {
             flushRequested = false;
             flush(time);
+        }
+        if (immediate) {
+            // acks may have opened the window, a gap wants its ack now: send what can go (it carries the acks)
+            composer.service(time);
         } else if (composer.ackDue()) {
             composer.sendAckOnly(time);
         }
     }
 
     /**
-     * Advances time: packet-layer statistics, RTT and loss estimates, congestion mode, and, when a
-     * send tick is due at the current send rate, the packets of queued and due-for-resend messages
-     * (or an ack-only packet when there is nothing to send but received data to acknowledge).
+     * Advances time: packet-layer statistics, RTT and loss estimates, congestion mode, and the packets
+     * that are due. In {@link MessageConfig.SendMode#IMMEDIATE}: queued messages and resends that fell
+     * due (within the congestion limits and pacing), and an ack-only packet when the ack delay ended
+     * with nothing sent back; call it again at {@link #nextDeadline()}. In
+     * {@link MessageConfig.SendMode#TICK}: when a send tick is due at the current send rate, the packets
+     * of queued and due-for-resend messages (or an ack-only packet when there is nothing to send but
+     * received data to acknowledge).
      * Called from a listener during {@link #receive}, it only records the time; the send runs when
      * {@code receive} returns.
      *
@@ -279,14 +327,24 @@ public final class MessageEndpoint {
             return;
         }
         double now = this.time;
-        link.update(now);
-        log.updateLoss(now, link.nextPacketSequence());
-        congestion.onUpdate(now);
+        if (!immediate || now >= nextHousekeeping) {
+            // IMMEDIATE: update is also called at every deadline (ack delays, resends), so the packet
+            // layer's statistics and the loss and congestion estimates run at most at the send rate,
+            // as often as in TICK mode, and the calls in between only send
+            nextHousekeeping = now + housekeepingInterval;
+            link.update(now);
+            log.updateLoss(now, link.nextPacketSequence());
+            congestion.onUpdate(now);
+        } else {
+            link.advanceTime(now); // packets sent now carry their real send time
+        }
         composer.tick(now);
     }
 
     /**
-     * Sends the queued messages now instead of at the next tick (within the congestion limits).
+     * Sends the queued messages now instead of at the next tick (within the congestion limits); in
+     * {@link MessageConfig.SendMode#IMMEDIATE}, where {@link #update} already sends them, this only
+     * forces a send round now (unless the congestion controller paces this connection).
      *
      * @param time current time in seconds
      */
@@ -299,7 +357,22 @@ public final class MessageEndpoint {
             flushRequested = true;
             return;
         }
+        link.advanceTime(this.time);
         composer.flush(this.time);
+    }
+
+    /**
+     * When this endpoint wants its next {@link #update}, in seconds on the caller's clock. In
+     * {@link MessageConfig.SendMode#IMMEDIATE}: at or before the time of the last call (send now:
+     * messages were queued or a round was cut by its packet limit), the earliest resend deadline, the
+     * end of the ack delay, or the congestion controller's pacing time, whichever comes first;
+     * {@code Double.POSITIVE_INFINITY} when nothing is due until something happens (a send, a
+     * datagram). The driver must also call {@code update} now and then for the statistics and the
+     * loss timeout (the transport does, with its keepalive tick). In
+     * {@link MessageConfig.SendMode#TICK}: when the next send tick is due. Allocation-free, O(channels).
+     */
+    public double nextDeadline() {
+        return closed ? Double.POSITIVE_INFINITY : composer.nextDeadline(time);
     }
 
     /** Whether a reliable message is still waiting to be sent or acknowledged. */
@@ -387,8 +460,8 @@ public final class MessageEndpoint {
         @Override
         public boolean process(int sequence, byte[] data, int offset, int length) {
             boolean accepted = receiver.process(sequence, data, offset, length);
-            if (accepted && length > 0) {
-                composer.dataPacketReceived();
+            if (accepted) {
+                composer.packetReceived(sequence, length > 0, time);
             }
             return accepted;
         }
@@ -396,6 +469,7 @@ public final class MessageEndpoint {
         @Override
         public void acked(int sequence) {
             acks.onAck(sequence, time);
+            composer.acked();
         }
     }
 }

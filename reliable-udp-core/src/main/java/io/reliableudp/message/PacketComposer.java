@@ -1,13 +1,19 @@
 package io.reliableudp.message;
 
 /**
- * The send side of one endpoint: decides when a send round runs (the tick schedule at the
- * congestion controller's rate), fills packets from the {@link SendQueue} (resends due, then new
- * messages, channels taken round-robin; reliable, unreliable, sliced and fragmented-unreliable
- * messages), records what each packet carried in the {@link PacketLog}, and sends ack-only packets
- * when received data waits for an acknowledgement. Asks the {@link CongestionController} its tick
- * rate, how many packets a round may carry and whether the next packet may go, and tells it each
- * data packet sent.
+ * The send side of one endpoint: decides when a send round runs, fills packets from the
+ * {@link SendQueue} (resends due, then new messages, channels taken round-robin; reliable,
+ * unreliable, sliced and fragmented-unreliable messages), records what each packet carried in the
+ * {@link PacketLog}, and sends ack-only packets when received data waits for an acknowledgement.
+ * Asks the {@link CongestionController} how many packets a round may carry, whether the next packet
+ * may go and when the next one may (its pacing), and tells it each data packet sent.
+ *
+ * <p>When a round runs depends on the {@link MessageConfig.SendMode}. {@code IMMEDIATE}: as soon as
+ * there is something to send (a message was queued, acks may have opened the window, a round was cut
+ * by its packet limit, a resend fell due), within the congestion controller's pacing; received data
+ * is acknowledged within the ack delay, at once when a packet revealed a gap, and
+ * {@link #nextDeadline} tells the driver when the next call is wanted. {@code TICK}: rounds on the
+ * tick schedule at the controller's rate, acks on the ticks (repeated on two idle ticks).
  *
  * <p>Where the frames go is the {@link FrameWriter}'s business (the datagram buffer, behind room for
  * the lower layers' headers); a composed packet goes to the packet layer's in-place send, so its
@@ -19,12 +25,14 @@ package io.reliableudp.message;
  */
 final class PacketComposer {
 
-    /** After this many received data packets without sending one, an ack-only packet goes out at once. */
+    /** After this many received data packets without sending one, an ack-only packet goes out at once (both modes). */
     static final int ACK_EVERY_PACKETS = 16;
-    /** Idle send ticks that still repeat an ack-only packet after the last data packet arrived. */
+    /** TICK mode: idle send ticks that still repeat an ack-only packet after the last data packet arrived. */
     static final int REDUNDANT_ACKS = 2;
     /** Resend interval base before the first RTT sample. */
     static final double INITIAL_RTT_SECONDS = 0.1;
+    /** IMMEDIATE: the earliest a resend deadline may be after a round that found it not yet due (1 us). */
+    static final double RESEND_GRANULARITY_SECONDS = 1e-6;
     /** Mean deviations of the RTT added to the smoothed RTT for the resend interval (RFC 6298 K). */
     static final double RTT_VAR_FACTOR = 4.0;
 
@@ -41,6 +49,8 @@ final class PacketComposer {
     private final int payloadBudget;
     private final boolean everyPacket;
     private final FrameWriter frames;
+    private final boolean immediate;
+    private final double ackDelay;
     private byte[] bigBuffer = EMPTY;
 
     /** The time of the current send round (or ack-only packet). */
@@ -56,6 +66,19 @@ final class PacketComposer {
 
     private int dataPacketsSinceSend;
     private int redundantAcksLeft;
+
+    // IMMEDIATE mode
+    /** When received data must be acknowledged by (+inf: nothing waits for an ack). */
+    private double ackDeadline = Double.POSITIVE_INFINITY;
+    /** A round may find something to send: a message was queued, acks came, or a round was cut short. */
+    private boolean wantRound;
+    /** When the last round ran, sending or not. */
+    private double lastAttempt = Double.NEGATIVE_INFINITY;
+    /** When the last round that sent data ran (the pacing base). */
+    private double lastRoundTime = Double.NEGATIVE_INFINITY;
+    /** Newest packet sequence received from the peer (0xFFFF before any: its first packet is 0). */
+    private int highestReceived = 0xFFFF;
+    private long immediateAcks;
 
     private long packetsSent;
     private long ackOnlyPacketsSent;
@@ -78,16 +101,23 @@ final class PacketComposer {
         this.window = config.receiveWindow();
         this.everyPacket = config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET;
         this.frames = frames;
+        this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
+        this.ackDelay = config.ackDelaySeconds();
     }
 
     // ------------------------------------------------------------------------------------------
     // When packets go out
 
     /**
-     * The endpoint's update: runs a send round when a tick is due at the current send rate (or an
-     * ack-only packet when there is nothing to send but received data to acknowledge).
+     * The endpoint's update. TICK: runs a send round when a tick is due at the current send rate (or
+     * an ack-only packet when there is nothing to send but received data to acknowledge). IMMEDIATE:
+     * {@link #service}.
      */
     void tick(double now) {
+        if (immediate) {
+            service(now);
+            return;
+        }
         // A tick is due within half an interval of its time, so a caller ticking at the send rate
         // itself, with some scheduling jitter, sends on every call; the schedule keeps the average rate.
         double interval = 1.0 / congestion.sendRateHz();
@@ -97,20 +127,135 @@ final class PacketComposer {
         }
     }
 
-    /** Sends what is queued now (within the congestion limits), outside the tick schedule. */
+    /**
+     * Sends what is queued now, outside the tick schedule (TICK), or as soon as pacing allows
+     * (IMMEDIATE: at once unless the controller paces this connection; then at {@link #nextDeadline}).
+     */
     void flush(double now) {
+        if (immediate) {
+            wantRound = true;
+            service(now);
+            return;
+        }
         sendRound(now);
     }
 
-    /** A received data packet was accepted: it wants an acknowledgement. */
-    void dataPacketReceived() {
-        dataPacketsSinceSend++;
-        redundantAcksLeft = REDUNDANT_ACKS;
+    /**
+     * IMMEDIATE: runs a send round when one may find something to send and the window and pacing
+     * allow it (its packets carry the acks), then an ack-only packet when received data waited out
+     * the ack delay (or revealed a gap) and no packet went back.
+     */
+    void service(double now) {
+        if (composing) {
+            return;
+        }
+        if (now >= pacingTime(now) && (wantRound || resendDeadline() <= now)) {
+            sendRound(now);
+        }
+        if (now >= ackDeadline) {
+            sendAckOnly(now);
+        }
     }
 
-    /** Whether so many data packets arrived without a packet going back that an ack-only packet is due now. */
+    /**
+     * IMMEDIATE: when this endpoint wants its next {@code update} (seconds; {@code now} or earlier:
+     * at once; +inf: only when something happens). The earliest of the ack deadline and, unless the
+     * window is full (then only acks or the loss timeout open it), the send round's time: at once
+     * when a round is wanted, else the earliest resend, never before the pacing time. TICK: the time
+     * the next send tick is due.
+     */
+    double nextDeadline(double now) {
+        if (!immediate) {
+            return nextSendTime - 0.5 / congestion.sendRateHz();
+        }
+        double d = ackDeadline;
+        double pacing = pacingTime(now);
+        if (pacing != Double.POSITIVE_INFINITY) {
+            double round;
+            if (wantRound) {
+                round = now;
+            } else {
+                // a round at lastAttempt already sent whatever was due by then; a resend deadline that still
+                // looks due is the rounding of lastSent + interval against time - lastSent >= interval
+                round = Math.max(resendDeadline(), lastAttempt + RESEND_GRANULARITY_SECONDS);
+            }
+            d = Math.min(d, Math.max(round, pacing));
+        }
+        return d;
+    }
+
+    /**
+     * The earliest time the next send round may run: the congestion controller's "earliest time the
+     * next packet may go" (its pacing; +inf when only an acknowledgement or a loss can open the
+     * window), and in Gaffer's bad mode also one round per {@code 1 / sendRateHz}, as in TICK.
+     */
+    private double pacingTime(double now) {
+        double t = congestion.nextSendTime(now, payloadBudget);
+        if (congestion instanceof GafferController && congestion.congested()) {
+            t = Math.max(t, lastRoundTime + 1.0 / congestion.sendRateHz());
+        }
+        return t;
+    }
+
+    /** The earliest time a reliable message already sent falls due for resend (+inf: none in flight). */
+    private double resendDeadline() {
+        double d = Double.POSITIVE_INFINITY;
+        for (SendChannel ch : channels) {
+            if (ch.reliable && ch.nextUnsent != ch.tail) {
+                // EVERY_PACKET resends in every round: without new traffic, rounds at the send rate
+                d = Math.min(d, everyPacket ? lastRoundTime + 1.0 / congestion.sendRateHz() : ch.nextResendTime);
+            }
+        }
+        return d;
+    }
+
+    /** A message was queued (IMMEDIATE: the next service sends it). */
+    void offered() {
+        wantRound = true;
+    }
+
+    /** A packet of ours was acknowledged: bytes in flight fell and windows may have opened. */
+    void acked() {
+        wantRound = true;
+    }
+
+    /**
+     * The packet layer accepted packet {@code sequence} of the peer (a data packet when
+     * {@code data}, else ack-only) at {@code now}. A data packet wants an acknowledgement: TICK on the
+     * next tick; IMMEDIATE within the ack delay, at once when it is newer than the next expected
+     * sequence (a gap: a packet was lost or is late, so the sender should learn it now) or when
+     * {@link #ACK_EVERY_PACKETS} data packets wait.
+     */
+    void packetReceived(int sequence, boolean data, double now) {
+        int ahead = (sequence - highestReceived) & 0xFFFF;
+        boolean newer = ahead != 0 && ahead < 0x8000;
+        boolean gap = newer && ahead > 1;
+        if (newer) {
+            highestReceived = sequence;
+        }
+        if (!data) {
+            return;
+        }
+        dataPacketsSinceSend++;
+        redundantAcksLeft = REDUNDANT_ACKS;
+        if (immediate) {
+            if (gap || dataPacketsSinceSend >= ACK_EVERY_PACKETS) {
+                if (ackDeadline > now) {
+                    immediateAcks++;
+                }
+                ackDeadline = now;
+            } else if (ackDeadline == Double.POSITIVE_INFINITY) {
+                ackDeadline = now + ackDelay;
+            }
+        }
+    }
+
+    /**
+     * Whether an ack-only packet is due now, right after a receive: TICK when so many data packets
+     * arrived without a packet going back; IMMEDIATE never here ({@link #service} sends it).
+     */
     boolean ackDue() {
-        return dataPacketsSinceSend >= ACK_EVERY_PACKETS;
+        return !immediate && dataPacketsSinceSend >= ACK_EVERY_PACKETS;
     }
 
     /** A datagram the packet layer put on the wire (a packet or one fragment of it). */
@@ -132,6 +277,16 @@ final class PacketComposer {
             int sent = 0;
             while (sent < limit && congestion.canSend(now, payloadBudget) && composeAndSend()) {
                 sent++;
+            }
+            if (immediate) {
+                lastAttempt = now;
+                // more may wait when the round was cut by its limit or by the window (acks or the loss
+                // timeout open it); otherwise a new message, an ack or a resend deadline asks again
+                wantRound = sent == limit || congestion.nextSendTime(now, payloadBudget) > now;
+                if (sent > 0) {
+                    lastRoundTime = now;
+                }
+                return;
             }
             if (sent == 0 && (dataPacketsSinceSend > 0 || redundantAcksLeft > 0)) {
                 if (dataPacketsSinceSend == 0) {
@@ -160,6 +315,7 @@ final class PacketComposer {
 
     /** Sends a header-only packet: it carries the packet layer's acks and nothing else. */
     void sendAckOnly(double now) {
+        ackDeadline = Double.POSITIVE_INFINITY; // also when the packet is not sent: no retry loop
         int seq = link.nextPacketSequence();
         log.begin(seq, now);
         FrameWriter f = frames;
@@ -227,6 +383,7 @@ final class PacketComposer {
             congestion.onPacketSent(time, length);
             packetsSent++;
             dataPacketsSinceSend = 0;
+            ackDeadline = Double.POSITIVE_INFINITY; // the packet carries the acks
         }
     }
 
@@ -426,5 +583,10 @@ final class PacketComposer {
 
     long bytesSent() {
         return bytesSent;
+    }
+
+    /** IMMEDIATE: acks sent at once rather than after the ack delay (a gap, or many packets waiting). */
+    long immediateAcks() {
+        return immediateAcks;
     }
 }

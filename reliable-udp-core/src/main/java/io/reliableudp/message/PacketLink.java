@@ -26,6 +26,9 @@ interface PacketLink {
     /** Advances the packet layer's clock (statistics). */
     void update(double time);
 
+    /** Advances the packet layer's clock only (send and ack stamps; no statistics). */
+    void advanceTime(double time);
+
     /** The sequence the next {@link #sendPacket} will use. */
     int nextPacketSequence();
 

@@ -63,6 +63,11 @@ final class ReliablePacketLink implements PacketLink {
     }
 
     @Override
+    public void advanceTime(double time) {
+        endpoint.advanceTime(time);
+    }
+
+    @Override
     public int nextPacketSequence() {
         return endpoint.nextPacketSequence();
     }

@@ -685,6 +685,19 @@ public final class ReliableEndpoint {
     }
 
     /**
+     * Sets the current time without recomputing the statistics (the first half of {@link #update}):
+     * for a caller that sends and receives between updates and wants each packet's send and ack
+     * stamped with the time it happened. A time before the current one is ignored.
+     *
+     * @param time the current time, seconds
+     */
+    public void advanceTime(double time) {
+        if (time > this.time) {
+            this.time = time;
+        }
+    }
+
+    /**
      * Sets the current time and recomputes the statistics: RTT min/max/average and the three jitter
      * figures over the RTT history, packet loss over the older half of the sent window, and the
      * sent/received/acked bandwidths, in float32 exactly as the reference.

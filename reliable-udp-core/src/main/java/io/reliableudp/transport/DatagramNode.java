@@ -26,11 +26,14 @@ import org.jspecify.annotations.Nullable;
  * {@link Acceptor}, the {@link PeerTable} and the {@link NodeEvents} queue together, and implements the
  * public operations (connect, peers, stats, link conditioner, shutdown, close).
  *
- * <p>Threads: one I/O thread (virtual by default, see {@link ReceiveThreadMode}) receives every
- * datagram, runs the send tick at {@link NodeConfig#sendRateHz()} (keepalives, timeouts, resends,
- * handshake retries) and calls the {@link NodeListener}. Application threads send, flush and
- * disconnect directly under the peer's lock; the port is written by whichever thread produced the
- * datagram. Listener events caused by application threads (e.g. a local disconnect) are handed to
+ * <p>Threads: one I/O thread (platform by default, see {@link ReceiveThreadMode}) receives every
+ * datagram, runs the tick (keepalives, timeouts, handshake retries, the message layer's update) and
+ * calls the {@link NodeListener}. In the {@code IMMEDIATE} send mode (default) application threads'
+ * sends only queue and mark the peer ({@link DirtyPeers}); the I/O thread writes every marked peer in
+ * its next turn and wakes for each peer's next message-layer deadline ({@link PeerTimers}); the tick
+ * runs at twice the keepalive rate. In the {@code TICK} mode the tick runs at
+ * {@link NodeConfig#sendRateHz()} and sends, and {@code flush} sends on the caller's thread. The port
+ * is written by whichever thread produced the datagram. Listener events caused by application threads (e.g. a local disconnect) are handed to
  * the I/O thread, so the listener sees the calls of one peer one at a time, in order. Nothing is
  * static: any number of nodes (and so of loops) may run in one process, also on one port.
  */
@@ -51,6 +54,14 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
     private final NodeEvents events;
     private final Acceptor acceptor;
     private final IoLoop loop;
+    /** Ticks the I/O loop ran (tests check that a send did not wait for one). */
+    private volatile long ticks;
+    private final boolean immediate;
+    /** IMMEDIATE: peers with something queued by other threads (or by listeners on the I/O thread). */
+    private final DirtyPeers dirty = new DirtyPeers();
+    /** IMMEDIATE: each peer's next message-layer deadline; I/O thread only. */
+    private final PeerTimers<NodePeer> timers = new PeerTimers<>();
+    private final java.util.function.Consumer<NodePeer> writeQueued = p -> writeQueued(p);
 
     private volatile boolean open = true;
     private volatile boolean acceptingSends = true;
@@ -66,7 +77,9 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         MessageConfig message = requested.toBuilder()
                 .lowerLayerOverhead(Math.max(overhead, requested.lowerLayerOverhead()))
                 .sendRateHz(config.sendRateHz())
+                .sendMode(config.sendMode())
                 .build();
+        this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
         this.budget = message.datagramBudget();
         double keepAlive = seconds(config.keepAliveInterval());
         this.settings = new ConnectionSettings(config.protocolId(), config.preSharedKey(), keepAlive,
@@ -84,7 +97,7 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         });
         this.acceptor = new Acceptor(this, handshake, peers);
         this.events = new NodeEvents(listener, counters.listenerErrors);
-        this.loop = new IoLoop(port, this, 1.0 / config.sendRateHz(), config.receiveBusyPoll().toNanos(),
+        this.loop = new IoLoop(port, this, tickSeconds(config, settings.handshakeResendInterval()), config.receiveBusyPoll().toNanos(),
                 config.receiveThreadMode(), "reliable-udp-io-" + localAddress.getPort());
         events.attach(loop);
     }
@@ -119,6 +132,19 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         return d.toNanos() / 1e9;
     }
 
+    /**
+     * The I/O loop's tick. TICK: the send rate. IMMEDIATE: only keepalives, timeouts, handshake
+     * retries and the message layer's housekeeping remain on it, so half the shorter of the keepalive
+     * interval and the handshake retry interval (a keepalive then goes 1 to 1.5 intervals after the last
+     * packet; sends, resends and acks do not wait for it).
+     */
+    static double tickSeconds(NodeConfig config, double handshakeResendSeconds) {
+        if (config.sendMode() == MessageConfig.SendMode.TICK) {
+            return 1.0 / config.sendRateHz();
+        }
+        return Math.min(seconds(config.keepAliveInterval()), handshakeResendSeconds) / 2;
+    }
+
     double now() {
         return (System.nanoTime() - startNanos) / 1e9;
     }
@@ -129,6 +155,45 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
 
     boolean acceptsSends() {
         return acceptingSends;
+    }
+
+    /** Whether the node sends as soon as there is something to send (the IMMEDIATE send mode). */
+    boolean immediate() {
+        return immediate;
+    }
+
+    /**
+     * IMMEDIATE: {@code peer} has something queued; the I/O thread writes it in its next turn. Any
+     * thread; a burst of sends costs one mark per peer and one wake-up of the loop.
+     */
+    void sendSoon(NodePeer peer) {
+        if (dirty.mark(peer)) {
+            loop.wakeup();
+        }
+    }
+
+    /**
+     * IMMEDIATE, I/O thread: {@code peer}'s message layer wants its next update at {@code deadline}
+     * (seconds on {@link #now()}'s clock; +inf: none).
+     */
+    void schedule(NodePeer peer, double deadline) {
+        long nanos;
+        if (deadline == Double.POSITIVE_INFINITY || Double.isNaN(deadline)) {
+            nanos = Long.MAX_VALUE;
+        } else {
+            double offset = Math.max(0, deadline) * 1e9;
+            // a deadline beyond ~290 years is no deadline
+            nanos = offset >= 9.0e18 ? Long.MAX_VALUE : startNanos + (long) Math.ceil(offset);
+        }
+        timers.schedule(peer, nanos);
+    }
+
+    private void writeQueued(NodePeer peer) {
+        try {
+            peer.writeQueued(now());
+        } catch (RuntimeException e) {
+            failed(peer, "sending", e);
+        }
     }
 
     ConnectionSettings settings() {
@@ -182,10 +247,42 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
                 }
             }
             if (tick) {
+                ticks++; // only the I/O thread writes it
                 tick(now);
             }
         }
+        if (immediate) {
+            runDeadlines();
+        }
         events.dispatch();
+        if (immediate && !dirty.isEmpty()) {
+            // after the listener calls, so that a reply a listener just sent leaves in this turn
+            dirty.drain(writeQueued);
+        }
+    }
+
+    @Override
+    public long nextDeadline() {
+        return timers.earliest();
+    }
+
+    /** IMMEDIATE: updates every peer whose message-layer deadline has come (each reschedules itself). */
+    private void runDeadlines() {
+        long nowNanos = System.nanoTime();
+        if (timers.earliest() - nowNanos > 0) {
+            return;
+        }
+        double now = now();
+        NodePeer p;
+        // a peer whose new deadline is already due (a round cut by its packet limit) goes again in the next turn
+        int budget = timers.size();
+        while (budget-- > 0 && (p = timers.pollDue(nowNanos)) != null) {
+            try {
+                p.onDeadline(now);
+            } catch (RuntimeException e) {
+                failed(p, "update", e);
+            }
+        }
     }
 
     @Override
@@ -206,14 +303,20 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
             try {
                 peer.tick(now);
             } catch (RuntimeException e) {
-                LOG.log(Level.ERROR, "bug: update of " + peer.address() + " threw; disconnecting it", e);
-                try {
-                    peer.disconnect(DisconnectReason.PROTOCOL_ERROR, "internal error: " + e);
-                } catch (RuntimeException again) {
-                    peers.remove(peer); // cannot even disconnect: forget it
-                }
+                failed(peer, "update", e);
             }
         }
+    }
+
+    /** A bug below us threw for {@code peer}: logged, and the peer disconnected (or forgotten). */
+    private void failed(NodePeer peer, String what, RuntimeException e) {
+        LOG.log(Level.ERROR, "bug: " + what + " of " + peer.address() + " threw; disconnecting it", e);
+        try {
+            peer.disconnect(DisconnectReason.PROTOCOL_ERROR, "internal error: " + e);
+        } catch (RuntimeException again) {
+            peers.remove(peer); // cannot even disconnect: forget it
+        }
+        timers.schedule(peer, Long.MAX_VALUE);
     }
 
     // ------------------------------------------------------------------ what peers and the acceptor call
@@ -324,6 +427,11 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
     /** Changes the handshake budget (tests use a small one to make a flood deterministic). */
     void handshakeBudget(double perSecond, double burst) {
         acceptor.budget(perSecond, burst);
+    }
+
+    /** Ticks the I/O loop has run so far. */
+    long ticks() {
+        return ticks;
     }
 
     /** The I/O loop (tests wake it). */

@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The I/O loop of one node: one thread that waits on a {@link DatagramPort}, drains every readable
  * datagram into its receive buffer and hands each to the {@link Handler}, keeps the optional receive
- * busy-poll window, and runs a turn (conditioners, the send tick when due, listener events) after each
- * datagram and each wake-up. Other threads wake it with {@link #wakeup()} (at most one port wake-up per batch: an atomic
+ * busy-poll window, and runs a turn (conditioners, the tick when due, the handler's due timers,
+ * listener events, queued sends) after each datagram, each wake-up and each timeout. It waits until
+ * the earliest of the next tick, a requested deadline and the handler's {@link Handler#nextDeadline()}. Other threads wake it with {@link #wakeup()} (at most one port wake-up per batch: an atomic
  * "wake pending" flag that the loop clears before each turn) or ask for a turn at a time with
  * {@link #wakeAt(long)}; neither closes or interrupts the port.
  */
@@ -38,6 +39,14 @@ final class IoLoop {
 
         /** Whether a link conditioner may hold datagrams to release (the loop then waits at most 1 ms). */
         boolean conditioned();
+
+        /**
+         * The earliest time (System.nanoTime) the handler wants a turn for its own timers (the peers'
+         * message-layer deadlines), Long.MAX_VALUE for none. Asked before every wait: keep it O(1).
+         */
+        default long nextDeadline() {
+            return Long.MAX_VALUE;
+        }
 
         /** A bug: handling a datagram threw (the datagram is dropped; count and log it). */
         void onDatagramFailed(RuntimeException e);
@@ -84,9 +93,14 @@ final class IoLoop {
 
     /**
      * Makes the loop run a turn promptly. Any thread; a burst of calls costs one port wake-up until
-     * the loop has run its next turn.
+     * the loop has run its next turn. From the loop's own thread (a listener that sends) it costs no
+     * port wake-up: the next wait only looks at the port without blocking.
      */
     void wakeup() {
+        if (inLoop()) {
+            wakePending.set(true);
+            return;
+        }
         if (!wakePending.get() && !wakePending.getAndSet(true)) {
             port.wakeup();
         }
@@ -193,12 +207,16 @@ final class IoLoop {
         handler.onTurn(tick);
     }
 
-    /** Waits until a datagram, a wake-up, the next tick or the earliest requested deadline. */
+    /** Waits until a datagram, a wake-up, the next tick, the earliest requested deadline or the handler's own. */
     private void await() throws IOException {
         long until = nextTick;
         long deadline = requestedDeadline.get();
         if (deadline != Long.MAX_VALUE && deadline - until < 0) {
             until = deadline;
+        }
+        long own = handler.nextDeadline();
+        if (own != Long.MAX_VALUE && own - until < 0) {
+            until = own;
         }
         long now = System.nanoTime();
         if (handler.conditioned() && until - now > CONDITIONER_POLL_NANOS) {

@@ -23,6 +23,7 @@ public final class NodeConfig {
     private final int maxConnections;
     private final long protocolId;
     private final double sendRateHz;
+    private final MessageConfig.SendMode sendMode;
     private final Duration keepAliveInterval;
     private final Duration timeout;
     private final Duration connectTimeout;
@@ -70,6 +71,9 @@ public final class NodeConfig {
         if (b.receiveBusyPoll == null || b.receiveBusyPoll.isNegative() || b.receiveBusyPoll.compareTo(MAX_BUSY_POLL) > 0) {
             throw new InvalidConfigurationException("receiveBusyPoll", b.receiveBusyPoll, "must be within 0..1ms");
         }
+        if (b.sendMode == null) {
+            throw new InvalidConfigurationException("sendMode", null, "must not be null", "sendMode must not be null");
+        }
         if (b.message == null || b.receiveThreadMode == null) {
             throw new InvalidConfigurationException(b.message == null ? "message" : "receiveThreadMode", null, "must not be null",
                     "message and receiveThreadMode must not be null");
@@ -80,6 +84,7 @@ public final class NodeConfig {
         this.maxConnections = b.maxConnections;
         this.protocolId = b.protocolId;
         this.sendRateHz = b.sendRateHz;
+        this.sendMode = b.sendMode;
         this.keepAliveInterval = b.keepAliveInterval;
         this.timeout = b.timeout;
         this.connectTimeout = b.connectTimeout;
@@ -112,6 +117,7 @@ public final class NodeConfig {
         b.maxConnections = maxConnections;
         b.protocolId = protocolId;
         b.sendRateHz = sendRateHz;
+        b.sendMode = sendMode;
         b.keepAliveInterval = keepAliveInterval;
         b.timeout = timeout;
         b.connectTimeout = connectTimeout;
@@ -140,8 +146,20 @@ public final class NodeConfig {
     /** 64-bit protocol id; both sides must agree (the application's own, to keep strangers out). */
     public long protocolId() { return protocolId; }
 
-    /** Packets per second per connection while there is something to send (default 60). */
+    /**
+     * Send ticks per second per connection (default 60). In the {@code TICK} send mode, the rate of
+     * send rounds (and of the node's tick); in {@code IMMEDIATE}, the base of the congestion
+     * controller's bad-mode rate (a third of it) and of the message layer's statistics cadence.
+     */
     public double sendRateHz() { return sendRateHz; }
+
+    /**
+     * When packets go out (default {@link MessageConfig.SendMode#IMMEDIATE}): as soon as a message is
+     * queued (the I/O thread is woken and writes everything queued by then), or on the send ticks at
+     * {@link #sendRateHz()} ({@link MessageConfig.SendMode#TICK}, the game-style fixed rate). Every
+     * connection's {@link MessageConfig#sendMode()} is set from it. See docs/connection.md.
+     */
+    public MessageConfig.SendMode sendMode() { return sendMode; }
 
     /** Keepalive interval when idle (default 100 ms). */
     public Duration keepAliveInterval() { return keepAliveInterval; }
@@ -161,7 +179,12 @@ public final class NodeConfig {
     /** Whether a pre-shared key is set (every connection encrypted). */
     public boolean encrypted() { return preSharedKey != null; }
 
-    /** Which kind of thread runs the receive loop (default VIRTUAL). */
+    /**
+     * Which kind of thread runs the I/O loop (default PLATFORM: a virtual thread's wake-up goes
+     * through the JDK's poller and a carrier hand-off, which measured +35 to +50 us per round trip on
+     * the 2-core machine; VIRTUAL costs no OS thread per node, for many nodes per JVM). See
+     * docs/connection.md, "Which I/O thread".
+     */
     public ReceiveThreadMode receiveThreadMode() { return receiveThreadMode; }
 
     /**
@@ -186,7 +209,7 @@ public final class NodeConfig {
     public String toString() {
         return "NodeConfig[bindAddress=" + bindAddress + ", acceptIncoming=" + acceptIncoming
                 + ", maxConnections=" + maxConnections + ", protocolId=0x" + Long.toHexString(protocolId)
-                + ", sendRateHz=" + sendRateHz + ", keepAliveInterval=" + keepAliveInterval
+                + ", sendRateHz=" + sendRateHz + ", sendMode=" + sendMode + ", keepAliveInterval=" + keepAliveInterval
                 + ", timeout=" + timeout + ", connectTimeout=" + connectTimeout
                 + ", sendQueueWait=" + sendQueueWait
                 + ", preSharedKey=" + (preSharedKey == null ? "none" : "[redacted]")
@@ -215,12 +238,13 @@ public final class NodeConfig {
         private int maxConnections = 1024;
         private long protocolId = 0x5255_4450_0001_0000L;
         private double sendRateHz = 60;
+        private MessageConfig.SendMode sendMode = MessageConfig.SendMode.IMMEDIATE;
         private Duration keepAliveInterval = Duration.ofMillis(100);
         private Duration timeout = Duration.ofSeconds(5);
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration sendQueueWait = Duration.ZERO;
         private byte @Nullable [] preSharedKey;
-        private ReceiveThreadMode receiveThreadMode = ReceiveThreadMode.VIRTUAL;
+        private ReceiveThreadMode receiveThreadMode = ReceiveThreadMode.PLATFORM;
         private Duration receiveBusyPoll = Duration.ZERO;
         private int socketReceiveBufferSize = 4 * 1024 * 1024;
         private int socketSendBufferSize = 4 * 1024 * 1024;
@@ -241,6 +265,8 @@ public final class NodeConfig {
         public Builder protocolId(long id) { this.protocolId = id; return this; }
         /** See {@link NodeConfig#sendRateHz()}. */
         public Builder sendRateHz(double hz) { this.sendRateHz = hz; return this; }
+        /** See {@link NodeConfig#sendMode()}. */
+        public Builder sendMode(MessageConfig.SendMode mode) { this.sendMode = mode; return this; }
         /** See {@link NodeConfig#keepAliveInterval()}. */
         public Builder keepAliveInterval(Duration interval) { this.keepAliveInterval = interval; return this; }
         /** See {@link NodeConfig#timeout()}. */

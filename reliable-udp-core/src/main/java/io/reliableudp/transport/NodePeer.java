@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -26,8 +27,12 @@ import org.jspecify.annotations.Nullable;
  * A peer of a {@link DatagramNode}: the {@link Connection} of one remote address behind a lock.
  * Every call into the connection (and so into the message layer) holds {@link #lock}; the receive
  * loop, the send tick and application threads take turns.
+ *
+ * <p>In the {@code IMMEDIATE} send mode an application thread's send only queues (under the lock)
+ * and marks the peer for the I/O thread ({@link DirtyPeers}), which writes it; after every call of the
+ * I/O thread into the connection the peer's next deadline goes to the node's {@link PeerTimers}.
  */
-final class NodePeer implements Peer, Connection.Events, Connection.Transmitter, RttSampleListener {
+final class NodePeer implements Peer, Connection.Events, Connection.Transmitter, RttSampleListener, PeerTimers.Entry {
 
     private final DatagramNode node;
     private final InetSocketAddress address;
@@ -47,6 +52,17 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     private int conditionerGeneration;
     private double queueFullSince = -1;
     private final DatagramConsumer forward = this::transmitNow;
+    private final boolean immediate;
+
+    // IMMEDIATE send mode
+    /** Set while the peer waits in the node's {@link DirtyPeers}. */
+    final AtomicBoolean dirty = new AtomicBoolean();
+    /** The next peer in {@link DirtyPeers} (written before the push that publishes it). */
+    @Nullable NodePeer nextDirty;
+    /** Index in the node's {@link PeerTimers} (-1: not in it); I/O thread only. */
+    private int timerIndex = -1;
+    /** This peer's deadline in {@link PeerTimers} (System.nanoTime); I/O thread only. */
+    private long deadlineNanos = Long.MAX_VALUE;
 
     NodePeer(DatagramNode node, InetSocketAddress address, boolean client) {
         this.node = node;
@@ -54,6 +70,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         this.sendBuffer = ByteBuffer.allocateDirect(node.config().message().datagramBudget() + 512);
         this.conditionerStaging = new byte[sendBuffer.capacity()];
         this.connectFuture = client ? new CompletableFuture<>() : null;
+        this.immediate = node.immediate();
         List<ChannelConfig> channels = node.config().message().channels();
         this.reliable = new boolean[channels.size()];
         for (int i = 0; i < reliable.length; i++) {
@@ -142,6 +159,9 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             } finally {
                 lock.unlock();
             }
+            if (id >= 0 && immediate) {
+                node.sendSoon(this);
+            }
             if (id == MessageEndpoint.OFFER_QUEUE_FULL) {
                 if (waitNanos > 0 && System.nanoTime() - deadline < 0) {
                     LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
@@ -164,10 +184,15 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             id = connection().offer(channel, payload, node.now());
             if (id >= 0) {
                 queueFullSince = -1;
-                return true;
             }
         } finally {
             lock.unlock();
+        }
+        if (id >= 0) {
+            if (immediate) {
+                node.sendSoon(this);
+            }
+            return true;
         }
         if (id == MessageEndpoint.OFFER_QUEUE_FULL) {
             queueStayedFull();
@@ -218,14 +243,53 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         }
     }
 
+    /** TICK: sends what is queued now, on the caller's thread. IMMEDIATE: the I/O thread does it anyway; this only makes sure it is asked to. */
     @Override
     public void flush() {
+        if (immediate) {
+            node.sendSoon(this);
+            return;
+        }
         lock.lock();
         try {
             connection().flush(node.now());
         } finally {
             lock.unlock();
         }
+    }
+
+    /** I/O thread, IMMEDIATE: writes what application threads queued (within the congestion limits), then reschedules. */
+    void writeQueued(double now) {
+        double next;
+        lock.lock();
+        try {
+            Connection c = connection;
+            if (c == null) {
+                return;
+            }
+            c.flush(now);
+            next = c.nextDeadline();
+        } finally {
+            lock.unlock();
+        }
+        node.schedule(this, next);
+    }
+
+    /** I/O thread, IMMEDIATE: a deadline of the message layer came (resend, ack delay, pacing). */
+    void onDeadline(double now) {
+        double next;
+        lock.lock();
+        try {
+            Connection c = connection;
+            if (c == null) {
+                return;
+            }
+            c.update(now);
+            next = c.nextDeadline();
+        } finally {
+            lock.unlock();
+        }
+        node.schedule(this, next);
     }
 
     @Override
@@ -251,21 +315,35 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         }
     }
 
+    /** The node's tick (I/O thread): keepalive, timeout, handshake retries, and the message layer's update. */
     void tick(double now) {
+        double next;
         lock.lock();
         try {
-            connection().update(now);
+            Connection c = connection();
+            c.update(now);
+            next = c.nextDeadline();
         } finally {
             lock.unlock();
         }
+        if (immediate) {
+            node.schedule(this, next);
+        }
     }
 
+    /** A datagram from this peer's address (I/O thread). */
     void receive(byte[] data, int offset, int length, double now) {
+        double next;
         lock.lock();
         try {
-            connection().receive(data, offset, length, now);
+            Connection c = connection();
+            c.receive(data, offset, length, now);
+            next = c.nextDeadline();
         } finally {
             lock.unlock();
+        }
+        if (immediate) {
+            node.schedule(this, next);
         }
     }
 
@@ -386,6 +464,26 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         } finally {
             lock.unlock();
         }
+    }
+
+    @Override
+    public int timerIndex() {
+        return timerIndex;
+    }
+
+    @Override
+    public void timerIndex(int index) {
+        timerIndex = index;
+    }
+
+    @Override
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    @Override
+    public void deadlineNanos(long deadline) {
+        deadlineNanos = deadline;
     }
 
     @Override

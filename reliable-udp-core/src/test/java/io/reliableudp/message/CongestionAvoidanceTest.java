@@ -35,8 +35,9 @@ class CongestionAvoidanceTest {
 
     @Test
     void rateFallsWhenRttOrLossRiseAndRecoversAfter() {
+        // Gaffer's good/bad mode; the packet rate is the tick rate: TICK mode
         EndpointPair pair = new EndpointPair(EndpointPair.config(DeliveryMode.RELIABLE_ORDERED).toBuilder().sendRateHz(60)
-                .congestionControl(MessageConfig.CongestionControl.GAFFER).build(),
+                .congestionControl(MessageConfig.CongestionControl.GAFFER).sendMode(MessageConfig.SendMode.TICK).build(),
                 link(10, 0, 1), link(10, 0, 2));
         double good = drive(pair, 15);
         assertThat(pair.a.stats().congested()).isFalse();
@@ -91,7 +92,7 @@ class CongestionAvoidanceTest {
     @Test
     void disabledCongestionAvoidanceKeepsTheRate() {
         EndpointPair pair = new EndpointPair(EndpointPair.config(DeliveryMode.RELIABLE_ORDERED).toBuilder()
-                .congestionAvoidance(false).build(), link(300, 0.2, 1), link(300, 0, 2));
+                .congestionAvoidance(false).sendMode(MessageConfig.SendMode.TICK).build(), link(300, 0.2, 1), link(300, 0, 2));
         drive(pair, 5);
         assertThat(pair.a.stats().congested()).isFalse();
         assertThat(pair.a.stats().sendRateHz()).isEqualTo(60);
@@ -189,7 +190,8 @@ class CongestionAvoidanceTest {
     void aCallerTickingAtTheSendRateWithJitterSendsOnEveryTick() {
         int[] datagrams = {0};
         // no peer, so no acks: congestion avoidance off, to look at the tick schedule alone
-        MessageConfig config = EndpointPair.config(DeliveryMode.UNRELIABLE).toBuilder().congestionAvoidance(false).build();
+        MessageConfig config = EndpointPair.config(DeliveryMode.UNRELIABLE).toBuilder().congestionAvoidance(false)
+                .sendMode(MessageConfig.SendMode.TICK).build();
         MessageEndpoint e = new MessageEndpoint(config, 0, (d, o, l) -> datagrams[0]++,
                 (c, id, d, o, l) -> { });
         java.util.SplittableRandom jitter = new java.util.SplittableRandom(5);

@@ -55,6 +55,11 @@ public final class CopyingSession implements Session {
         }
 
         @Override
+        public void advanceTime(double time) {
+            link.advanceTime(time);
+        }
+
+        @Override
         public int nextPacketSequence() {
             return link.nextPacketSequence();
         }
@@ -73,6 +78,16 @@ public final class CopyingSession implements Session {
     @Override
     public int offer(int channel, byte[] payload, @Nullable SendCompletion completion) {
         return endpoint.offer(channel, payload, completion);
+    }
+
+    @Override
+    public void receive(byte[] data, int offset, int length, double time) {
+        endpoint.receive(data, offset, length, time);
+    }
+
+    @Override
+    public double nextDeadline() {
+        return endpoint.nextDeadline();
     }
 
     @Override

@@ -60,6 +60,21 @@ class MessageConfigTest {
     }
 
     @Test
+    void sendModeAndAckDelay() {
+        assertThat(MessageConfig.defaults().sendMode()).isEqualTo(MessageConfig.SendMode.IMMEDIATE);
+        assertThat(MessageConfig.defaults().ackDelaySeconds()).isEqualTo(0.001);
+        MessageConfig c = MessageConfig.builder().sendMode(MessageConfig.SendMode.TICK).ackDelaySeconds(0).build();
+        assertThat(c.toBuilder().build().sendMode()).isEqualTo(MessageConfig.SendMode.TICK);
+        assertThat(c.toBuilder().build().ackDelaySeconds()).isZero();
+        for (double wrong : new double[] {-0.001, 0.6, Double.NaN}) {
+            assertThatThrownBy(() -> MessageConfig.builder().ackDelaySeconds(wrong).build())
+                    .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> assertThat(e.field()).isEqualTo("ackDelaySeconds"));
+        }
+        assertThatThrownBy(() -> MessageConfig.builder().sendMode(null).build())
+                .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> assertThat(e.field()).isEqualTo("sendMode"));
+    }
+
+    @Test
     void messagesStayAsTheyWere() {
         assertThatThrownBy(() -> MessageConfig.builder().datagramBudget(100).build())
                 .hasMessage("datagramBudget must be within 256..65507 bytes, was 100");

@@ -31,6 +31,21 @@ class NodeConfigTest {
     }
 
     @Test
+    void theDefaultsSendAtOnceFromAPlatformIoThreadAndTickModeIsKept() {
+        NodeConfig d = NodeConfig.builder().build();
+        assertThat(d.sendMode()).isEqualTo(io.reliableudp.message.MessageConfig.SendMode.IMMEDIATE);
+        assertThat(d.receiveThreadMode()).isEqualTo(ReceiveThreadMode.PLATFORM);
+        assertThat(d.message().ackDelaySeconds()).isEqualTo(0.001);
+        NodeConfig tick = d.toBuilder().sendMode(io.reliableudp.message.MessageConfig.SendMode.TICK).build();
+        assertThat(tick.toBuilder().build().sendMode()).isEqualTo(io.reliableudp.message.MessageConfig.SendMode.TICK);
+        assertThat(tick.toString()).contains("sendMode=TICK");
+        // the loop's tick: the send rate in TICK mode, half the keepalive (at most 250 ms) in IMMEDIATE
+        assertThat(DatagramNode.tickSeconds(tick, 0.1)).isEqualTo(1.0 / 60);
+        assertThat(DatagramNode.tickSeconds(d, 0.1)).isEqualTo(0.05);
+        assertThatThrownBy(() -> NodeConfig.builder().sendMode(null).build()).hasMessageContaining("sendMode");
+    }
+
+    @Test
     void wrongValuesNameTheField() {
         assertThatThrownBy(() -> NodeConfig.builder().preSharedKey(new byte[16]).build()).hasMessageContaining("preSharedKey");
         assertThatThrownBy(() -> NodeConfig.builder().maxConnections(0).build()).hasMessageContaining("maxConnections");

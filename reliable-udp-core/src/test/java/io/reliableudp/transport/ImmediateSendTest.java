@@ -1,0 +1,149 @@
+package io.reliableudp.transport;
+
+import static io.reliableudp.transport.NodeConnectTest.loopback;
+import static io.reliableudp.transport.NodeConnectTest.target;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reliableudp.message.MessageConfig;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The IMMEDIATE send mode over real UDP on loopback: a send on an idle connection leaves without a
+ * tick of the sender's I/O loop (TICK: only a tick carries it), and a burst of sends from an
+ * application thread costs one wake-up of the loop and leaves packed. Causal checks (the sender's
+ * tick counter, the port's wake-up counter), no timings.
+ */
+class ImmediateSendTest {
+
+    /** A sender whose TICK-mode tick is one second; in IMMEDIATE its tick (keepalives) is 125 ms. */
+    private static NodeConfig sender(MessageConfig.SendMode mode) throws Exception {
+        return loopback().acceptIncoming(false).sendMode(mode).sendRateHz(1)
+                .keepAliveInterval(Duration.ofSeconds(2)).timeout(Duration.ofSeconds(10)).build();
+    }
+
+    @Test
+    void aSendOnAnIdleConnectionLeavesWithoutATickInImmediateMode() throws Exception {
+        BlockingQueue<byte[]> arrived = new LinkedBlockingQueue<>();
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), (p, c, id, d) -> arrived.add(d));
+             DatagramNode client = DatagramNode.start(sender(MessageConfig.SendMode.IMMEDIATE), (p, c, id, d) -> { },
+                     Sessions.DEFAULT)) {
+            Peer peer = client.connect(target(server)).get(5, TimeUnit.SECONDS);
+            boolean withoutTick = false;
+            // a tick may happen to run between a send and its arrival (1 in ~100 on a quiet machine): then try again
+            for (int attempt = 0; attempt < 10 && !withoutTick; attempt++) {
+                long ticks = client.ticks();
+                peer.send(0, new byte[] {(byte) attempt});
+                assertThat(arrived.poll(5, TimeUnit.SECONDS)).containsExactly((byte) attempt);
+                withoutTick = client.ticks() == ticks;
+            }
+            assertThat(withoutTick).as("a message reached the peer while the sender's loop ran no tick").isTrue();
+        }
+    }
+
+    @Test
+    void inTickModeOnlyATickCarriesASend() throws Exception {
+        BlockingQueue<byte[]> arrived = new LinkedBlockingQueue<>();
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), (p, c, id, d) -> arrived.add(d));
+             DatagramNode client = DatagramNode.start(sender(MessageConfig.SendMode.TICK), (p, c, id, d) -> { },
+                     Sessions.DEFAULT)) {
+            Peer peer = client.connect(target(server)).get(5, TimeUnit.SECONDS);
+            for (int i = 0; i < 3; i++) {
+                long ticks = client.ticks();
+                peer.send(0, new byte[] {(byte) i});
+                assertThat(arrived.poll(5, TimeUnit.SECONDS)).containsExactly((byte) i);
+                assertThat(client.ticks()).as("send %d arrived after a tick of the sender", i).isGreaterThan(ticks);
+            }
+        }
+    }
+
+    /** A UDP port that counts the wake-ups asked of it. */
+    private static final class CountingPort implements DatagramPort {
+        private final DatagramPort port;
+        final AtomicInteger wakeups = new AtomicInteger();
+
+        CountingPort(DatagramPort port) {
+            this.port = port;
+        }
+
+        @Override
+        public @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException {
+            return port.receive(into);
+        }
+
+        @Override
+        public boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException {
+            return port.send(datagram, to);
+        }
+
+        @Override
+        public void awaitReadable(long timeoutNanos) throws IOException {
+            port.awaitReadable(timeoutNanos);
+        }
+
+        @Override
+        public void wakeup() {
+            wakeups.incrementAndGet();
+            port.wakeup();
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return port.localAddress();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return port.isOpen();
+        }
+
+        @Override
+        public void close() {
+            port.close();
+        }
+    }
+
+    @Test
+    void aBurstOfSendsWakesTheLoopOnceAndLeavesPacked() throws Exception {
+        AtomicInteger received = new AtomicInteger();
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        NodeConfig clientConfig = loopback().acceptIncoming(false).build();
+        CountingPort port = new CountingPort(UdpDatagramPort.open(clientConfig));
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), (p, c, id, d) -> received.incrementAndGet());
+             DatagramNode client = DatagramNode.start(clientConfig, (p, c, id, d) -> {
+                 held.countDown(); // the client's I/O thread stays inside this turn until released
+                 try {
+                     release.await(10, TimeUnit.SECONDS);
+                 } catch (InterruptedException e) {
+                     Thread.currentThread().interrupt();
+                 }
+             }, Sessions.DEFAULT, port)) {
+            Peer peer = client.connect(target(server)).get(5, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.peers().size() == 1);
+            server.peers().iterator().next().send(0, new byte[] {1});
+            assertThat(held.await(5, TimeUnit.SECONDS)).isTrue();
+            int wakeups = port.wakeups.get();
+            long packets = peer.stats().packetCounters().get("num_packets_sent");
+            for (int i = 0; i < 1000; i++) {
+                assertThat(peer.offer(0, new byte[32])).isTrue();
+            }
+            assertThat(port.wakeups.get() - wakeups).as("wake-ups for a burst of 1000 sends").isEqualTo(1);
+            release.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> received.get() == 1000);
+            long sentPackets = peer.stats().packetCounters().get("num_packets_sent") - packets;
+            // 36 messages of 32 bytes fit a 1200-byte datagram: 28 packets, plus an ack or two
+            assertThat(sentPackets).as("packets for 1000 messages of 32 bytes").isBetween(28L, 40L);
+        }
+    }
+}
