@@ -127,6 +127,7 @@ class CongestionAvoidanceTest {
     private static Bulk bulkThroughBottleneck(MessageConfig config) {
         LinkConditionerConfig bottleneck = new LinkConditionerConfig(25, 0, 0, 0, 1, 0, 0, 0, 0, 200_000, 32_000, 1);
         EndpointPair pair = new EndpointPair(config, bottleneck, link(25, 0, 2));
+        pair.followDeadlines = true; // as the node's I/O loop drives it: the pacing decides when packets go
         pair.recordB = false;
         byte[] chunk = new byte[1000];
         double start = pair.time;

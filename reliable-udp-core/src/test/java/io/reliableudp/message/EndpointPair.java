@@ -25,6 +25,12 @@ final class EndpointPair {
     final List<Received> receivedByB = new ArrayList<>();
     double time = 100.0;
     boolean recordB = true;
+    /**
+     * Within a step, also wake the endpoints at the deadlines they name ({@link MessageEndpoint#nextDeadline()}),
+     * as the transport's I/O loop does in IMMEDIATE mode (set by tests that measure rates: a pacing
+     * controller sends only what its pacing allows at each call); otherwise fixed steps only.
+     */
+    boolean followDeadlines;
     MessageListener extraB;
 
     EndpointPair(MessageConfig config, LinkConditionerConfig abConfig, LinkConditionerConfig baConfig) {
@@ -51,7 +57,26 @@ final class EndpointPair {
 
     /** Advances the clock by dt: deliver what is due both ways, then update both endpoints. */
     void step(double dt) {
-        time += dt;
+        double end = time + dt;
+        if (followDeadlines) {
+            for (int i = 0; i < 1_000; i++) {
+                // the loop's timer has a granularity too: a deadline at or before now runs a little later
+                double next = Math.max(Math.min(a.nextDeadline(), b.nextDeadline()), time + DEADLINE_GRANULARITY);
+                if (next >= end) {
+                    break;
+                }
+                time = next;
+                deliverAndUpdate();
+            }
+        }
+        time = end;
+        deliverAndUpdate();
+    }
+
+    /** Smallest gap between two deadline wake-ups within a step (seconds). */
+    static final double DEADLINE_GRANULARITY = 0.0005;
+
+    private void deliverAndUpdate() {
         ab.poll(time, b::receive);
         ba.poll(time, a::receive);
         a.update(time);

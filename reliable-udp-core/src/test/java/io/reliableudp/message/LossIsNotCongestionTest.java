@@ -139,6 +139,7 @@ class LossIsNotCongestionTest {
      */
     private static Outage outage(CongestionControl controller) {
         EndpointPair pair = new EndpointPair(config(controller), link(10, 0, 31), link(10, 0, 32));
+        pair.followDeadlines = true; // as the node's I/O loop drives it: the pacing decides when packets go
         pair.recordB = false;
         double perStep = 2000 * DT;
         double owed = 0;
