@@ -22,6 +22,8 @@ public final class MessageConfig {
     private final double resendRttFactor;
     private final double minResendIntervalSeconds;
     private final double maxResendIntervalSeconds;
+    private final double ackDelaySeconds;
+    private final boolean fastRecovery;
     private final int maxMessageSize;
     private final int sliceSize;
     private final long maxBytesInFlight;
@@ -53,6 +55,9 @@ public final class MessageConfig {
         }
         if (!(b.maxResendIntervalSeconds > 0 && b.maxResendIntervalSeconds <= 60)) {
             throw new InvalidConfigurationException("maxResendIntervalSeconds", b.maxResendIntervalSeconds, "must be within (0, 60]");
+        }
+        if (!(b.ackDelaySeconds >= 0 && b.ackDelaySeconds <= 1)) {
+            throw new InvalidConfigurationException("ackDelaySeconds", b.ackDelaySeconds, "must be within 0..1");
         }
         if (b.maxMessageSize < 1) {
             throw new InvalidConfigurationException("maxMessageSize", b.maxMessageSize, "must be >= 1");
@@ -99,6 +104,8 @@ public final class MessageConfig {
         this.resendRttFactor = b.resendRttFactor;
         this.minResendIntervalSeconds = b.minResendIntervalSeconds;
         this.maxResendIntervalSeconds = b.maxResendIntervalSeconds;
+        this.ackDelaySeconds = b.ackDelaySeconds;
+        this.fastRecovery = b.fastRecovery;
         this.maxMessageSize = b.maxMessageSize;
         this.sliceSize = b.sliceSize;
         this.maxBytesInFlight = b.maxBytesInFlight;
@@ -131,6 +138,8 @@ public final class MessageConfig {
         b.resendRttFactor = resendRttFactor;
         b.minResendIntervalSeconds = minResendIntervalSeconds;
         b.maxResendIntervalSeconds = maxResendIntervalSeconds;
+        b.ackDelaySeconds = ackDelaySeconds;
+        b.fastRecovery = fastRecovery;
         b.maxMessageSize = maxMessageSize;
         b.sliceSize = sliceSize;
         b.maxBytesInFlight = maxBytesInFlight;
@@ -157,16 +166,37 @@ public final class MessageConfig {
     public ResendPolicy resendPolicy() { return resendPolicy; }
 
     /**
-     * Resend interval = clamp(max(srtt * factor, srtt + 4 * rttvar), min, max) under
-     * {@link ResendPolicy#RTT_BASED} (rttvar: smoothed mean deviation of the RTT, as RFC 6298); default 1.25.
+     * Resend interval = clamp(max(srtt * factor, srtt + 4 * rttvar + ackDelay, 2 * ackDelay), min, max)
+     * under {@link ResendPolicy#RTT_BASED} (rttvar: smoothed mean deviation of the RTT, as RFC 6298);
+     * default 1.25. A message that times out again waits twice as long each time (up to the max).
      */
     public double resendRttFactor() { return resendRttFactor; }
 
-    /** Lower bound of the RTT-based resend interval (default 20 ms). */
+    /**
+     * Lower bound of the RTT-based resend interval (default 1 ms: the measured RTT and its variance
+     * set the interval, this only guards against a degenerate estimate; it was a fixed 20 ms before).
+     */
     public double minResendIntervalSeconds() { return minResendIntervalSeconds; }
 
-    /** Upper bound of the RTT-based resend interval (default 1 s). */
+    /**
+     * Upper bound of the RTT-based resend interval, also the cap of its exponential backoff on
+     * repeated timeouts (default 1 s).
+     */
     public double maxResendIntervalSeconds() { return maxResendIntervalSeconds; }
+
+    /**
+     * The most time an endpoint waits before it acknowledges a received data packet (default 1 ms,
+     * within 0..1 s). The resend timer adds the peer's ack delay on top of the RTT's variance, so an ack
+     * held back that long is not taken for a loss. Both ends use the same value.
+     */
+    public double ackDelaySeconds() { return ackDelaySeconds; }
+
+    /**
+     * Whether a reliable message is resent as soon as the acks show that the packet carrying it was
+     * lost (a packet sent at least a reorder window after it was acknowledged), instead of only when
+     * its resend timer runs out (default true). See docs/messages.md, "Reliability and resend".
+     */
+    public boolean fastRecovery() { return fastRecovery; }
 
     /** Largest message accepted by send (default 1 MiB); larger sends fail at once with TOO_LARGE. */
     public int maxMessageSize() { return maxMessageSize; }
@@ -243,8 +273,10 @@ public final class MessageConfig {
         private int lowerLayerOverhead = 0;
         private ResendPolicy resendPolicy = ResendPolicy.RTT_BASED;
         private double resendRttFactor = 1.25;
-        private double minResendIntervalSeconds = 0.02;
+        private double minResendIntervalSeconds = 0.001;
         private double maxResendIntervalSeconds = 1.0;
+        private double ackDelaySeconds = 0.001;
+        private boolean fastRecovery = true;
         private int maxMessageSize = 1024 * 1024;
         private int sliceSize = 1024;
         private long maxBytesInFlight = 256 * 1024;
@@ -273,6 +305,10 @@ public final class MessageConfig {
         public Builder minResendIntervalSeconds(double seconds) { this.minResendIntervalSeconds = seconds; return this; }
         /** Sets {@link MessageConfig#maxResendIntervalSeconds()}. */
         public Builder maxResendIntervalSeconds(double seconds) { this.maxResendIntervalSeconds = seconds; return this; }
+        /** Sets {@link MessageConfig#ackDelaySeconds()}. */
+        public Builder ackDelaySeconds(double seconds) { this.ackDelaySeconds = seconds; return this; }
+        /** Sets {@link MessageConfig#fastRecovery()}. */
+        public Builder fastRecovery(boolean enabled) { this.fastRecovery = enabled; return this; }
         /** Sets {@link MessageConfig#maxMessageSize()}. */
         public Builder maxMessageSize(int bytes) { this.maxMessageSize = bytes; return this; }
         /** Sets {@link MessageConfig#sliceSize()}. */

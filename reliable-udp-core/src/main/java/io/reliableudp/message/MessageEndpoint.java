@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>This class is the entry point and the wiring: the send side is the {@link PacketComposer} over
  * the {@link SendQueue}, acknowledgements go through the {@link AckTracker}, received packets through
- * the {@link Receiver} (one strategy per delivery mode), and the send rate and in-flight cap come from
- * the {@link CongestionController}; all statistics are one {@link MessageStats} snapshot.
+ * the {@link Receiver} (one strategy per delivery mode), losses shown by the acks through the
+ * {@link LossDetector} (fast recovery), and the send rate and in-flight cap come from the
+ * {@link CongestionController}; all statistics are one {@link MessageStats} snapshot.
  *
  * <p>Not thread-safe: one thread drives it (send, receive, update, flush, close). No I/O: what it
  * wants on the wire goes to the {@link DatagramSender}; what arrives is handed to {@link #receive}.
@@ -65,6 +66,7 @@ public final class MessageEndpoint {
     private final SendQueue queue;
     private final PacketComposer composer;
     private final AckTracker acks;
+    private final LossDetector losses;
     private final Receiver receiver;
     private final int channelCount;
     private final int payloadBudget;
@@ -115,6 +117,9 @@ public final class MessageEndpoint {
                 new Hooks());
         this.composer = new PacketComposer(config, time, payloadBudget, link, log, congestion, queue,
                 frameWriter(sender, payloadBudget));
+        this.losses = new LossDetector(log, queue, SENT_PACKETS,
+                config.fastRecovery() && config.resendPolicy() == MessageConfig.ResendPolicy.RTT_BASED,
+                link.nextPacketSequence());
     }
 
     /**
@@ -232,6 +237,10 @@ public final class MessageEndpoint {
         if (!outer || closed) {
             return;
         }
+        // after all of this packet's acks were taken: one RTT sample, and holes they show are losses,
+        // marked due now
+        log.takeRttSample();
+        losses.detect(time, link.nextPacketSequence());
         if (flushRequested) {
             flushRequested = false;
             flush(time);
@@ -261,6 +270,7 @@ public final class MessageEndpoint {
         double now = this.time;
         link.update(now);
         log.updateLoss(now, link.nextPacketSequence());
+        losses.detect(now, link.nextPacketSequence());
         congestion.update(now);
         composer.tick(now);
     }
@@ -279,7 +289,27 @@ public final class MessageEndpoint {
             flushRequested = true;
             return;
         }
+        losses.detect(this.time, link.nextPacketSequence());
         composer.flush(this.time);
+    }
+
+    /**
+     * When this endpoint next wants a send round for loss recovery: the earliest time a sent reliable
+     * message (or slice) is due for resend, because the acks showed its packet lost (then it is at or
+     * before now) or its resend timer runs out, or a suspected packet's reorder window closes (an
+     * {@link #update} or {@link #flush} at that time decides it). A scheduler that sends when something
+     * is due calls {@link #flush} at this time. {@code Double.POSITIVE_INFINITY} when nothing is in
+     * flight, and under {@link MessageConfig.ResendPolicy#EVERY_PACKET} (its resends follow the send
+     * rounds). It may be early, never late by more than a change of the resend interval since: a
+     * flush that finds nothing due moves it on.
+     *
+     * @return the time in seconds, on the clock passed to this endpoint
+     */
+    public double nextResendDueTime() {
+        if (closed || config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET) {
+            return Double.POSITIVE_INFINITY;
+        }
+        return Math.min(queue.earliestResendDue(), losses.deadline());
     }
 
     /** Whether a reliable message is still waiting to be sent or acknowledged. */
@@ -331,7 +361,9 @@ public final class MessageEndpoint {
                 log.bytesInFlight(), log.bandwidthEstimate(), congestion.inflightLimitBytes(), queue.largeBytesStarted,
                 receiver.reassemblyBytes, queue.queuedMessages(), congestion.congested(), congestion.sendRateHz(),
                 congestion.penaltySeconds(), congestion.badEpisodes(), srtt < 0 ? 0 : srtt * 1000, log.loss() * 100,
-                composer.resendIntervalSeconds(), channels, link.stats());
+                composer.resendIntervalSeconds(), composer.fastResends(), composer.timerResends(),
+                composer.redundantCopies(), losses.packetsDeclaredLost(), losses.spuriousLosses(),
+                losses.reorderWindowSeconds(), channels, link.stats());
     }
 
     /** Bytes of message frames one packet can carry. */
@@ -376,6 +408,7 @@ public final class MessageEndpoint {
         @Override
         public void acked(int sequence) {
             acks.onAck(sequence, time);
+            losses.onAck(sequence, time);
         }
     }
 }

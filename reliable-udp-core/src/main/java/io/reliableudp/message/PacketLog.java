@@ -3,13 +3,16 @@ package io.reliableudp.message;
 /**
  * What each sent packet carried, by packet sequence: a preallocated ring of packet slots whose
  * entries (one {@code long} per message or slice) live in a circular log that only grows while the
- * traffic needs more room (never in steady state). Also the RTT and loss estimates taken from acks.
+ * traffic needs more room (never in steady state). Also the RTT and loss estimates taken from acks,
+ * and for the {@link LossDetector} each packet's send time and whether it was declared lost.
  *
- * <p>Entry layout: bits 0..15 message id, 16..21 channel, 22 slice flag, 32..63 slice index.
+ * <p>Entry layout: bits 0..15 message id, 16..21 channel, 22 slice flag, 23 copy flag (a redundant
+ * copy of a message first sent in an earlier packet), 32..63 slice index.
  */
 final class PacketLog {
 
     static final long SLICE_FLAG = 1L << 22;
+    static final long COPY_FLAG = 1L << 23;
     private static final int MAX_ENTRIES = 1 << 24;
     private static final double RTT_ALPHA = 0.125;
     /** Gain of the RTT mean deviation (RFC 6298 beta). */
@@ -28,6 +31,8 @@ final class PacketLog {
     private final boolean[] valid;
     private final boolean[] acked;
     private final boolean[] tracked;
+    /** Declared lost by the loss detector (before the loss timeout's verdict, which is separate). */
+    private final boolean[] declaredLost;
     private final double[] sendTime;
     private final long[] start;
     private final int[] count;
@@ -56,6 +61,7 @@ final class PacketLog {
     private double minRttBucketStart = -1;
 
     private double srttSeconds = -1;
+    private double pendingRttSample = -1;
     private double rttVarSeconds;
     private double loss;
     private int lossCursor;
@@ -69,6 +75,7 @@ final class PacketLog {
         this.valid = new boolean[size];
         this.acked = new boolean[size];
         this.tracked = new boolean[size];
+        this.declaredLost = new boolean[size];
         this.sendTime = new double[size];
         this.start = new long[size];
         this.count = new int[size];
@@ -96,6 +103,10 @@ final class PacketLog {
         return (int) entry & 0xFFFF;
     }
 
+    static boolean isCopy(long entry) {
+        return (entry & COPY_FLAG) != 0;
+    }
+
     static boolean isSlice(long entry) {
         return (entry & SLICE_FLAG) != 0;
     }
@@ -116,6 +127,7 @@ final class PacketLog {
         valid[slot] = false;
         acked[slot] = false;
         tracked[slot] = false;
+        declaredLost[slot] = false;
         sendTime[slot] = time;
         start[slot] = head;
         count[slot] = 0;
@@ -197,14 +209,9 @@ final class PacketLog {
         acked[slot] = true;
         if (tracked[slot]) {
             double sample = Math.max(0, time - sendTime[slot]);
-            if (srttSeconds < 0) {
-                srttSeconds = sample;
-                rttVarSeconds = sample / 2;
-            } else {
-                // RFC 6298 order: the deviation against the old mean, then the mean
-                rttVarSeconds += (Math.abs(sample - srttSeconds) - rttVarSeconds) * RTT_BETA;
-                srttSeconds += (sample - srttSeconds) * RTT_ALPHA;
-            }
+            // the smoothed RTT takes one sample per received ack header (takeRttSample), not one per
+            // packet it acknowledges: the freshest, from the packet sent last
+            pendingRttSample = pendingRttSample < 0 ? sample : Math.min(pendingRttSample, sample);
             minRttSample(time, sample);
             if (outstanding[slot]) {
                 outstanding[slot] = false;
@@ -218,6 +225,60 @@ final class PacketLog {
             }
         }
         return slot;
+    }
+
+    /** The slot of the sent packet {@code seq}, or -1 when the log does not hold it (never sent, or overwritten). */
+    int slotOf(int seq) {
+        int slot = seq & mask;
+        return valid[slot] && sequence[slot] == seq ? slot : -1;
+    }
+
+    /** Whether the packet in {@code slot} was acknowledged. */
+    boolean isAcked(int slot) {
+        return acked[slot];
+    }
+
+    /** Whether the packet in {@code slot} carried messages (not an ack-only packet). */
+    boolean carriesData(int slot) {
+        return tracked[slot];
+    }
+
+    /** When the packet in {@code slot} was sent. */
+    double sendTimeOf(int slot) {
+        return sendTime[slot];
+    }
+
+    /** Records that the loss detector declared the packet in {@code slot} lost. */
+    void declareLost(int slot) {
+        declaredLost[slot] = true;
+    }
+
+    /** Whether the loss detector declared the packet in {@code slot} lost. */
+    boolean isDeclaredLost(int slot) {
+        return declaredLost[slot];
+    }
+
+    /**
+     * Folds the RTT sample of the acks taken since the last call (one received packet's ack header)
+     * into the smoothed RTT and its mean deviation (RFC 6298). One sample per header, the smallest
+     * (from the packet sent last): a header acknowledging a whole burst would otherwise give many
+     * near-equal samples that shrink the deviation towards 0 within one round trip, and the next ack
+     * delayed by a peer's tick would then look like a loss to the resend timer.
+     */
+    void takeRttSample() {
+        double sample = pendingRttSample;
+        if (sample < 0) {
+            return;
+        }
+        pendingRttSample = -1;
+        if (srttSeconds < 0) {
+            srttSeconds = sample;
+            rttVarSeconds = sample / 2;
+        } else {
+            // RFC 6298 order: the deviation against the old mean, then the mean
+            rttVarSeconds += (Math.abs(sample - srttSeconds) - rttVarSeconds) * RTT_BETA;
+            srttSeconds += (sample - srttSeconds) * RTT_ALPHA;
+        }
     }
 
     /** Number of entries of the packet in {@code slot}, or 0 when they were overwritten. */

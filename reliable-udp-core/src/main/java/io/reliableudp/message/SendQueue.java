@@ -104,7 +104,7 @@ final class SendQueue {
         ch.payload[i] = payload;
         ch.completion[i] = completion;
         ch.state[i] = SendChannel.QUEUED;
-        ch.lastSent[i] = Double.NEGATIVE_INFINITY;
+        ch.resetSendState(i);
         if (ch.reliable) {
             ch.large[i] = Frames.msgFrameSize(payload.length) > payloadBudget
                     ? new LargeSend(payload.length, sliceSize) : null;
@@ -161,6 +161,22 @@ final class SendQueue {
             }
         }
         return false;
+    }
+
+    /**
+     * The earliest time a sent, unacknowledged reliable message or slice is due for resend: at or
+     * before now when one is due now (the acks showed its packet lost, or its timer ran out),
+     * {@code +Infinity} when none is in flight. It may be early (a message acknowledged since, or a
+     * longer interval since), then the send round that finds nothing due moves it on.
+     */
+    double earliestResendDue() {
+        double t = Double.POSITIVE_INFINITY;
+        for (SendChannel ch : channels) {
+            if (ch.reliable && ch.nextUnsent != ch.tail && ch.nextResendTime < t) {
+                t = ch.nextResendTime;
+            }
+        }
+        return t;
     }
 
     /** Messages waiting to be sent or acknowledged, on all channels. */
