@@ -4,21 +4,22 @@ package io.reliableudp.message;
  * Fast recovery: decides, from the acks, that a data packet was lost before any timer runs out, and
  * marks the reliable messages and slices it was the last to carry due for a resend at once.
  *
- * <p>The rule is time-based, after RACK (RFC 8985): a data packet {@code P} is lost when a packet sent
- * after it has been acknowledged and {@code now >= P.sendTime + rtt + reorderWindow}, where
- * {@code rtt} is the round trip of the most recently sent packet acknowledged so far. A packet sent at
- * least a reorder window after {@code P} and acknowledged therefore makes {@code P} lost on that very
- * ack; a packet sent less than that after it (several packets of one send round, say) makes {@code P}
- * lost when the window has passed, unless its own ack comes first (it was only reordered). The reorder
- * window is a quarter of the min RTT (at least 1 ms, at most the smoothed RTT), widened by one step
- * each time a packet declared lost is acknowledged after all (a spurious loss), and narrowed by one
- * step after 16 losses without one.
+ * <p>The rule is time-based, after RACK (RFC 8985): an unacknowledged data packet {@code P} is lost
+ * when a packet sent at least a reorder window after it has been acknowledged. The peer's ack header
+ * is cumulative (the latest sequence and 32 bits for the ones before), so when that ack arrives the
+ * peer had not received {@code P} although it was sent a window earlier: {@code P} would have to be
+ * overtaken by more than the window. Packets sent closer together than the window (one send round's)
+ * wait for the next later packet's ack, or for the resend timer when nothing follows (tail loss).
+ * Unlike RACK's own timer ({@code P.sendTime + rtt + window}), the verdict never depends on how long
+ * an ack took, so jitter on the way back (which delays acks, not data) is never taken for loss. The
+ * reorder window is a quarter of the min RTT (RACK's, at least 1 ms, at most the smoothed RTT),
+ * widened by one step each time a packet declared lost is acknowledged after all (a spurious loss),
+ * and narrowed by one step after 16 losses without one.
  *
  * <p>Each packet is declared lost at most once, and a message is marked only when the lost packet
  * was the last one to carry it (a later copy is judged on its own packet), so a message is never
  * resent twice for the same evidence. Run after a received packet's acks were all taken (the packet
- * layer reports one header's acks newest first, so checking between them would see false holes) and
- * at each update or flush, for the packets whose window was still open.
+ * layer reports one header's acks newest first, so checking between them would see false holes).
  *
  * <p>Allocation-free: a cursor over the {@link PacketLog}'s ring.
  */
@@ -37,14 +38,13 @@ final class LossDetector {
     private final int ringSize;
     private final boolean enabled;
 
-    /** Sequence, send time and RTT of the most recently sent packet acknowledged so far. */
+    /** Sequence and send time of the most recently sent packet acknowledged so far. */
     private boolean rackSet;
     private int rackSeq;
-    private double rackRtt;
+    private double rackSendTime;
 
     /** The oldest sequence not yet settled (acknowledged, declared lost, or not a data packet). */
     private int cursor;
-    private double deadline = Double.POSITIVE_INFINITY;
 
     private int windowSteps = 1;
     private int lossesSinceSpurious;
@@ -61,8 +61,8 @@ final class LossDetector {
         this.cursor = firstSequence & 0xFFFF;
     }
 
-    /** The packet {@code sequence} was acknowledged at {@code time} (call after the log took the ack). */
-    void onAck(int sequence, double time) {
+    /** The packet {@code sequence} was acknowledged (call after the log took the ack). */
+    void onAck(int sequence) {
         if (!enabled) {
             return;
         }
@@ -81,16 +81,15 @@ final class LossDetector {
         if (!rackSet || newer(sequence, rackSeq)) {
             rackSet = true;
             rackSeq = sequence;
-            rackRtt = Math.max(0, time - log.sendTimeOf(slot));
+            rackSendTime = log.sendTimeOf(slot);
         }
     }
 
     /**
-     * Declares lost every data packet the rule condemns at {@code time} and marks what it carried
-     * due; {@code nextSequence} is the sequence the next packet will get.
+     * Declares lost every data packet the acks taken so far condemn and marks what it carried due;
+     * {@code nextSequence} is the sequence the next packet will get.
      */
-    void detect(double time, int nextSequence) {
-        deadline = Double.POSITIVE_INFINITY;
+    void detect(int nextSequence) {
         if (!enabled || !rackSet) {
             return;
         }
@@ -102,10 +101,8 @@ final class LossDetector {
         while (newer(rackSeq, cursor)) {
             int slot = log.slotOf(cursor);
             if (slot >= 0 && log.carriesData(slot) && !log.isAcked(slot) && !log.isDeclaredLost(slot)) {
-                double due = log.sendTimeOf(slot) + rackRtt + window;
-                if (time < due) {
-                    // later packets were sent later still: none of them is due before this one
-                    deadline = due;
+                if (rackSendTime - log.sendTimeOf(slot) < window) {
+                    // later packets were sent later still: none of them qualifies before this one
                     return;
                 }
                 declareLost(slot, cursor);
@@ -168,18 +165,10 @@ final class LossDetector {
     /** The current reorder window in seconds. */
     double reorderWindowSeconds() {
         double minRtt = log.minRttSeconds();
-        double base = Math.max(MIN_REORDER_WINDOW_SECONDS, (minRtt >= 0 ? minRtt : rackRtt) / 4);
+        double base = Math.max(MIN_REORDER_WINDOW_SECONDS, Math.max(0, minRtt) / 4);
         double window = base * windowSteps;
         double srtt = log.srttSeconds();
         return srtt > 0 ? Math.max(MIN_REORDER_WINDOW_SECONDS, Math.min(window, srtt)) : window;
-    }
-
-    /**
-     * When the oldest packet still suspected (a later one was acknowledged, its window is open) is
-     * due to be declared lost if no ack comes for it; {@code +Infinity} when there is none.
-     */
-    double deadline() {
-        return deadline;
     }
 
     /** Data packets declared lost from the acks. */

@@ -240,7 +240,7 @@ public final class MessageEndpoint {
         // after all of this packet's acks were taken: one RTT sample, and holes they show are losses,
         // marked due now
         log.takeRttSample();
-        losses.detect(time, link.nextPacketSequence());
+        losses.detect(link.nextPacketSequence());
         if (flushRequested) {
             flushRequested = false;
             flush(time);
@@ -270,7 +270,6 @@ public final class MessageEndpoint {
         double now = this.time;
         link.update(now);
         log.updateLoss(now, link.nextPacketSequence());
-        losses.detect(now, link.nextPacketSequence());
         congestion.update(now);
         composer.tick(now);
     }
@@ -289,16 +288,15 @@ public final class MessageEndpoint {
             flushRequested = true;
             return;
         }
-        losses.detect(this.time, link.nextPacketSequence());
         composer.flush(this.time);
     }
 
     /**
      * When this endpoint next wants a send round for loss recovery: the earliest time a sent reliable
      * message (or slice) is due for resend, because the acks showed its packet lost (then it is at or
-     * before now) or its resend timer runs out, or a suspected packet's reorder window closes (an
-     * {@link #update} or {@link #flush} at that time decides it). A scheduler that sends when something
-     * is due calls {@link #flush} at this time. {@code Double.POSITIVE_INFINITY} when nothing is in
+     * before now: {@link #receive} marks it so as soon as a received ack header shows the hole) or its
+     * resend timer runs out. A scheduler that sends when something is due calls {@link #flush} at this
+     * time. {@code Double.POSITIVE_INFINITY} when nothing is in
      * flight, and under {@link MessageConfig.ResendPolicy#EVERY_PACKET} (its resends follow the send
      * rounds). It may be early, never late by more than a change of the resend interval since: a
      * flush that finds nothing due moves it on.
@@ -309,7 +307,7 @@ public final class MessageEndpoint {
         if (closed || config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET) {
             return Double.POSITIVE_INFINITY;
         }
-        return Math.min(queue.earliestResendDue(), losses.deadline());
+        return queue.earliestResendDue();
     }
 
     /** Whether a reliable message is still waiting to be sent or acknowledged. */
@@ -408,7 +406,7 @@ public final class MessageEndpoint {
         @Override
         public void acked(int sequence) {
             acks.onAck(sequence, time);
-            losses.onAck(sequence, time);
+            losses.onAck(sequence);
         }
     }
 }
