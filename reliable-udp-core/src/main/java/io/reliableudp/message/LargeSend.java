@@ -2,7 +2,8 @@ package io.reliableudp.message;
 
 /**
  * Send state of one sliced (large) reliable message: which slices were sent when and in which packet,
- * which are acked, their resend timeouts in a row (backoff) and which are due for a fast resend.
+ * which are acked, their resend timeouts in a row with nothing acknowledged between (backoff) and
+ * which are due for a fast resend.
  */
 final class LargeSend {
 
@@ -15,6 +16,7 @@ final class LargeSend {
     /** Sequence of the last packet that carried each slice, -1 before its first send. */
     final int[] lastSeq;
     final byte[] timeouts;
+    final int[] timeoutAcks;
     final boolean[] fastDue;
     boolean started;
     int nextUnsent;
@@ -31,6 +33,7 @@ final class LargeSend {
         this.lastSeq = new int[sliceCount];
         java.util.Arrays.fill(lastSeq, -1);
         this.timeouts = new byte[sliceCount];
+        this.timeoutAcks = new int[sliceCount];
         this.fastDue = new boolean[sliceCount];
     }
 

@@ -310,6 +310,16 @@ public final class MessageEndpoint {
         return queue.earliestResendDue();
     }
 
+    /**
+     * Tells the resend timer that the peer acknowledges every data packet within {@code seconds}
+     * (its floor is the smoothed RTT plus the larger of four mean deviations and this bound, plus the
+     * ack delay). The default is one send interval, right for the tick schedule, whose receiver acks
+     * on its tick; a schedule that acks within {@link MessageConfig#ackDelaySeconds()} passes that.
+     */
+    void peerAcksWithin(double seconds) {
+        composer.peerAcksWithin(seconds);
+    }
+
     /** Whether a reliable message is still waiting to be sent or acknowledged. */
     public boolean hasPendingReliable() {
         return queue.hasPendingReliable();

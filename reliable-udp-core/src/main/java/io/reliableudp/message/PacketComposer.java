@@ -10,7 +10,8 @@ package io.reliableudp.message;
  *
  * <p>Resend selection: a reliable message (or slice) is resent when the {@link LossDetector} marked
  * it (its last packet was lost: a fast resend) or when its resend timer ran out (a timer resend; the
- * interval doubles with each timeout in a row of the same message, up to the max). Small messages on
+ * interval doubles with each timeout in a row of the same message while nothing is acknowledged, up
+ * to the max). Small messages on
  * a channel with redundancy also ride, as copies, in the room left in the next packets.
  *
  * <p>Where the frames go is the {@link FrameWriter}'s business (the datagram buffer, behind room for
@@ -53,6 +54,7 @@ final class PacketComposer {
     private byte[] bigBuffer = EMPTY;
     /** Sequence of the packet being composed. */
     private int packetSeq;
+    private double peerAckDelayBound;
 
     /** The time of the current send round (or ack-only packet). */
     private double time;
@@ -97,6 +99,8 @@ final class PacketComposer {
             k = Math.max(k, ch.redundancy);
         }
         this.maxRedundancy = everyPacket ? 0 : k;
+        this.peerAckDelayBound = Math.max(MIN_ACK_DELAY_BOUND_SECONDS,
+                Math.max(config.ackDelaySeconds(), 1.0 / config.sendRateHz()));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -170,33 +174,55 @@ final class PacketComposer {
         }
         double srtt = log.srttSeconds();
         // Before the first sample: the factor times a guessed RTT. After (RFC 6298, with QUIC's ack
-        // delay term, RFC 9002): the smoothed RTT plus four mean deviations, but at least the longest
-        // the peer may hold an ack back (RFC 6298's clock granularity G: the first samples may not show
-        // it, and a deviation shrunk by steady samples must not undercut it), plus the ack delay; or
-        // the factor times the smoothed RTT, whichever is longer; within the configured bounds (the
-        // lower one 1 ms by default, no longer a fixed 20 ms).
-        double interval = srtt < 0 ? INITIAL_RTT_SECONDS * config.resendRttFactor()
-                : Math.max(srtt * config.resendRttFactor(),
-                        srtt + Math.max(RTT_VAR_FACTOR * log.rttVarSeconds(), peerAckDelayBound()) + config.ackDelaySeconds());
+        // delay term, RFC 9002): the smoothed RTT plus four mean deviations plus the ack delay, or the
+        // factor times the smoothed RTT, whichever is longer. The deviation term is at least what the
+        // peer's ack delay may still add on top of the smoothed RTT: its bound minus the part the
+        // smoothed RTT already holds above the path's minimum (RFC 6298's clock granularity G: the
+        // first samples may not show the peer's tick, and steady samples must not shrink the deviation
+        // below it). Within the configured bounds (the lower one 1 ms by default, no longer 20 ms).
+        double interval;
+        if (srtt < 0) {
+            interval = INITIAL_RTT_SECONDS * config.resendRttFactor();
+        } else {
+            double heldAboveMin = Math.max(0, srtt - Math.max(0, log.minRttSeconds()));
+            double granularity = Math.max(RTT_VAR_FACTOR * log.rttVarSeconds(), peerAckDelayBound - heldAboveMin);
+            interval = Math.max(srtt * config.resendRttFactor(), srtt + granularity + config.ackDelaySeconds());
+        }
         return Math.min(config.maxResendIntervalSeconds(), Math.max(config.minResendIntervalSeconds(), interval));
     }
 
     /**
-     * The longest the peer may wait before acknowledging a data packet (at least 1 ms). Today the
-     * receiver acknowledges on its own send tick (or after {@link #ACK_EVERY_PACKETS} packets), so
-     * that is one send interval of the configured rate; once acks leave within
-     * {@link MessageConfig#ackDelaySeconds()} of the packet, that is the bound.
+     * The longest the peer may wait before acknowledging a data packet (at least 1 ms). Under the tick
+     * schedule the receiver acknowledges on its own send tick (or after {@link #ACK_EVERY_PACKETS}
+     * packets), so that is one send interval of the configured rate, the default here; a schedule
+     * whose acks leave within {@link MessageConfig#ackDelaySeconds()} sets that with
+     * {@link #peerAcksWithin}.
      */
     double peerAckDelayBound() {
-        return Math.max(MIN_ACK_DELAY_BOUND_SECONDS, Math.max(config.ackDelaySeconds(), 1.0 / config.sendRateHz()));
+        return peerAckDelayBound;
     }
 
-    /** The resend interval after {@code timeouts} timeouts in a row: doubled each time, capped by the max. */
-    private double backedOff(double interval, int timeouts) {
-        if (timeouts == 0) {
+    /** The peer acknowledges a data packet within {@code seconds} (see {@link #peerAckDelayBound()}). */
+    void peerAcksWithin(double seconds) {
+        peerAckDelayBound = Math.max(MIN_ACK_DELAY_BOUND_SECONDS, seconds);
+    }
+
+    /**
+     * The resend interval after {@code timeouts} timeouts in a row, the last one when the log's ack
+     * count was {@code ackMark}: doubled each time, capped by the max, while no packet was acknowledged
+     * since (an outage: the path carries nothing, so resending faster only floods it); back to the
+     * plain interval once something was (random loss: the path works, the message was unlucky).
+     */
+    private double backedOff(double interval, int timeouts, int ackMark) {
+        int exponent = backoffExponent(timeouts, ackMark);
+        if (exponent == 0) {
             return interval;
         }
-        return Math.min(Math.max(interval, config.maxResendIntervalSeconds()), interval * (1 << timeouts));
+        return Math.min(Math.max(interval, config.maxResendIntervalSeconds()), interval * (1 << exponent));
+    }
+
+    private int backoffExponent(int timeouts, int ackMark) {
+        return timeouts != 0 && ackMark == (int) log.acksTaken() ? timeouts : 0;
     }
 
     /** Sends a header-only packet: it carries the packet layer's acks and nothing else. */
@@ -294,7 +320,8 @@ final class PacketComposer {
                     continue;
                 }
                 boolean fast = ch.fastDue[i];
-                if (fast || (ch.lastTick[i] != tick && time - ch.lastSent[i] >= backedOff(ri, ch.timeouts[i]))) {
+                if (fast || (ch.lastTick[i] != tick
+                        && time - ch.lastSent[i] >= backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]))) {
                     if (!writeSmall(ch, v, i, false)) {
                         stopped = true;
                         break;
@@ -307,12 +334,13 @@ final class PacketComposer {
                         ch.timeouts[i] = 0;
                     } else {
                         timerResends++;
-                        if (!everyPacket && ch.timeouts[i] < MAX_BACKOFF) {
-                            ch.timeouts[i]++;
+                        if (!everyPacket) {
+                            ch.timeouts[i] = (byte) Math.min(MAX_BACKOFF, backoffExponent(ch.timeouts[i], ch.timeoutAcks[i]) + 1);
+                            ch.timeoutAcks[i] = (int) log.acksTaken();
                         }
                     }
                 }
-                nextDue = Math.min(nextDue, ch.lastSent[i] + backedOff(ri, ch.timeouts[i]));
+                nextDue = Math.min(nextDue, ch.lastSent[i] + backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]));
             }
             ch.nextResendTime = stopped ? time : nextDue;
             if (stopped) {
@@ -436,7 +464,8 @@ final class PacketComposer {
                     continue;
                 }
                 boolean fast = ls.fastDue[s];
-                if (fast || (ls.lastTick[s] != tick && time - ls.lastSent[s] >= backedOff(ri, ls.timeouts[s]))) {
+                if (fast || (ls.lastTick[s] != tick
+                        && time - ls.lastSent[s] >= backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]))) {
                     if (!writeSlice(ch, v, ls, s)) {
                         ls.nextResendTime = time;
                         return false;
@@ -448,12 +477,13 @@ final class PacketComposer {
                         ls.timeouts[s] = 0;
                     } else {
                         timerResends++;
-                        if (!everyPacket && ls.timeouts[s] < MAX_BACKOFF) {
-                            ls.timeouts[s]++;
+                        if (!everyPacket) {
+                            ls.timeouts[s] = (byte) Math.min(MAX_BACKOFF, backoffExponent(ls.timeouts[s], ls.timeoutAcks[s]) + 1);
+                            ls.timeoutAcks[s] = (int) log.acksTaken();
                         }
                     }
                 }
-                nextDue = Math.min(nextDue, ls.lastSent[s] + backedOff(ri, ls.timeouts[s]));
+                nextDue = Math.min(nextDue, ls.lastSent[s] + backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]));
             }
             ls.nextResendTime = nextDue;
         }

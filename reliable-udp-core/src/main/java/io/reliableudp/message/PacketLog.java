@@ -67,6 +67,7 @@ final class PacketLog {
     private int lossCursor;
     private boolean lossCursorSet;
     private long packetsLost;
+    private long acksTaken;
 
     PacketLog(int size) {
         this.size = size;
@@ -207,6 +208,7 @@ final class PacketLog {
             return -1;
         }
         acked[slot] = true;
+        acksTaken++;
         if (tracked[slot]) {
             double sample = Math.max(0, time - sendTime[slot]);
             // the smoothed RTT takes one sample per received ack header (takeRttSample), not one per
@@ -407,6 +409,11 @@ final class PacketLog {
     /** Loss estimate, 0..1. */
     double loss() {
         return loss;
+    }
+
+    /** Packets acknowledged so far (each once): the resend backoff restarts when this moves. */
+    long acksTaken() {
+        return acksTaken;
     }
 
     long packetsLost() {

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
  * its low 16 bits). {@code tail} is the oldest message not yet acknowledged (reliable) or not yet
  * written (unreliable), {@code nextUnsent} the first never sent, {@code head} the next to assign.
  * The ring grows by doubling while the queue needs it, up to 32768 entries. Per sent message it keeps
- * when and in which packet it was last sent, how many resend timeouts in a row it had (the backoff)
+ * when and in which packet it was last sent, how many resend timeouts in a row it had while nothing
+ * was acknowledged (the backoff)
  * and whether the acks showed that its last packet was lost (due for a fast resend).
  */
 final class SendChannel {
@@ -33,8 +34,13 @@ final class SendChannel {
     int[] lastTick;
     /** Sequence of the last packet that carried the message, -1 before its first send. */
     int[] lastSeq;
-    /** Resend timeouts in a row (the exponent of the backoff); 0 again after a resend on loss evidence. */
+    /**
+     * Resend timeouts in a row with no packet acknowledged in between (the exponent of the backoff),
+     * valid while {@link #timeoutAcks} still equals the packet log's ack count; 0 after a fast resend.
+     */
     byte[] timeouts;
+    /** The packet log's ack count at the message's last timeout. */
+    int[] timeoutAcks;
     /** The acks showed the message's last packet lost: resend it in the next packet. */
     boolean[] fastDue;
     byte[] state;
@@ -70,6 +76,7 @@ final class SendChannel {
         lastTick = new int[capacity];
         lastSeq = new int[capacity];
         timeouts = new byte[capacity];
+        timeoutAcks = new int[capacity];
         fastDue = new boolean[capacity];
         state = new byte[capacity];
         large = new LargeSend[capacity];
@@ -87,6 +94,7 @@ final class SendChannel {
         int[] oldLastTick = lastTick;
         int[] oldLastSeq = lastSeq;
         byte[] oldTimeouts = timeouts;
+        int[] oldTimeoutAcks = timeoutAcks;
         boolean[] oldFastDue = fastDue;
         byte[] oldState = state;
         LargeSend[] oldLarge = large;
@@ -101,6 +109,7 @@ final class SendChannel {
             lastTick[n] = oldLastTick[o];
             lastSeq[n] = oldLastSeq[o];
             timeouts[n] = oldTimeouts[o];
+            timeoutAcks[n] = oldTimeoutAcks[o];
             fastDue[n] = oldFastDue[o];
             state[n] = oldState[o];
             large[n] = oldLarge[o];

@@ -25,6 +25,8 @@ final class LossSim {
     final LinkConditioner ab;
     final LinkConditioner ba;
     final boolean prompt;
+    /** Clock step in seconds. */
+    final double step;
     double time = 100.0;
     /** Datagrams from A for which this answers true are dropped before the link (counted in {@link #dropped}). */
     Predicate<byte[]> dropAB = d -> false;
@@ -37,6 +39,12 @@ final class LossSim {
     private boolean bGotData;
 
     LossSim(MessageConfig config, LinkConditionerConfig abConfig, LinkConditionerConfig baConfig, boolean prompt, int capacity) {
+        this(config, abConfig, baConfig, prompt, capacity, STEP);
+    }
+
+    LossSim(MessageConfig config, LinkConditionerConfig abConfig, LinkConditionerConfig baConfig, boolean prompt, int capacity,
+            double step) {
+        this.step = step;
         this.ab = new LinkConditioner(abConfig);
         this.ba = new LinkConditioner(baConfig);
         this.prompt = prompt;
@@ -58,6 +66,11 @@ final class LossSim {
                 deliveredAt[index] = time;
             }
         });
+        if (prompt) {
+            // B acknowledges within a step of a data packet's arrival: the resend timer may count on that
+            a.peerAcksWithin(Math.max(config.ackDelaySeconds(), step));
+            b.peerAcksWithin(Math.max(config.ackDelaySeconds(), step));
+        }
     }
 
     /** A payload of {@code size} bytes (at least 5) for message {@code index}. */
@@ -101,7 +114,7 @@ final class LossSim {
 
     /** One clock step: deliveries both ways, then the schedule. */
     void step() {
-        time += STEP;
+        time += step;
         bGotData = false;
         ab.poll(time, (d, o, l) -> {
             b.receive(d, o, l);
