@@ -166,9 +166,11 @@ public final class MessageConfig {
     public ResendPolicy resendPolicy() { return resendPolicy; }
 
     /**
-     * Resend interval = clamp(max(srtt * factor, srtt + 4 * rttvar + ackDelay, 2 * ackDelay), min, max)
-     * under {@link ResendPolicy#RTT_BASED} (rttvar: smoothed mean deviation of the RTT, as RFC 6298);
-     * default 1.25. A message that times out again waits twice as long each time (up to the max).
+     * Resend interval = clamp(max(srtt * factor, srtt + max(4 * rttvar, D - (srtt - minRtt)) + ackDelay),
+     * min, max) under {@link ResendPolicy#RTT_BASED} (rttvar: smoothed mean deviation of the RTT, as
+     * RFC 6298; D: the longest the peer may hold an ack back, one send interval under the tick
+     * schedule); default 1.25. A message that times out again with nothing acknowledged in between
+     * waits twice as long each time (up to the max). See docs/messages.md, "Reliability and resend".
      */
     public double resendRttFactor() { return resendRttFactor; }
 
@@ -186,8 +188,9 @@ public final class MessageConfig {
 
     /**
      * The most time an endpoint waits before it acknowledges a received data packet (default 1 ms,
-     * within 0..1 s). The resend timer adds the peer's ack delay on top of the RTT's variance, so an ack
-     * held back that long is not taken for a loss. Both ends use the same value.
+     * within 0..1 s), for a schedule that acknowledges promptly rather than on its send tick. The resend
+     * timer adds it to the RTT and its variance (as QUIC's PTO), so an ack held back that long is not
+     * taken for a loss. Both ends use the same value.
      */
     public double ackDelaySeconds() { return ackDelaySeconds; }
 

@@ -182,8 +182,8 @@ class FastRecoveryTest {
         double resendDelay = sim.deliveredAt[last] - 0.020 - sentAt;
         System.out.printf("FastRecoveryTest tail loss: resent %.1f ms after the send (interval %.1f ms, srtt %.1f ms)%n",
                 resendDelay * 1000, interval * 1000, s.rttMillis());
-        // at the interval (to a step): srtt + max(4 rttvar, the peer's ack delay bound) + the ack delay,
-        // about 40 + 4 + 1 ms here where the old rule's floor alone was 20 ms (and 1.25 srtt = 50 ms)
+        // at the interval (to a step): on this steady path 1.25 srtt (about 49 ms), which
+        // srtt + max(4 rttvar, the peer's tick not yet in srtt) + the ack delay does not exceed
         assertThat(resendDelay).isBetween(interval - 1e-9, interval + 2 * LossSim.STEP);
         assertThat(interval).isLessThan(0.050);
     }
