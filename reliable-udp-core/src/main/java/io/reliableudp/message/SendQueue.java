@@ -148,6 +148,12 @@ final class SendQueue {
         if (ch.nextUnsent - ch.tail < 0) {
             ch.nextUnsent = ch.tail;
         }
+        if (ch.nextUnsent == ch.tail) {
+            // nothing sent waits any more, but the slices of a large message in progress at the tail:
+            // a due time left from the acknowledged ones would wake a scheduler for nothing
+            LargeSend ls = ch.tail != ch.head ? ch.large[ch.tail & ch.mask] : null;
+            ch.nextResendTime = ls != null && ls.started ? ls.nextResendTime : Double.POSITIVE_INFINITY;
+        }
         if (c != null) {
             delivered(c, ch.index, v & 0xFFFF);
         }
@@ -172,11 +178,27 @@ final class SendQueue {
     double earliestResendDue() {
         double t = Double.POSITIVE_INFINITY;
         for (SendChannel ch : channels) {
-            if (ch.reliable && ch.nextUnsent != ch.tail && ch.nextResendTime < t) {
+            if (ch.reliable && ch.nextResendTime < t && hasSentUnacked(ch)) {
                 t = ch.nextResendTime;
             }
         }
         return t;
+    }
+
+    /**
+     * Whether something of the channel was sent and is not acknowledged: a message before
+     * {@code nextUnsent}, or slices of the large message at it (its other slices are still unsent).
+     * A channel with only unsent messages is not waiting for a resend (and its due time may be stale).
+     */
+    private static boolean hasSentUnacked(SendChannel ch) {
+        if (ch.nextUnsent != ch.tail) {
+            return true;
+        }
+        if (ch.tail == ch.head) {
+            return false;
+        }
+        int i = ch.tail & ch.mask;
+        return ch.state[i] == SendChannel.SENT && ch.large[i] != null;
     }
 
     /** Messages waiting to be sent or acknowledged, on all channels. */

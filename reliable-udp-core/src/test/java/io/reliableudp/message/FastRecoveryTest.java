@@ -226,6 +226,21 @@ class FastRecoveryTest {
     }
 
     @Test
+    void aSlicedMessageInProgressCountsForTheNextResendDueTime() {
+        LossSim sim = warmSim(30, 64);
+        assertThat(sim.a.nextResendDueTime()).as("nothing in flight").isEqualTo(Double.POSITIVE_INFINITY);
+        // 40 slices, at most 16 packets in flight before any ack: the message stays at the channel's tail
+        // with slices sent and others unsent, and its slices' timer is what the scheduler must wake for
+        sim.a.offer(0, new byte[40 * 1024]);
+        sim.a.flush(sim.time);
+        double due = sim.a.nextResendDueTime();
+        assertThat(due).isGreaterThan(sim.time).isLessThan(sim.time + 1);
+        sim.run(2);
+        assertThat(sim.a.hasPendingReliable()).isFalse();
+        assertThat(sim.a.nextResendDueTime()).isEqualTo(Double.POSITIVE_INFINITY);
+    }
+
+    @Test
     void withoutFastRecoveryOnlyTheTimerResends() {
         MessageConfig config = LossSim.config(0, false).toBuilder().fastRecovery(false).build();
         LossSim sim = new LossSim(config, LossSim.link(20, 0, 0.1, 5), LossSim.link(20, 0, 0.1, 6), true, 2000);
