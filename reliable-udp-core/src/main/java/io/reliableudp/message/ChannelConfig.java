@@ -9,13 +9,22 @@ import io.reliableudp.InvalidConfigurationException;
  * @param maxQueuedMessages most messages waiting to be sent or acknowledged on this channel (values above
  *     32768, half the 16-bit id space, act as 32768)
  * @param maxQueuedBytes most payload bytes waiting to be sent or acknowledged on this channel
+ * @param redundancy on a reliable channel, how many of the packets sent after the one carrying a small
+ *     message (payload at most {@link #REDUNDANT_MAX_PAYLOAD} bytes) also carry a copy of it while it is
+ *     unacknowledged, in the room they have left (0..{@link #MAX_REDUNDANCY}, default 0: none); lowers the
+ *     latency of a lost message at a bandwidth cost (docs/messages.md, "Redundancy"). Ignored on
+ *     unreliable channels.
  */
-public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes) {
+public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy) {
 
     /** Default most queued messages per channel. */
     public static final int DEFAULT_MAX_QUEUED_MESSAGES = 4096;
     /** Default most queued payload bytes per channel (16 MiB). */
     public static final long DEFAULT_MAX_QUEUED_BYTES = 16L * 1024 * 1024;
+    /** Largest {@link #redundancy()}. */
+    public static final int MAX_REDUNDANCY = 8;
+    /** Largest payload that gets redundant copies: a message bigger than this is never copied. */
+    public static final int REDUNDANT_MAX_PAYLOAD = 256;
 
     /** Validates the values; a wrong one raises {@link InvalidConfigurationException} naming it. */
     public ChannelConfig {
@@ -28,10 +37,34 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
         if (maxQueuedBytes < 1) {
             throw new InvalidConfigurationException("maxQueuedBytes", maxQueuedBytes, "must be >= 1");
         }
+        if (redundancy < 0 || redundancy > MAX_REDUNDANCY) {
+            throw new InvalidConfigurationException("redundancy", redundancy, "must be within 0.." + MAX_REDUNDANCY);
+        }
+    }
+
+    /**
+     * A channel without redundancy.
+     *
+     * @param mode delivery mode
+     * @param maxQueuedMessages most messages waiting to be sent or acknowledged
+     * @param maxQueuedBytes most payload bytes waiting to be sent or acknowledged
+     */
+    public ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes) {
+        this(mode, maxQueuedMessages, maxQueuedBytes, 0);
     }
 
     /** A channel with the given mode and default queue limits. */
     public static ChannelConfig of(DeliveryMode mode) {
         return new ChannelConfig(mode, DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT_MAX_QUEUED_BYTES);
+    }
+
+    /**
+     * This channel with {@link #redundancy()} set to {@code k}.
+     *
+     * @param k copies of each small reliable message in the next packets (0..{@link #MAX_REDUNDANCY})
+     * @return the new channel config
+     */
+    public ChannelConfig redundancy(int k) {
+        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, k);
     }
 }

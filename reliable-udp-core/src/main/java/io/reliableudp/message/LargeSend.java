@@ -1,6 +1,10 @@
 package io.reliableudp.message;
 
-/** Send state of one sliced (large) reliable message: which slices were sent when, which are acked. */
+/**
+ * Send state of one sliced (large) reliable message: which slices were sent when and in which packet,
+ * which are acked, their resend timeouts in a row with nothing acknowledged between (backoff) and
+ * which are due for a fast resend.
+ */
 final class LargeSend {
 
     final int total;
@@ -9,6 +13,11 @@ final class LargeSend {
     final SliceBitfield acked;
     final double[] lastSent;
     final int[] lastTick;
+    /** Sequence of the last packet that carried each slice, -1 before its first send. */
+    final int[] lastSeq;
+    final byte[] timeouts;
+    final int[] timeoutAcks;
+    final boolean[] fastDue;
     boolean started;
     int nextUnsent;
     int firstUnacked;
@@ -21,6 +30,11 @@ final class LargeSend {
         this.acked = new SliceBitfield(sliceCount);
         this.lastSent = new double[sliceCount];
         this.lastTick = new int[sliceCount];
+        this.lastSeq = new int[sliceCount];
+        java.util.Arrays.fill(lastSeq, -1);
+        this.timeouts = new byte[sliceCount];
+        this.timeoutAcks = new int[sliceCount];
+        this.fastDue = new boolean[sliceCount];
     }
 
     int sliceLength(int index) {

@@ -22,6 +22,8 @@ public final class MessageConfig {
     private final double resendRttFactor;
     private final double minResendIntervalSeconds;
     private final double maxResendIntervalSeconds;
+    private final double ackDelaySeconds;
+    private final boolean fastRecovery;
     private final int maxMessageSize;
     private final int sliceSize;
     private final long maxBytesInFlight;
@@ -34,7 +36,6 @@ public final class MessageConfig {
     private final boolean bandwidthEstimation;
     private final CongestionControl congestionControl;
     private final SendMode sendMode;
-    private final double ackDelaySeconds;
 
     /** Upper bound of {@link #ackDelaySeconds()}. */
     public static final double MAX_ACK_DELAY_SECONDS = 0.5;
@@ -115,6 +116,8 @@ public final class MessageConfig {
         this.resendRttFactor = b.resendRttFactor;
         this.minResendIntervalSeconds = b.minResendIntervalSeconds;
         this.maxResendIntervalSeconds = b.maxResendIntervalSeconds;
+        this.ackDelaySeconds = b.ackDelaySeconds;
+        this.fastRecovery = b.fastRecovery;
         this.maxMessageSize = b.maxMessageSize;
         this.sliceSize = b.sliceSize;
         this.maxBytesInFlight = b.maxBytesInFlight;
@@ -127,7 +130,6 @@ public final class MessageConfig {
         this.bandwidthEstimation = b.bandwidthEstimation;
         this.congestionControl = b.congestionControl;
         this.sendMode = b.sendMode;
-        this.ackDelaySeconds = b.ackDelaySeconds;
     }
 
     /** A builder holding the defaults. */
@@ -150,6 +152,8 @@ public final class MessageConfig {
         b.resendRttFactor = resendRttFactor;
         b.minResendIntervalSeconds = minResendIntervalSeconds;
         b.maxResendIntervalSeconds = maxResendIntervalSeconds;
+        b.ackDelaySeconds = ackDelaySeconds;
+        b.fastRecovery = fastRecovery;
         b.maxMessageSize = maxMessageSize;
         b.sliceSize = sliceSize;
         b.maxBytesInFlight = maxBytesInFlight;
@@ -162,7 +166,6 @@ public final class MessageConfig {
         b.bandwidthEstimation = bandwidthEstimation;
         b.congestionControl = congestionControl;
         b.sendMode = sendMode;
-        b.ackDelaySeconds = ackDelaySeconds;
         return b;
     }
 
@@ -179,16 +182,32 @@ public final class MessageConfig {
     public ResendPolicy resendPolicy() { return resendPolicy; }
 
     /**
-     * Resend interval = clamp(max(srtt * factor, srtt + 4 * rttvar), min, max) under
-     * {@link ResendPolicy#RTT_BASED} (rttvar: smoothed mean deviation of the RTT, as RFC 6298); default 1.25.
+     * Resend interval = clamp(max(srtt * factor, srtt + max(4 * rttvar, D - (srtt - minRtt)) + ackDelay),
+     * min, max) under {@link ResendPolicy#RTT_BASED} (rttvar: smoothed mean deviation of the RTT, as
+     * RFC 6298; D: the longest the peer may hold an ack back, one send interval under the tick
+     * schedule); default 1.25. A message that times out again with nothing acknowledged in between
+     * waits twice as long each time (up to the max). See docs/messages.md, "Reliability and resend".
      */
     public double resendRttFactor() { return resendRttFactor; }
 
-    /** Lower bound of the RTT-based resend interval (default 20 ms). */
+    /**
+     * Lower bound of the RTT-based resend interval (default 1 ms: the measured RTT and its variance
+     * set the interval, this only guards against a degenerate estimate; it was a fixed 20 ms before).
+     */
     public double minResendIntervalSeconds() { return minResendIntervalSeconds; }
 
-    /** Upper bound of the RTT-based resend interval (default 1 s). */
+    /**
+     * Upper bound of the RTT-based resend interval, also the cap of its exponential backoff on
+     * repeated timeouts (default 1 s).
+     */
     public double maxResendIntervalSeconds() { return maxResendIntervalSeconds; }
+
+    /**
+     * Whether a reliable message is resent as soon as the acks show that the packet carrying it was
+     * lost (a packet sent at least a reorder window after it was acknowledged), instead of only when
+     * its resend timer runs out (default true). See docs/messages.md, "Reliability and resend".
+     */
+    public boolean fastRecovery() { return fastRecovery; }
 
     /** Largest message accepted by send (default 1 MiB); larger sends fail at once with TOO_LARGE. */
     public int maxMessageSize() { return maxMessageSize; }
@@ -286,6 +305,8 @@ public final class MessageConfig {
      * acknowledgement (default 1 ms, within 0..0.5 s). A packet going back within it (data) carries
      * the ack; else an ack-only packet goes out when it ends. A packet that reveals a gap in the
      * peer's sequence is acknowledged at once. In {@link SendMode#TICK} acks go on the send ticks.
+     * The resend timer adds it to the RTT and its variance (as QUIC's PTO), so an ack held back that
+     * long is not taken for a loss. Both ends use the same value.
      */
     public double ackDelaySeconds() { return ackDelaySeconds; }
 
@@ -324,8 +345,10 @@ public final class MessageConfig {
         private int lowerLayerOverhead = 0;
         private ResendPolicy resendPolicy = ResendPolicy.RTT_BASED;
         private double resendRttFactor = 1.25;
-        private double minResendIntervalSeconds = 0.02;
+        private double minResendIntervalSeconds = 0.001;
         private double maxResendIntervalSeconds = 1.0;
+        private double ackDelaySeconds = 0.001;
+        private boolean fastRecovery = true;
         private int maxMessageSize = 1024 * 1024;
         private int sliceSize = 1024;
         private long maxBytesInFlight = 256 * 1024;
@@ -338,7 +361,6 @@ public final class MessageConfig {
         private boolean bandwidthEstimation = true;
         private CongestionControl congestionControl = CongestionControl.DELIVERY_RATE;
         private SendMode sendMode = SendMode.IMMEDIATE;
-        private double ackDelaySeconds = 0.001;
 
         private Builder() {
         }
@@ -357,6 +379,10 @@ public final class MessageConfig {
         public Builder minResendIntervalSeconds(double seconds) { this.minResendIntervalSeconds = seconds; return this; }
         /** Sets {@link MessageConfig#maxResendIntervalSeconds()}. */
         public Builder maxResendIntervalSeconds(double seconds) { this.maxResendIntervalSeconds = seconds; return this; }
+        /** Sets {@link MessageConfig#ackDelaySeconds()}. */
+        public Builder ackDelaySeconds(double seconds) { this.ackDelaySeconds = seconds; return this; }
+        /** Sets {@link MessageConfig#fastRecovery()}. */
+        public Builder fastRecovery(boolean enabled) { this.fastRecovery = enabled; return this; }
         /** Sets {@link MessageConfig#maxMessageSize()}. */
         public Builder maxMessageSize(int bytes) { this.maxMessageSize = bytes; return this; }
         /** Sets {@link MessageConfig#sliceSize()}. */
@@ -384,8 +410,6 @@ public final class MessageConfig {
         /** Sets {@link MessageConfig#sendMode()}. */
         public Builder sendMode(SendMode mode) { this.sendMode = mode; return this; }
 
-        /** Sets {@link MessageConfig#ackDelaySeconds()}. */
-        public Builder ackDelaySeconds(double seconds) { this.ackDelaySeconds = seconds; return this; }
 
         /** Validates and builds; a wrong value raises {@link InvalidConfigurationException} naming it. */
         public MessageConfig build() {

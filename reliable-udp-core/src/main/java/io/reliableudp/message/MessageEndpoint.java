@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>This class is the entry point and the wiring: the send side is the {@link PacketComposer} over
  * the {@link SendQueue}, acknowledgements go through the {@link AckTracker}, received packets through
- * the {@link Receiver} (one strategy per delivery mode), and the send rate and in-flight cap come from
- * the {@link CongestionController} selected by {@link MessageConfig#congestionControl()}; all statistics are one {@link MessageStats} snapshot.
+ * the {@link Receiver} (one strategy per delivery mode), losses shown by the acks through the
+ * {@link LossDetector} (fast recovery), and the send rate and in-flight cap come from the
+ * {@link CongestionController} selected by {@link MessageConfig#congestionControl()}; all statistics are one {@link MessageStats} snapshot.
  *
  * <p>Not thread-safe: one thread drives it (send, receive, update, flush, close). No I/O: what it
  * wants on the wire goes to the {@link DatagramSender}; what arrives is handed to {@link #receive}.
@@ -65,6 +66,7 @@ public final class MessageEndpoint {
     private final SendQueue queue;
     private final PacketComposer composer;
     private final AckTracker acks;
+    private final LossDetector losses;
     private final Receiver receiver;
     private final int channelCount;
     private final int payloadBudget;
@@ -118,6 +120,9 @@ public final class MessageEndpoint {
                 new Hooks());
         this.composer = new PacketComposer(config, time, payloadBudget, link, log, congestion, queue,
                 frameWriter(sender, payloadBudget));
+        this.losses = new LossDetector(log, queue, SENT_PACKETS,
+                config.fastRecovery() && config.resendPolicy() == MessageConfig.ResendPolicy.RTT_BASED,
+                link.nextPacketSequence());
     }
 
     /**
@@ -292,6 +297,10 @@ public final class MessageEndpoint {
         if (!outer || closed) {
             return;
         }
+        // after all of this packet's acks were taken: one RTT sample, and holes they show are losses,
+        // marked due now
+        log.takeRttSample();
+        losses.detect(link.nextPacketSequence());
         if (flushRequested) {
             flushRequested = false;
             flush(time);
@@ -375,6 +384,35 @@ public final class MessageEndpoint {
         return closed ? Double.POSITIVE_INFINITY : composer.nextDeadline(time);
     }
 
+    /**
+     * When this endpoint next wants a send round for loss recovery: the earliest time a sent reliable
+     * message (or slice) is due for resend, because the acks showed its packet lost (then it is at or
+     * before now: {@link #receive} marks it so as soon as a received ack header shows the hole) or its
+     * resend timer runs out. A scheduler that sends when something is due calls {@link #flush} at this
+     * time. {@code Double.POSITIVE_INFINITY} when nothing is in
+     * flight, and under {@link MessageConfig.ResendPolicy#EVERY_PACKET} (its resends follow the send
+     * rounds). It may be early, never late by more than a change of the resend interval since: a
+     * flush that finds nothing due moves it on.
+     *
+     * @return the time in seconds, on the clock passed to this endpoint
+     */
+    public double nextResendDueTime() {
+        if (closed || config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET) {
+            return Double.POSITIVE_INFINITY;
+        }
+        return queue.earliestResendDue();
+    }
+
+    /**
+     * Tells the resend timer that the peer acknowledges every data packet within {@code seconds}
+     * (its floor is the smoothed RTT plus the larger of four mean deviations and this bound, plus the
+     * ack delay). The default is one send interval, right for the tick schedule, whose receiver acks
+     * on its tick; a schedule that acks within {@link MessageConfig#ackDelaySeconds()} passes that.
+     */
+    void peerAcksWithin(double seconds) {
+        composer.peerAcksWithin(seconds);
+    }
+
     /** Whether a reliable message is still waiting to be sent or acknowledged. */
     public boolean hasPendingReliable() {
         return queue.hasPendingReliable();
@@ -424,7 +462,9 @@ public final class MessageEndpoint {
                 log.bytesInFlight(), log.bandwidthEstimate(), congestion.inflightLimitBytes(), queue.largeBytesStarted,
                 receiver.reassemblyBytes, queue.queuedMessages(), congestion.congested(), congestion.sendRateHz(),
                 congestion.penaltySeconds(), congestion.episodes(), srtt < 0 ? 0 : srtt * 1000, log.loss() * 100,
-                composer.resendIntervalSeconds(), channels, link.stats());
+                composer.resendIntervalSeconds(), composer.fastResends(), composer.timerResends(),
+                composer.redundantCopies(), losses.packetsDeclaredLost(), losses.spuriousLosses(),
+                losses.reorderWindowSeconds(), channels, link.stats());
     }
 
     /** Bytes of message frames one packet can carry. */
@@ -470,6 +510,7 @@ public final class MessageEndpoint {
         public void acked(int sequence) {
             acks.onAck(sequence, time);
             composer.acked();
+            losses.onAck(sequence);
         }
     }
 }

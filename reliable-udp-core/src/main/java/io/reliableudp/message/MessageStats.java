@@ -34,7 +34,19 @@ import java.util.Map;
  * @param congestionEpisodes times the congestion controller entered its congested state
  * @param rttMillis smoothed RTT measured by this layer from packet acks (ms), 0 before the first sample
  * @param packetLossPercent data-packet loss estimated by this layer, 0..100
- * @param resendIntervalSeconds the current resend interval of reliable messages (0 under EVERY_PACKET)
+ * @param resendIntervalSeconds the current resend interval of reliable messages before backoff (0 under EVERY_PACKET)
+ * @param fastResends resends of reliable messages and slices because the acks showed their packet lost
+ *     (fast recovery), on all channels
+ * @param timerResends resends of reliable messages and slices because their resend timer ran out (every
+ *     resend under EVERY_PACKET), on all channels; with {@code fastResends} the sum of the channels'
+ *     {@code messagesResent}
+ * @param redundantCopies copies of small reliable messages carried in later packets (channel redundancy);
+ *     not counted as resends
+ * @param packetsDeclaredLost data packets the acks showed lost (fast recovery)
+ * @param spuriousLossDetections packets declared lost from the acks that were acknowledged afterwards
+ *     (reordered, not lost): each one widens the reorder window
+ * @param reorderWindowSeconds how much later a packet acknowledged must have been sent for an unacknowledged
+ *     one to count as lost at once
  * @param channels per-channel counters, by channel index
  * @param packetLayer the packet layer's own figures
  */
@@ -62,6 +74,12 @@ public record MessageStats(
         double rttMillis,
         double packetLossPercent,
         double resendIntervalSeconds,
+        long fastResends,
+        long timerResends,
+        long redundantCopies,
+        long packetsDeclaredLost,
+        long spuriousLossDetections,
+        double reorderWindowSeconds,
         List<ChannelStats> channels,
         PacketLayer packetLayer) {
 

@@ -15,6 +15,12 @@ package io.reliableudp.message;
  * {@link #nextDeadline} tells the driver when the next call is wanted. {@code TICK}: rounds on the
  * tick schedule at the controller's rate, acks on the ticks (repeated on two idle ticks).
  *
+ * <p>Resend selection: a reliable message (or slice) is resent when the {@link LossDetector} marked
+ * it (its last packet was lost: a fast resend) or when its resend timer ran out (a timer resend; the
+ * interval doubles with each timeout in a row of the same message while nothing is acknowledged, up
+ * to the max). Small messages on
+ * a channel with redundancy also ride, as copies, in the room left in the next packets.
+ *
  * <p>Where the frames go is the {@link FrameWriter}'s business (the datagram buffer, behind room for
  * the lower layers' headers); a composed packet goes to the packet layer's in-place send, so its
  * frames are not copied again. Only an unreliable message larger than a packet is composed in a
@@ -35,6 +41,10 @@ final class PacketComposer {
     static final double RESEND_GRANULARITY_SECONDS = 1e-6;
     /** Mean deviations of the RTT added to the smoothed RTT for the resend interval (RFC 6298 K). */
     static final double RTT_VAR_FACTOR = 4.0;
+    /** Smallest bound of the peer's ack delay in the resend interval (RFC 6298's G, clock granularity). */
+    static final double MIN_ACK_DELAY_BOUND_SECONDS = 0.001;
+    /** Largest backoff exponent: the interval stops doubling here, if the max did not stop it before. */
+    static final int MAX_BACKOFF = 16;
 
     private static final byte[] EMPTY = new byte[0];
 
@@ -51,7 +61,11 @@ final class PacketComposer {
     private final FrameWriter frames;
     private final boolean immediate;
     private final double ackDelay;
+    private final int maxRedundancy;
     private byte[] bigBuffer = EMPTY;
+    /** Sequence of the packet being composed. */
+    private int packetSeq;
+    private double peerAckDelayBound;
 
     /** The time of the current send round (or ack-only packet). */
     private double time;
@@ -85,6 +99,9 @@ final class PacketComposer {
     private long packetsNotSent;
     private long datagramsSent;
     private long bytesSent;
+    private long fastResends;
+    private long timerResends;
+    private long redundantCopies;
 
     PacketComposer(MessageConfig config, double time, int payloadBudget, PacketLink link, PacketLog log,
             CongestionController congestion, SendQueue queue, FrameWriter frames) {
@@ -103,6 +120,14 @@ final class PacketComposer {
         this.frames = frames;
         this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
         this.ackDelay = config.ackDelaySeconds();
+        int k = 0;
+        for (SendChannel ch : channels) {
+            k = Math.max(k, ch.redundancy);
+        }
+        this.maxRedundancy = everyPacket ? 0 : k;
+        // TICK: the peer acks on its send tick; IMMEDIATE: within its ack delay
+        this.peerAckDelayBound = Math.max(MIN_ACK_DELAY_BOUND_SECONDS,
+                immediate ? config.ackDelaySeconds() : Math.max(config.ackDelaySeconds(), 1.0 / config.sendRateHz()));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -299,18 +324,62 @@ final class PacketComposer {
         }
     }
 
-    /** The current resend interval of reliable messages (seconds; 0 under EVERY_PACKET). */
+    /** The current resend interval of reliable messages (seconds; 0 under EVERY_PACKET), before backoff. */
     double resendIntervalSeconds() {
         if (everyPacket) {
             return 0;
         }
         double srtt = log.srttSeconds();
-        // Before the first sample: the factor times a guessed RTT. After: the factor times the smoothed
-        // RTT, or the smoothed RTT plus four mean deviations (RFC 6298), whichever is longer, so the ack
-        // delay's variance (the peer acks on its next tick, this side checks on its own) is covered.
-        double interval = srtt < 0 ? INITIAL_RTT_SECONDS * config.resendRttFactor()
-                : Math.max(srtt * config.resendRttFactor(), srtt + RTT_VAR_FACTOR * log.rttVarSeconds());
+        // Before the first sample: the factor times a guessed RTT. After (RFC 6298, with QUIC's ack
+        // delay term, RFC 9002): the smoothed RTT plus four mean deviations plus the ack delay, or the
+        // factor times the smoothed RTT, whichever is longer. The deviation term is at least what the
+        // peer's ack delay may still add on top of the smoothed RTT: its bound minus the part the
+        // smoothed RTT already holds above the path's minimum (RFC 6298's clock granularity G: the
+        // first samples may not show the peer's tick, and steady samples must not shrink the deviation
+        // below it). Within the configured bounds (the lower one 1 ms by default, no longer 20 ms).
+        double interval;
+        if (srtt < 0) {
+            interval = INITIAL_RTT_SECONDS * config.resendRttFactor();
+        } else {
+            double heldAboveMin = Math.max(0, srtt - Math.max(0, log.minRttSeconds()));
+            double granularity = Math.max(RTT_VAR_FACTOR * log.rttVarSeconds(), peerAckDelayBound - heldAboveMin);
+            interval = Math.max(srtt * config.resendRttFactor(), srtt + granularity + config.ackDelaySeconds());
+        }
         return Math.min(config.maxResendIntervalSeconds(), Math.max(config.minResendIntervalSeconds(), interval));
+    }
+
+    /**
+     * The longest the peer may wait before acknowledging a data packet (at least 1 ms). Under the tick
+     * schedule the receiver acknowledges on its own send tick (or after {@link #ACK_EVERY_PACKETS}
+     * packets), so that is one send interval of the configured rate, the default here; a schedule
+     * whose acks leave within {@link MessageConfig#ackDelaySeconds()} sets that with
+     * {@link #peerAcksWithin}.
+     */
+    double peerAckDelayBound() {
+        return peerAckDelayBound;
+    }
+
+    /** The peer acknowledges a data packet within {@code seconds} (see {@link #peerAckDelayBound()}). */
+    void peerAcksWithin(double seconds) {
+        peerAckDelayBound = Math.max(MIN_ACK_DELAY_BOUND_SECONDS, seconds);
+    }
+
+    /**
+     * The resend interval after {@code timeouts} timeouts in a row, the last one when the log's ack
+     * count was {@code ackMark}: doubled each time, capped by the max, while no packet was acknowledged
+     * since (an outage: the path carries nothing, so resending faster only floods it); back to the
+     * plain interval once something was (random loss: the path works, the message was unlucky).
+     */
+    private double backedOff(double interval, int timeouts, int ackMark) {
+        int exponent = backoffExponent(timeouts, ackMark);
+        if (exponent == 0) {
+            return interval;
+        }
+        return Math.min(Math.max(interval, config.maxResendIntervalSeconds()), interval * (1 << exponent));
+    }
+
+    private int backoffExponent(int timeouts, int ackMark) {
+        return timeouts != 0 && ackMark == (int) log.acksTaken() ? timeouts : 0;
     }
 
     /** Sends a header-only packet: it carries the packet layer's acks and nothing else. */
@@ -340,6 +409,7 @@ final class PacketComposer {
             return true;
         }
         int seq = link.nextPacketSequence();
+        packetSeq = seq;
         log.begin(seq, time);
         FrameWriter f = frames;
         f.begin();
@@ -364,6 +434,9 @@ final class PacketComposer {
             if (f.room() < 2) {
                 break;
             }
+        }
+        if (maxRedundancy > 0 && f.length() > 0 && f.room() >= 2) {
+            writeCopies();
         }
         int length = f.length();
         if (length == 0) {
@@ -406,14 +479,28 @@ final class PacketComposer {
                     nextDue = Math.min(nextDue, ls.nextResendTime);
                     continue;
                 }
-                if (ch.lastTick[i] != tick && time - ch.lastSent[i] >= ri) {
-                    if (!writeSmall(ch, v, i)) {
+                boolean fast = ch.fastDue[i];
+                if (fast || (ch.lastTick[i] != tick
+                        && time - ch.lastSent[i] >= backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]))) {
+                    if (!writeSmall(ch, v, i, false)) {
                         stopped = true;
                         break;
                     }
                     ch.messagesResent++;
+                    if (fast) {
+                        // the acks show the path works: this message's timer starts over unbacked
+                        fastResends++;
+                        ch.fastDue[i] = false;
+                        ch.timeouts[i] = 0;
+                    } else {
+                        timerResends++;
+                        if (!everyPacket) {
+                            ch.timeouts[i] = (byte) Math.min(MAX_BACKOFF, backoffExponent(ch.timeouts[i], ch.timeoutAcks[i]) + 1);
+                            ch.timeoutAcks[i] = (int) log.acksTaken();
+                        }
+                    }
                 }
-                nextDue = Math.min(nextDue, ch.lastSent[i] + ri);
+                nextDue = Math.min(nextDue, ch.lastSent[i] + backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]));
             }
             ch.nextResendTime = stopped ? time : nextDue;
             if (stopped) {
@@ -441,7 +528,7 @@ final class PacketComposer {
                 }
                 ch.nextUnsent++;
             } else {
-                if (!writeSmall(ch, v, i)) {
+                if (!writeSmall(ch, v, i, false)) {
                     return;
                 }
                 ch.state[i] = SendChannel.SENT;
@@ -451,8 +538,11 @@ final class PacketComposer {
         }
     }
 
-    /** Writes a whole (small) message; false when it does not fit the packet. */
-    private boolean writeSmall(SendChannel ch, int v, int i) {
+    /**
+     * Writes a whole (small) message, as itself or as a redundant {@code copy}; false when it does not
+     * fit the packet.
+     */
+    private boolean writeSmall(SendChannel ch, int v, int i, boolean copy) {
         byte[] p = ch.payload[i];
         int id = v & 0xFFFF;
         int len = p.length;
@@ -470,8 +560,58 @@ final class PacketComposer {
         chainId = id;
         ch.lastSent[i] = time;
         ch.lastTick[i] = tick;
-        log.add(PacketLog.entry(ch.index, id));
+        ch.lastSeq[i] = packetSeq;
+        long e = PacketLog.entry(ch.index, id);
+        log.add(copy ? e | PacketLog.COPY_FLAG : e);
         return true;
+    }
+
+    /**
+     * Redundancy: into the room the packet has left, copies of the small reliable messages that the
+     * previous packets carried (as themselves, not as copies) and that are still unacknowledged, from
+     * the packet {@code k} back (oldest first, so their ids ascend) to the one just before, for each
+     * channel whose redundancy is at least {@code k}. A message is copied at most once per packet, and
+     * a copy that does not fit is skipped.
+     */
+    private void writeCopies() {
+        int seq = packetSeq;
+        for (int d = maxRedundancy; d >= 1; d--) {
+            int slot = log.slotOf((seq - d) & 0xFFFF);
+            if (slot < 0 || log.isAcked(slot) || !log.carriesData(slot)) {
+                continue;
+            }
+            int n = log.entryCount(slot);
+            for (int k = 0; k < n; k++) {
+                long e = log.entryAt(slot, k);
+                if (PacketLog.isCopy(e) || PacketLog.isSlice(e)) {
+                    continue;
+                }
+                int c = PacketLog.channelOf(e);
+                if (c >= channelCount) {
+                    continue;
+                }
+                SendChannel ch = channels[c];
+                if (ch.redundancy < d) {
+                    continue;
+                }
+                int id = PacketLog.idOf(e);
+                int v = ch.tail + ((id - ch.tail) & 0xFFFF);
+                if (v - ch.tail >= ch.nextUnsent - ch.tail) {
+                    continue;
+                }
+                int i = v & ch.mask;
+                if (ch.state[i] != SendChannel.SENT || ch.large[i] != null || ch.lastSeq[i] == seq
+                        || ch.payload[i].length > ChannelConfig.REDUNDANT_MAX_PAYLOAD) {
+                    continue;
+                }
+                if (writeSmall(ch, v, i, true)) {
+                    redundantCopies++;
+                }
+                if (frames.room() < 2) {
+                    return;
+                }
+            }
+        }
     }
 
     /** Writes the due slices of a large message (resends, then new ones); false when the packet filled up. */
@@ -483,14 +623,27 @@ final class PacketComposer {
                 if (ls.acked.get(s)) {
                     continue;
                 }
-                if (ls.lastTick[s] != tick && time - ls.lastSent[s] >= ri) {
+                boolean fast = ls.fastDue[s];
+                if (fast || (ls.lastTick[s] != tick
+                        && time - ls.lastSent[s] >= backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]))) {
                     if (!writeSlice(ch, v, ls, s)) {
                         ls.nextResendTime = time;
                         return false;
                     }
                     ch.messagesResent++;
+                    if (fast) {
+                        fastResends++;
+                        ls.fastDue[s] = false;
+                        ls.timeouts[s] = 0;
+                    } else {
+                        timerResends++;
+                        if (!everyPacket) {
+                            ls.timeouts[s] = (byte) Math.min(MAX_BACKOFF, backoffExponent(ls.timeouts[s], ls.timeoutAcks[s]) + 1);
+                            ls.timeoutAcks[s] = (int) log.acksTaken();
+                        }
+                    }
                 }
-                nextDue = Math.min(nextDue, ls.lastSent[s] + ri);
+                nextDue = Math.min(nextDue, ls.lastSent[s] + backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]));
             }
             ls.nextResendTime = nextDue;
         }
@@ -514,6 +667,7 @@ final class PacketComposer {
         chainChannel = -1;
         ls.lastSent[s] = time;
         ls.lastTick[s] = tick;
+        ls.lastSeq[s] = packetSeq;
         log.add(PacketLog.sliceEntry(ch.index, id, s));
         return true;
     }
@@ -526,7 +680,7 @@ final class PacketComposer {
             if (Frames.msgFrameSize(len) > payloadBudget) {
                 return;
             }
-            if (!writeSmall(ch, v, i)) {
+            if (!writeSmall(ch, v, i, false)) {
                 return;
             }
             queue.unreliableWritten(ch, v, i, len);
@@ -588,5 +742,20 @@ final class PacketComposer {
     /** IMMEDIATE: acks sent at once rather than after the ack delay (a gap, or many packets waiting). */
     long immediateAcks() {
         return immediateAcks;
+    }
+
+    /** Resends of reliable messages and slices the loss detector marked (their packet shown lost by the acks). */
+    long fastResends() {
+        return fastResends;
+    }
+
+    /** Resends of reliable messages and slices whose resend timer ran out (every resend under EVERY_PACKET). */
+    long timerResends() {
+        return timerResends;
+    }
+
+    /** Redundant copies of small reliable messages written into later packets. */
+    long redundantCopies() {
+        return redundantCopies;
     }
 }

@@ -6,13 +6,18 @@ package io.reliableudp.message;
  * traffic needs more room (never in steady state). Also the RTT and loss estimates taken from acks,
  * and the source of the {@link CongestionController}'s events: each acknowledged data packet's
  * RTT and delivery-rate sample, and one-direction loss evidence (a data packet still unacknowledged
- * when one sent {@value #REORDER_THRESHOLD} or more sequences after it was acknowledged).
+ * when one sent {@value #REORDER_THRESHOLD} or more sequences after it was acknowledged); and for the
+ * {@link LossDetector} (fast recovery: which messages to resend) each packet's send time and whether
+ * it was declared lost. (Two verdicts on one evidence, the controller's by count and the resend's by
+ * time; folding them into one is the next step.)
  *
- * <p>Entry layout: bits 0..15 message id, 16..21 channel, 22 slice flag, 32..63 slice index.
+ * <p>Entry layout: bits 0..15 message id, 16..21 channel, 22 slice flag, 23 copy flag (a redundant
+ * copy of a message first sent in an earlier packet), 32..63 slice index.
  */
 final class PacketLog {
 
     static final long SLICE_FLAG = 1L << 22;
+    static final long COPY_FLAG = 1L << 23;
     private static final int MAX_ENTRIES = 1 << 24;
     private static final double RTT_ALPHA = 0.125;
     /** Gain of the RTT mean deviation (RFC 6298 beta). */
@@ -36,6 +41,8 @@ final class PacketLog {
     private final boolean[] valid;
     private final boolean[] acked;
     private final boolean[] tracked;
+    /** Declared lost by the loss detector (before the loss timeout's verdict, which is separate). */
+    private final boolean[] declaredLost;
     private final double[] sendTime;
     private final long[] start;
     private final int[] count;
@@ -75,11 +82,13 @@ final class PacketLog {
     private double minRttBucketStart = -1;
 
     private double srttSeconds = -1;
+    private double pendingRttSample = -1;
     private double rttVarSeconds;
     private double loss;
     private int lossCursor;
     private boolean lossCursorSet;
     private long packetsLost;
+    private long acksTaken;
 
     PacketLog(int size) {
         this.size = size;
@@ -88,6 +97,7 @@ final class PacketLog {
         this.valid = new boolean[size];
         this.acked = new boolean[size];
         this.tracked = new boolean[size];
+        this.declaredLost = new boolean[size];
         this.sendTime = new double[size];
         this.start = new long[size];
         this.count = new int[size];
@@ -123,6 +133,10 @@ final class PacketLog {
         return (int) entry & 0xFFFF;
     }
 
+    static boolean isCopy(long entry) {
+        return (entry & COPY_FLAG) != 0;
+    }
+
     static boolean isSlice(long entry) {
         return (entry & SLICE_FLAG) != 0;
     }
@@ -143,6 +157,7 @@ final class PacketLog {
         valid[slot] = false;
         acked[slot] = false;
         tracked[slot] = false;
+        declaredLost[slot] = false;
         sendTime[slot] = time;
         evidenceLost[slot] = false;
         start[slot] = head;
@@ -229,16 +244,12 @@ final class PacketLog {
             return -1;
         }
         acked[slot] = true;
+        acksTaken++;
         if (tracked[slot]) {
             double sample = Math.max(0, time - sendTime[slot]);
-            if (srttSeconds < 0) {
-                srttSeconds = sample;
-                rttVarSeconds = sample / 2;
-            } else {
-                // RFC 6298 order: the deviation against the old mean, then the mean
-                rttVarSeconds += (Math.abs(sample - srttSeconds) - rttVarSeconds) * RTT_BETA;
-                srttSeconds += (sample - srttSeconds) * RTT_ALPHA;
-            }
+            // the smoothed RTT takes one sample per received ack header (takeRttSample), not one per
+            // packet it acknowledges: the freshest, from the packet sent last
+            pendingRttSample = pendingRttSample < 0 ? sample : Math.min(pendingRttSample, sample);
             minRttSample(time, sample);
             if (outstanding[slot]) {
                 outstanding[slot] = false;
@@ -315,6 +326,60 @@ final class PacketLog {
     /** Payload bytes of acknowledged data packets since the start. */
     long delivered() {
         return delivered;
+    }
+
+    /** The slot of the sent packet {@code seq}, or -1 when the log does not hold it (never sent, or overwritten). */
+    int slotOf(int seq) {
+        int slot = seq & mask;
+        return valid[slot] && sequence[slot] == seq ? slot : -1;
+    }
+
+    /** Whether the packet in {@code slot} was acknowledged. */
+    boolean isAcked(int slot) {
+        return acked[slot];
+    }
+
+    /** Whether the packet in {@code slot} carried messages (not an ack-only packet). */
+    boolean carriesData(int slot) {
+        return tracked[slot];
+    }
+
+    /** When the packet in {@code slot} was sent. */
+    double sendTimeOf(int slot) {
+        return sendTime[slot];
+    }
+
+    /** Records that the loss detector declared the packet in {@code slot} lost. */
+    void declareLost(int slot) {
+        declaredLost[slot] = true;
+    }
+
+    /** Whether the loss detector declared the packet in {@code slot} lost. */
+    boolean isDeclaredLost(int slot) {
+        return declaredLost[slot];
+    }
+
+    /**
+     * Folds the RTT sample of the acks taken since the last call (one received packet's ack header)
+     * into the smoothed RTT and its mean deviation (RFC 6298). One sample per header, the smallest
+     * (from the packet sent last): a header acknowledging a whole burst would otherwise give many
+     * near-equal samples that shrink the deviation towards 0 within one round trip, and the next ack
+     * delayed by a peer's tick would then look like a loss to the resend timer.
+     */
+    void takeRttSample() {
+        double sample = pendingRttSample;
+        if (sample < 0) {
+            return;
+        }
+        pendingRttSample = -1;
+        if (srttSeconds < 0) {
+            srttSeconds = sample;
+            rttVarSeconds = sample / 2;
+        } else {
+            // RFC 6298 order: the deviation against the old mean, then the mean
+            rttVarSeconds += (Math.abs(sample - srttSeconds) - rttVarSeconds) * RTT_BETA;
+            srttSeconds += (sample - srttSeconds) * RTT_ALPHA;
+        }
     }
 
     /** Number of entries of the packet in {@code slot}, or 0 when they were overwritten. */
@@ -443,6 +508,11 @@ final class PacketLog {
     /** Loss estimate, 0..1. */
     double loss() {
         return loss;
+    }
+
+    /** Packets acknowledged so far (each once): the resend backoff restarts when this moves. */
+    long acksTaken() {
+        return acksTaken;
     }
 
     long packetsLost() {

@@ -6,7 +6,10 @@ import org.jspecify.annotations.Nullable;
  * Send side of one channel: a ring of messages indexed by absolute message number (the wire id is
  * its low 16 bits). {@code tail} is the oldest message not yet acknowledged (reliable) or not yet
  * written (unreliable), {@code nextUnsent} the first never sent, {@code head} the next to assign.
- * The ring grows by doubling while the queue needs it, up to 32768 entries.
+ * The ring grows by doubling while the queue needs it, up to 32768 entries. Per sent message it keeps
+ * when and in which packet it was last sent, how many resend timeouts in a row it had while nothing
+ * was acknowledged (the backoff)
+ * and whether the acks showed that its last packet was lost (due for a fast resend).
  */
 final class SendChannel {
 
@@ -21,12 +24,25 @@ final class SendChannel {
     final boolean reliable;
     final int maxQueuedMessages;
     final long maxQueuedBytes;
+    /** Copies of each small message in the packets after the one carrying it (reliable channels only). */
+    final int redundancy;
 
     int mask;
     byte[][] payload;
     @Nullable SendCompletion[] completion;
     double[] lastSent;
     int[] lastTick;
+    /** Sequence of the last packet that carried the message, -1 before its first send. */
+    int[] lastSeq;
+    /**
+     * Resend timeouts in a row with no packet acknowledged in between (the exponent of the backoff),
+     * valid while {@link #timeoutAcks} still equals the packet log's ack count; 0 after a fast resend.
+     */
+    byte[] timeouts;
+    /** The packet log's ack count at the message's last timeout. */
+    int[] timeoutAcks;
+    /** The acks showed the message's last packet lost: resend it in the next packet. */
+    boolean[] fastDue;
     byte[] state;
     @Nullable LargeSend[] large;
 
@@ -48,6 +64,7 @@ final class SendChannel {
         this.reliable = mode.isReliable();
         this.maxQueuedMessages = Math.min(config.maxQueuedMessages(), MAX_RING);
         this.maxQueuedBytes = config.maxQueuedBytes();
+        this.redundancy = reliable ? config.redundancy() : 0;
         allocate(16);
     }
 
@@ -57,6 +74,10 @@ final class SendChannel {
         completion = new SendCompletion[capacity];
         lastSent = new double[capacity];
         lastTick = new int[capacity];
+        lastSeq = new int[capacity];
+        timeouts = new byte[capacity];
+        timeoutAcks = new int[capacity];
+        fastDue = new boolean[capacity];
         state = new byte[capacity];
         large = new LargeSend[capacity];
     }
@@ -71,6 +92,10 @@ final class SendChannel {
         SendCompletion[] oldCompletion = completion;
         double[] oldLastSent = lastSent;
         int[] oldLastTick = lastTick;
+        int[] oldLastSeq = lastSeq;
+        byte[] oldTimeouts = timeouts;
+        int[] oldTimeoutAcks = timeoutAcks;
+        boolean[] oldFastDue = fastDue;
         byte[] oldState = state;
         LargeSend[] oldLarge = large;
         int oldMask = mask;
@@ -82,6 +107,10 @@ final class SendChannel {
             completion[n] = oldCompletion[o];
             lastSent[n] = oldLastSent[o];
             lastTick[n] = oldLastTick[o];
+            lastSeq[n] = oldLastSeq[o];
+            timeouts[n] = oldTimeouts[o];
+            timeoutAcks[n] = oldTimeoutAcks[o];
+            fastDue[n] = oldFastDue[o];
             state[n] = oldState[o];
             large[n] = oldLarge[o];
         }
@@ -91,7 +120,16 @@ final class SendChannel {
         payload[i] = null;
         completion[i] = null;
         large[i] = null;
+        fastDue[i] = false;
         state[i] = EMPTY;
+    }
+
+    /** Resets the send history of the message in slot {@code i} (a new message). */
+    void resetSendState(int i) {
+        lastSent[i] = Double.NEGATIVE_INFINITY;
+        lastSeq[i] = -1;
+        timeouts[i] = 0;
+        fastDue[i] = false;
     }
 
     boolean isEmpty() {

@@ -104,7 +104,7 @@ final class SendQueue {
         ch.payload[i] = payload;
         ch.completion[i] = completion;
         ch.state[i] = SendChannel.QUEUED;
-        ch.lastSent[i] = Double.NEGATIVE_INFINITY;
+        ch.resetSendState(i);
         if (ch.reliable) {
             ch.large[i] = Frames.msgFrameSize(payload.length) > payloadBudget
                     ? new LargeSend(payload.length, sliceSize) : null;
@@ -148,6 +148,12 @@ final class SendQueue {
         if (ch.nextUnsent - ch.tail < 0) {
             ch.nextUnsent = ch.tail;
         }
+        if (ch.nextUnsent == ch.tail) {
+            // nothing sent waits any more, but the slices of a large message in progress at the tail:
+            // a due time left from the acknowledged ones would wake a scheduler for nothing
+            LargeSend ls = ch.tail != ch.head ? ch.large[ch.tail & ch.mask] : null;
+            ch.nextResendTime = ls != null && ls.started ? ls.nextResendTime : Double.POSITIVE_INFINITY;
+        }
         if (c != null) {
             delivered(c, ch.index, v & 0xFFFF);
         }
@@ -161,6 +167,38 @@ final class SendQueue {
             }
         }
         return false;
+    }
+
+    /**
+     * The earliest time a sent, unacknowledged reliable message or slice is due for resend: at or
+     * before now when one is due now (the acks showed its packet lost, or its timer ran out),
+     * {@code +Infinity} when none is in flight. It may be early (a message acknowledged since, or a
+     * longer interval since), then the send round that finds nothing due moves it on.
+     */
+    double earliestResendDue() {
+        double t = Double.POSITIVE_INFINITY;
+        for (SendChannel ch : channels) {
+            if (ch.reliable && ch.nextResendTime < t && hasSentUnacked(ch)) {
+                t = ch.nextResendTime;
+            }
+        }
+        return t;
+    }
+
+    /**
+     * Whether something of the channel was sent and is not acknowledged: a message before
+     * {@code nextUnsent}, or slices of the large message at it (its other slices are still unsent).
+     * A channel with only unsent messages is not waiting for a resend (and its due time may be stale).
+     */
+    private static boolean hasSentUnacked(SendChannel ch) {
+        if (ch.nextUnsent != ch.tail) {
+            return true;
+        }
+        if (ch.tail == ch.head) {
+            return false;
+        }
+        int i = ch.tail & ch.mask;
+        return ch.state[i] == SendChannel.SENT && ch.large[i] != null;
     }
 
     /** Messages waiting to be sent or acknowledged, on all channels. */

@@ -30,6 +30,8 @@ class MessageConfigTest {
                 invalid("resendRttFactor", "0.1", b -> b.resendRttFactor(0.1)),
                 invalid("minResendIntervalSeconds", "-1.0", b -> b.minResendIntervalSeconds(-1)),
                 invalid("maxResendIntervalSeconds", "61.0", b -> b.maxResendIntervalSeconds(61)),
+                invalid("ackDelaySeconds", "-0.001", b -> b.ackDelaySeconds(-0.001)),
+                invalid("ackDelaySeconds", "2.0", b -> b.ackDelaySeconds(2)),
                 invalid("maxMessageSize", "0", b -> b.maxMessageSize(0)),
                 invalid("maxMessageSize", Integer.toString(Integer.MAX_VALUE), b -> b.sliceSize(64).maxMessageSize(Integer.MAX_VALUE)),
                 invalid("sliceSize", "2000", b -> b.sliceSize(2000)),
@@ -98,5 +100,27 @@ class MessageConfigTest {
             assertThat(e.field()).isEqualTo("maxQueuedBytes");
             assertThat(e.value()).isEqualTo("-3");
         });
+        assertThatThrownBy(() -> ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED).redundancy(9))
+                .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> {
+                    assertThat(e.field()).isEqualTo("redundancy");
+                    assertThat(e).hasMessage("redundancy must be within 0..8, was 9");
+                });
+        assertThatThrownBy(() -> ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED).redundancy(-1))
+                .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> assertThat(e.field()).isEqualTo("redundancy"));
+    }
+
+    @Test
+    void recoveryDefaults() {
+        MessageConfig d = MessageConfig.defaults();
+        assertThat(d.fastRecovery()).isTrue();
+        assertThat(d.ackDelaySeconds()).isEqualTo(0.001);
+        assertThat(d.minResendIntervalSeconds()).isEqualTo(0.001);
+        assertThat(d.maxResendIntervalSeconds()).isEqualTo(1.0);
+        assertThat(ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED).redundancy()).isZero();
+        assertThat(ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED).redundancy(2).redundancy()).isEqualTo(2);
+        assertThat(new ChannelConfig(DeliveryMode.UNRELIABLE, 5, 6)).isEqualTo(new ChannelConfig(DeliveryMode.UNRELIABLE, 5, 6, 0));
+        MessageConfig changed = d.toBuilder().fastRecovery(false).ackDelaySeconds(0.005).build().toBuilder().build();
+        assertThat(changed.fastRecovery()).isFalse();
+        assertThat(changed.ackDelaySeconds()).isEqualTo(0.005);
     }
 }
