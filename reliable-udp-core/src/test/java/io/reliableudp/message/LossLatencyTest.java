@@ -80,6 +80,7 @@ class LossLatencyTest {
     private static MessageConfig defaults(int redundancy) {
         return MessageConfig.builder()
                 .channels(java.util.List.of(ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED).redundancy(redundancy)))
+                .sendMode(MessageConfig.SendMode.TICK) // LossSim runs the tick and the prompt schedules itself
                 .build();
     }
 

@@ -154,11 +154,15 @@ final class LossSim {
         return config(DeliveryMode.RELIABLE_ORDERED, redundancy, congestion);
     }
 
-    /** One channel of {@code mode} (with {@code redundancy}), no congestion avoidance unless {@code congestion}. */
+    /**
+     * One channel of {@code mode} (with {@code redundancy}), no congestion avoidance unless {@code congestion}.
+     * TICK mode: this harness runs the schedule itself (its "prompt" schedule flushes every step).
+     */
     static MessageConfig config(DeliveryMode mode, int redundancy, boolean congestion) {
         return MessageConfig.builder()
                 .channels(java.util.List.of(ChannelConfig.of(mode).redundancy(redundancy)))
                 .congestionAvoidance(congestion)
+                .sendMode(MessageConfig.SendMode.TICK)
                 .build();
     }
 
