@@ -47,6 +47,8 @@ final class NodeConfigMapper {
             Map.entry("resendRttFactor", P + "message.resend-rtt-factor"),
             Map.entry("minResendIntervalSeconds", P + "message.min-resend-interval"),
             Map.entry("maxResendIntervalSeconds", P + "message.max-resend-interval"),
+            Map.entry("ackDelaySeconds", P + "message.ack-delay"),
+            Map.entry("sendMode", P + "send-mode"),
             Map.entry("maxMessageSize", P + "message.max-message-size"),
             Map.entry("sliceSize", P + "message.slice-size"),
             Map.entry("maxBytesInFlight", P + "message.max-bytes-in-flight"),
@@ -104,6 +106,7 @@ final class NodeConfigMapper {
                 .sendQueueWait(props.sendQueueWait())
                 .preSharedKey(key)
                 .receiveThreadMode(props.receiveThreadMode())
+                .sendMode(props.sendMode())
                 .receiveBusyPoll(props.receiveBusyPoll())
                 .socketReceiveBufferSize(intBytes(P + "socket-receive-buffer-size", props.socketReceiveBufferSize().toBytes()))
                 .socketSendBufferSize(intBytes(P + "socket-send-buffer-size", props.socketSendBufferSize().toBytes()))
@@ -191,6 +194,8 @@ final class NodeConfigMapper {
                 .resendRttFactor(m.resendRttFactor())
                 .minResendIntervalSeconds(m.minResendInterval().toNanos() / 1e9)
                 .maxResendIntervalSeconds(m.maxResendInterval().toNanos() / 1e9)
+                .ackDelaySeconds(m.ackDelay().toNanos() / 1e9)
+                .fastRecovery(m.fastRecovery())
                 .maxMessageSize(intBytes(P + "message.max-message-size", m.maxMessageSize().toBytes()))
                 .sliceSize(m.sliceSize())
                 .maxBytesInFlight(m.maxBytesInFlight().toBytes())
@@ -235,7 +240,7 @@ final class NodeConfigMapper {
                         "a channel name must not be a number (numbers refer to indexes)", "name the channel, e.g. 'events'");
             }
             String prefix = P + "channels." + name + ".";
-            byIndex[i] = guard(() -> new ChannelConfig(c.deliveryMode(), c.maxQueuedMessages(), c.maxQueuedBytes().toBytes()),
+            byIndex[i] = guard(() -> new ChannelConfig(c.deliveryMode(), c.maxQueuedMessages(), c.maxQueuedBytes().toBytes(), c.redundancy()),
                     prefix);
             names[i] = name;
         }

@@ -2,6 +2,7 @@ package io.reliableudp.spring.boot.autoconfigure;
 
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.message.MessageConfig.CongestionControl;
+import io.reliableudp.message.MessageConfig.SendMode;
 import io.reliableudp.message.MessageConfig.ResendPolicy;
 import io.reliableudp.transport.ReceiveThreadMode;
 import java.time.Duration;
@@ -20,13 +21,14 @@ import org.springframework.util.unit.DataSize;
  * @param acceptIncoming Whether this node accepts connections from other nodes (server role); a pure client sets false.
  * @param maxConnections Most simultaneous connections, 1..65536.
  * @param protocolId 64-bit protocol id; nodes only talk to nodes with the same id (default 0x5255445000010000; hex such as 0x1234 is accepted).
- * @param sendRate Packets per second per connection while there is something to send, 1..10000.
+ * @param sendRate Send ticks per second, 1..10000: in TICK mode the rate of send rounds per connection; in IMMEDIATE mode the cadence of the statistics and the base of Gaffer's bad-mode rate.
  * @param keepAliveInterval Keepalive interval while a connection is idle.
  * @param timeout Silence after which a connection times out; at least twice the keepalive interval.
  * @param connectTimeout How long a handshake with a peer may take.
  * @param sendQueueWait How long a send waits for room in a full channel queue before failing with QUEUE_FULL (0 fails at once).
  * @param drainTimeout How long shutdown waits for pending reliable messages to be acknowledged before closing (keep it below spring.lifecycle.timeout-per-shutdown-phase).
- * @param receiveThreadMode Which kind of thread runs the receive loop: VIRTUAL or PLATFORM.
+ * @param receiveThreadMode Which kind of thread runs the node's I/O loop: PLATFORM (lowest latency: one OS thread per node) or VIRTUAL (no OS thread per node, about 35-50 us more per round trip).
+ * @param sendMode When packets go out: IMMEDIATE (as soon as a message is queued: the I/O thread is woken and writes everything queued by then, packed) or TICK (the game-style fixed rate: send ticks at send-rate).
  * @param receiveBusyPoll How long the receive loop keeps polling the socket without blocking after a datagram (0 = never, at most 1ms); lowers round-trip latency at the cost of up to that much CPU spun after every datagram.
  * @param socketReceiveBufferSize SO_RCVBUF to ask the kernel for (0 keeps the OS default).
  * @param socketSendBufferSize SO_SNDBUF to ask the kernel for (0 keeps the OS default).
@@ -53,7 +55,8 @@ public record ReliableUdpProperties(
         @DefaultValue("5s") Duration connectTimeout,
         @DefaultValue("0ms") Duration sendQueueWait,
         @DefaultValue("5s") Duration drainTimeout,
-        @DefaultValue("virtual") ReceiveThreadMode receiveThreadMode,
+        @DefaultValue("platform") ReceiveThreadMode receiveThreadMode,
+        @DefaultValue("immediate") SendMode sendMode,
         @DefaultValue("0ms") Duration receiveBusyPoll,
         @DefaultValue("4MB") DataSize socketReceiveBufferSize,
         @DefaultValue("4MB") DataSize socketSendBufferSize,
@@ -72,8 +75,10 @@ public record ReliableUdpProperties(
      * @param datagramBudget Most bytes of one UDP payload, every header included (256..65507; 1200 stays under common MTUs).
      * @param resendPolicy When reliable messages are resent: RTT_BASED (after about one round trip) or EVERY_PACKET (lowest latency, most bandwidth).
      * @param resendRttFactor Under RTT_BASED the resend interval is the larger of RTT times this factor and RTT + 4 x RTT variance, clamped by the min and max resend intervals (0.5..10).
-     * @param minResendInterval Shortest resend interval.
-     * @param maxResendInterval Longest resend interval (at most 60s).
+     * @param minResendInterval Lower bound of the resend interval (the timer itself is RTT + max(4 x RTT variance, the peer's ack bound) + ack delay).
+     * @param maxResendInterval Longest resend interval, also the cap of the backoff while nothing is acknowledged (at most 60s).
+     * @param ackDelay IMMEDIATE mode: longest time a received data packet waits for its acknowledgement (a packet going back within it carries the ack; a gap is acknowledged at once), 0..500ms.
+     * @param fastRecovery Whether a reliable message is resent as soon as the acknowledgements show its packet lost, not only when its resend timer runs out.
      * @param maxMessageSize Largest message a send accepts; larger ones fail with TOO_LARGE.
      * @param sliceSize Slice size of large messages (64..1024 bytes).
      * @param maxBytesInFlight Cap on unacknowledged large-message bytes in flight per connection.
@@ -84,8 +89,10 @@ public record ReliableUdpProperties(
             @DefaultValue("1200") int datagramBudget,
             @DefaultValue("rtt-based") ResendPolicy resendPolicy,
             @DefaultValue("1.25") double resendRttFactor,
-            @DefaultValue("20ms") Duration minResendInterval,
+            @DefaultValue("1ms") Duration minResendInterval,
             @DefaultValue("1s") Duration maxResendInterval,
+            @DefaultValue("1ms") Duration ackDelay,
+            @DefaultValue("true") boolean fastRecovery,
             @DefaultValue("1MB") DataSize maxMessageSize,
             @DefaultValue("1024") int sliceSize,
             @DefaultValue("256KB") DataSize maxBytesInFlight,
@@ -100,12 +107,14 @@ public record ReliableUdpProperties(
      * @param deliveryMode How messages on the channel are delivered: RELIABLE_ORDERED, RELIABLE_UNORDERED, UNRELIABLE or UNRELIABLE_SEQUENCED.
      * @param maxQueuedMessages Most messages waiting to be sent or acknowledged on the channel, per connection.
      * @param maxQueuedBytes Most payload bytes waiting to be sent or acknowledged on the channel, per connection.
+     * @param redundancy Reliable channels: copies of each small (up to 256 bytes) message in the next k packets while it is unacknowledged, 0..8 (lowest tail latency under loss, at a bandwidth cost).
      */
     public record Channel(
             @Nullable Integer index,
             @DefaultValue("reliable-ordered") DeliveryMode deliveryMode,
             @DefaultValue("4096") int maxQueuedMessages,
-            @DefaultValue("16MB") DataSize maxQueuedBytes) {
+            @DefaultValue("16MB") DataSize maxQueuedBytes,
+            @DefaultValue("0") int redundancy) {
     }
 
     /**

@@ -61,7 +61,10 @@ class ReliableUdpAutoConfigurationTests {
             NodeConfig config = context.getBean(NodeConfig.class);
             assertThat(config.message().channels()).hasSize(4);
             assertThat(config.encrypted()).isFalse();
-            assertThat(config.receiveThreadMode()).isEqualTo(ReceiveThreadMode.VIRTUAL);
+            assertThat(config.receiveThreadMode()).isEqualTo(ReceiveThreadMode.PLATFORM);
+            assertThat(config.sendMode()).isEqualTo(io.reliableudp.message.MessageConfig.SendMode.IMMEDIATE);
+            assertThat(config.message().ackDelaySeconds()).isEqualTo(0.001);
+            assertThat(config.message().fastRecovery()).isTrue();
             assertThat(config.receiveBusyPoll()).isZero();
             UdpChannels channels = context.getBean(UdpChannels.class);
             assertThat(channels.resolve("reliable-ordered").index()).isZero();
