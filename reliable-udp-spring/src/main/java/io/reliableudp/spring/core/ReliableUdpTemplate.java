@@ -8,14 +8,11 @@ import io.reliableudp.spring.observation.DefaultReliableUdpTemplateObservationCo
 import io.reliableudp.spring.observation.ReliableUdpObservation;
 import io.reliableudp.spring.observation.ReliableUdpSenderContext;
 import io.reliableudp.spring.observation.ReliableUdpTemplateObservationConvention;
-import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
-import io.reliableudp.spring.support.ReliableUdpMessageConverters;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import io.reliableudp.transport.Delivery;
 import io.reliableudp.transport.Peer;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -25,14 +22,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.converter.MessageConverter;
-import org.springframework.util.MimeType;
-import org.springframework.util.MimeTypeUtils;
 
 /**
  * Sends objects to peers. The payload is converted to bytes by a spring-messaging
  * {@link MessageConverter} (by default {@code byte[]} as is, {@code String} as UTF-8 text, anything
  * else as JSON) and wrapped, with its content type and headers, in the envelope described in
- * {@link EnvelopeCodec}, so the receiving listener converts it back to its parameter type.
+ * {@link io.reliableudp.spring.support.EnvelopeCodec}, so the receiving listener converts it back to its parameter type.
  *
  * <p>Every send returns a future that completes with a {@link SendResult} when the peer acknowledged
  * the message (reliable channels) or when it was written to a datagram (unreliable channels), and
@@ -51,7 +46,7 @@ import org.springframework.util.MimeTypeUtils;
 public class ReliableUdpTemplate implements ReliableUdpOperations {
 
     private final ManagedReliableUdpNode node;
-    private MessageConverter messageConverter = ReliableUdpMessageConverters.createDefault();
+    private ReliableUdpMessageMapper messageMapper = ReliableUdpMessageMapper.createDefault();
     private @Nullable String defaultPeer;
     private @Nullable String defaultChannel;
     private @Nullable String defaultUnreliableChannel;
@@ -78,12 +73,26 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      * @param messageConverter the converter
      */
     public void setMessageConverter(MessageConverter messageConverter) {
-        this.messageConverter = Objects.requireNonNull(messageConverter, "messageConverter");
+        this.messageMapper = messageMapper.withConverter(Objects.requireNonNull(messageConverter, "messageConverter"));
     }
 
     /** The payload converter. */
     public MessageConverter getMessageConverter() {
-        return messageConverter;
+        return messageMapper.getConverter();
+    }
+
+    /**
+     * Sets the message mapper (converter and header mapper), the one the listener containers use too.
+     *
+     * @param messageMapper the mapper
+     */
+    public void setMessageMapper(ReliableUdpMessageMapper messageMapper) {
+        this.messageMapper = Objects.requireNonNull(messageMapper, "messageMapper");
+    }
+
+    /** The message mapper. */
+    public ReliableUdpMessageMapper getMessageMapper() {
+        return messageMapper;
     }
 
     /**
@@ -184,7 +193,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      */
     @Override
     public CompletableFuture<SendResult> send(String peer, String channel, Object payload, Map<String, ?> headers) {
-        return doSend(peer, () -> node.resolvePeer(peer), node.channels().resolve(channel), payload, headers);
+        return doSend(peer, () -> node.peerDirectory().resolve(peer), node.channels().resolve(channel), payload, headers);
     }
 
     /**
@@ -198,8 +207,8 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      */
     @Override
     public CompletableFuture<SendResult> send(InetSocketAddress peer, String channel, Object payload, Map<String, ?> headers) {
-        String name = node.peerName(peer);
-        return doSend(name != null ? name : peer.toString(), () -> node.resolvePeer(peer), node.channels().resolve(channel), payload, headers);
+        String name = node.peerDirectory().nameOf(peer);
+        return doSend(name != null ? name : peer.toString(), () -> node.peerDirectory().resolve(peer), node.channels().resolve(channel), payload, headers);
     }
 
     /**
@@ -214,7 +223,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      */
     @Override
     public CompletableFuture<SendResult> send(Peer peer, String channel, Object payload, Map<String, ?> headers) {
-        String name = node.peerName(peer.address());
+        String name = node.peerDirectory().nameOf(peer.address());
         return doSend(name != null ? name : peer.address().toString(), () -> CompletableFuture.completedFuture(peer),
                 node.channels().resolve(channel), payload, headers);
     }
@@ -235,11 +244,11 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         UdpChannel channel = node.channels().resolve(channelHeader != null ? channelHeader.toString() : defaultChannelName());
         Object peerHeader = h.get(ReliableUdpHeaders.PEER);
         if (peerHeader instanceof InetSocketAddress address) {
-            String name = node.peerName(address);
-            return doSend(name != null ? name : address.toString(), () -> node.resolvePeer(address), channel, message.getPayload(), h);
+            String name = node.peerDirectory().nameOf(address);
+            return doSend(name != null ? name : address.toString(), () -> node.peerDirectory().resolve(address), channel, message.getPayload(), h);
         }
         String peer = peerHeader != null ? peerHeader.toString() : requireDefaultPeer();
-        return doSend(peer, () -> node.resolvePeer(peer), channel, message.getPayload(), h);
+        return doSend(peer, () -> node.peerDirectory().resolve(peer), channel, message.getPayload(), h);
     }
 
     /**
@@ -255,7 +264,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         if (channel == null) {
             throw new IllegalStateException("no unreliable channel is configured (reliable-udp.channels.<name>.delivery-mode: unreliable)");
         }
-        return doSend(peer, () -> node.resolvePeer(peer), channel, payload, Map.of());
+        return doSend(peer, () -> node.peerDirectory().resolve(peer), channel, payload, Map.of());
     }
 
     /**
@@ -270,7 +279,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public CompletableFuture<SendResult> sendUnreliable(String peer, String channel, Object payload) {
         UdpChannel c = requireUnreliable(node.channels().resolve(channel));
-        return doSend(peer, () -> node.resolvePeer(peer), c, payload, Map.of());
+        return doSend(peer, () -> node.peerDirectory().resolve(peer), c, payload, Map.of());
     }
 
     private static UdpChannel requireUnreliable(UdpChannel c) {
@@ -295,49 +304,14 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
 
     private CompletableFuture<SendResult> doSend(String peerLabel, Supplier<CompletableFuture<Peer>> peerResolver,
             UdpChannel channel, Object payload, Map<String, ?> headers) {
-        Objects.requireNonNull(payload, "payload");
-        Map<String, Object> carried = new LinkedHashMap<>();
-        MimeType givenType = null;
-        for (Map.Entry<String, ?> e : headers.entrySet()) {
-            String k = e.getKey();
-            if (k.equals(MessageHeaders.CONTENT_TYPE)) {
-                givenType = asMimeType(e.getValue());
-            } else if (!k.startsWith(ReliableUdpHeaders.PREFIX) && !k.equals(MessageHeaders.ID) && !k.equals(MessageHeaders.TIMESTAMP)
-                    && e.getValue() != null) {
-                carried.put(k, e.getValue());
-            }
-        }
-        byte[] body;
-        MimeType contentType;
-        if (payload instanceof byte[] bytes) {
-            body = bytes;
-            contentType = givenType != null ? givenType : MimeTypeUtils.APPLICATION_OCTET_STREAM;
-        } else {
-            Map<String, Object> convertHeaders = new LinkedHashMap<>();
-            if (givenType != null) {
-                convertHeaders.put(MessageHeaders.CONTENT_TYPE, givenType);
-            }
-            Message<?> converted = messageConverter.toMessage(payload, new MessageHeaders(convertHeaders));
-            if (converted == null) {
-                throw new IllegalArgumentException("no message converter can write a " + payload.getClass().getName()
-                        + (givenType != null ? " as " + givenType : "") + " (add Jackson for JSON, or send byte[] or String)");
-            }
-            body = switch (converted.getPayload()) {
-                case byte[] b -> b;
-                case String s -> s.getBytes(StandardCharsets.UTF_8);
-                default -> throw new IllegalArgumentException("the message converter produced a "
-                        + converted.getPayload().getClass().getName() + "; it must produce byte[] or String");
-            };
-            MimeType t = asMimeType(converted.getHeaders().get(MessageHeaders.CONTENT_TYPE));
-            contentType = t != null ? t : givenType;
-        }
-
+        ReliableUdpMessageMapper.Outbound outbound = messageMapper.toOutbound(payload, headers);
+        Map<String, Object> carried = outbound.headers();
         ReliableUdpSenderContext context = new ReliableUdpSenderContext(carried, peerLabel, channel);
         Observation observation = ReliableUdpObservation.TEMPLATE_OBSERVATION.observation(observationConvention,
                 DefaultReliableUdpTemplateObservationConvention.INSTANCE, () -> context, observationRegistry).start();
         byte[] wire;
         try {
-            wire = EnvelopeCodec.encode(contentType, carried, body);
+            wire = outbound.encode();
         } catch (RuntimeException e) {
             observation.error(e);
             observation.stop();
@@ -371,7 +345,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     }
 
     private SendResult toResult(Delivery d, UdpChannel channel, int bytes) {
-        return new SendResult(d.peer(), node.peerName(d.peer()), channel, d.messageId(), d.acknowledged(), bytes);
+        return new SendResult(d.peer(), node.peerDirectory().nameOf(d.peer()), channel, d.messageId(), d.acknowledged(), bytes);
     }
 
     private static ReliableUdpSendException toFailure(Throwable error, String peer, UdpChannel channel) {
@@ -381,15 +355,5 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         }
         DeliveryFailure reason = cause instanceof DeliveryException de ? de.reason() : DeliveryFailure.NOT_CONNECTED;
         return new ReliableUdpSendException(reason, peer, channel.name(), cause);
-    }
-
-    private static @Nullable MimeType asMimeType(@Nullable Object value) {
-        if (value instanceof MimeType m) {
-            return m;
-        }
-        if (value instanceof String s && !s.isBlank()) {
-            return MimeTypeUtils.parseMimeType(s);
-        }
-        return null;
     }
 }

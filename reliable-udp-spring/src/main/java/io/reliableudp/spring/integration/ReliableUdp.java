@@ -2,6 +2,7 @@ package io.reliableudp.spring.integration;
 
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.listener.UdpMessageListenerContainer;
 
 /**
  * Spring Integration Java DSL entry point.
@@ -29,6 +30,16 @@ public final class ReliableUdp {
      */
     public static ReliableUdpInboundChannelAdapterSpec inboundAdapter(ManagedReliableUdpNode node) {
         return new ReliableUdpInboundChannelAdapterSpec(node);
+    }
+
+    /**
+     * An inbound channel adapter over a listener container (its filters, executor and observation).
+     *
+     * @param container the container; the adapter becomes its handler and runs its lifecycle
+     * @return the spec
+     */
+    public static ReliableUdpInboundChannelAdapterSpec inboundAdapter(UdpMessageListenerContainer container) {
+        return new ReliableUdpInboundChannelAdapterSpec(container);
     }
 
     /**

@@ -4,6 +4,7 @@ import io.micrometer.observation.ObservationRegistry;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
@@ -20,6 +21,16 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
     private @Nullable ReliableUdpListenerObservationConvention observationConvention;
     private boolean autoStartup = true;
     private java.time.Duration shutdownTimeout = java.time.Duration.ofSeconds(5);
+    private @Nullable ReliableUdpMessageMapper messageMapper;
+
+    /**
+     * Sets the message mapper of the containers (default: the reply template's, else the default mapper).
+     *
+     * @param messageMapper the mapper, or null for the default
+     */
+    public void setMessageMapper(@Nullable ReliableUdpMessageMapper messageMapper) {
+        this.messageMapper = messageMapper;
+    }
 
     /**
      * Sets how long a stopping container waits for the messages it already took.
@@ -121,6 +132,9 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
         UdpMessageListenerContainer container = new UdpMessageListenerContainer(endpoint, endpoint.createHandler(methodFactory),
                 n, e, replyTemplate, errorHandler);
         container.setShutdownTimeout(shutdownTimeout);
+        if (messageMapper != null) {
+            container.setMessageMapper(messageMapper);
+        }
         container.setObservationRegistry(observationRegistry);
         container.setObservationConvention(observationConvention);
         container.setAutoStartup(endpoint.getAutoStartup() != null ? endpoint.getAutoStartup() : autoStartup);

@@ -14,9 +14,9 @@ import io.reliableudp.spring.observation.ReliableUdpReceiverContext;
 import io.reliableudp.spring.support.Envelope;
 import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.spring.support.EnvelopeException;
-import io.reliableudp.spring.support.InboundMessages;
 import io.reliableudp.spring.support.KeyedSerialExecutor;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashSet;
@@ -24,8 +24,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -35,15 +38,20 @@ import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 
 /**
- * Connects one listener to the node: takes the messages its channel and peer filters accept, and runs
- * the listener on the executor (virtual threads by default) one message at a time per (peer, channel),
- * so an ordered channel reaches the listener in order. The receive thread never waits for a listener.
+ * The one inbound pipeline from the node to a listener (an annotated method, a programmatic handler, or
+ * a Spring Integration inbound adapter, which wraps a container as Spring AMQP's
+ * {@code AmqpInboundChannelAdapter} does): it takes the messages its channel and peer filters accept,
+ * decodes the envelope, builds the message with the {@link ReliableUdpMessageMapper}, and runs the
+ * handler on the executor (virtual threads by default) one message at a time per (peer, channel), so an
+ * ordered channel reaches the handler in order, inside a {@code reliable.udp.process} observation. The
+ * receive thread never waits for a listener.
  *
  * <p>A listener exception is counted ({@link #getErrorCount()}), recorded on the observation, and handed
  * to the error handler (or logged when there is none); the container goes on. A non-null return value
  * (from the listener or the error handler) is sent back to the sender, on the reply channel or the
  * channel the message came on. A payload whose envelope is malformed is counted
- * ({@link #getMalformedCount()}) and logged, never passed on.
+ * ({@link #getMalformedCount()}) and logged, never passed on. {@link #stop()} stops taking messages and
+ * waits for the ones in hand; an executor the container made itself is shut down then.
  */
 public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMessageSubscriber {
 
@@ -51,11 +59,13 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
 
     private final String id;
     private final ManagedReliableUdpNode node;
-    private final UdpMessageHandler handler;
-    private final KeyedSerialExecutor executor;
+    private volatile UdpMessageHandler handler;
+    private final @Nullable Executor givenExecutor;
+    private final Object lifecycleLock = new Object();
+    private @Nullable ExecutorService ownExecutor;
+    private volatile @Nullable KeyedSerialExecutor executor;
     private final Set<Integer> channels;
-    private final Set<String> peerNames = new HashSet<>();
-    private final Set<InetSocketAddress> peerAddresses = new HashSet<>();
+    private final Set<InetSocketAddress> peers;
     private final @Nullable ReliableUdpTemplate replyTemplate;
     private final @Nullable UdpListenerErrorHandler errorHandler;
     private final @Nullable String replyChannel;
@@ -63,6 +73,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     private final LongAdder errors = new LongAdder();
     private final LongAdder malformed = new LongAdder();
     private final LongAdder rejected = new LongAdder();
+    private ReliableUdpMessageMapper messageMapper;
     private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
     private @Nullable ReliableUdpListenerObservationConvention observationConvention;
     private boolean autoStartup = true;
@@ -76,29 +87,30 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
      * @param endpoint the endpoint (id, filters, reply channel, error handler)
      * @param handler the handler built from the endpoint
      * @param node the node
-     * @param executor runs the handler (one task at a time per peer and channel)
+     * @param executor runs the handler (one task at a time per peer and channel); null for a virtual
+     *     thread per task, made on {@link #start()} and shut down on {@link #stop()}
      * @param replyTemplate sends replies, or null to drop them (with a warning)
      * @param defaultErrorHandler used when the endpoint has none, or null to log
+     * @throws IllegalArgumentException when a channel or peer of the endpoint is unknown
      */
     public UdpMessageListenerContainer(UdpListenerEndpoint endpoint, UdpMessageHandler handler, ManagedReliableUdpNode node,
-            Executor executor, @Nullable ReliableUdpTemplate replyTemplate, @Nullable UdpListenerErrorHandler defaultErrorHandler) {
+            @Nullable Executor executor, @Nullable ReliableUdpTemplate replyTemplate, @Nullable UdpListenerErrorHandler defaultErrorHandler) {
         this.id = endpoint.getId();
         this.node = Objects.requireNonNull(node, "node");
         this.handler = Objects.requireNonNull(handler, "handler");
-        this.executor = new KeyedSerialExecutor(executor);
+        this.givenExecutor = executor;
         Set<Integer> indexes = new HashSet<>();
         for (String c : endpoint.getChannels()) {
             indexes.add(node.channels().resolve(c).index());
         }
         this.channels = Set.copyOf(indexes);
+        Set<InetSocketAddress> addresses = new HashSet<>();
         for (String p : endpoint.getPeers()) {
-            if (node.peerAddress(p) != null) {
-                peerNames.add(p);
-            } else {
-                peerAddresses.add(ManagedReliableUdpNode.parseAddress(p));
-            }
+            addresses.add(node.peerDirectory().parseTarget(p));
         }
+        this.peers = Set.copyOf(addresses);
         this.replyTemplate = replyTemplate;
+        this.messageMapper = replyTemplate != null ? replyTemplate.getMessageMapper() : ReliableUdpMessageMapper.createDefault();
         this.errorHandler = endpoint.getErrorHandler() != null ? endpoint.getErrorHandler() : defaultErrorHandler;
         this.replyChannel = endpoint.getReplyChannel();
         if (replyChannel != null) {
@@ -112,6 +124,39 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     /** The listener id. */
     public String getId() {
         return id;
+    }
+
+    /** The node this container receives from. */
+    public ManagedReliableUdpNode getNode() {
+        return node;
+    }
+
+    /**
+     * Replaces the handler (e.g. by the Integration inbound adapter that wraps this container); only
+     * while the container is stopped.
+     *
+     * @param handler the handler
+     * @throws IllegalStateException when the container is running
+     */
+    public void setMessageHandler(UdpMessageHandler handler) {
+        if (running) {
+            throw new IllegalStateException("listener '" + id + "' is running; stop it before changing its handler");
+        }
+        this.handler = Objects.requireNonNull(handler, "handler");
+    }
+
+    /**
+     * Sets the message mapper (default: the reply template's, so the template and the container map alike).
+     *
+     * @param messageMapper the mapper
+     */
+    public void setMessageMapper(ReliableUdpMessageMapper messageMapper) {
+        this.messageMapper = Objects.requireNonNull(messageMapper, "messageMapper");
+    }
+
+    /** The message mapper. */
+    public ReliableUdpMessageMapper getMessageMapper() {
+        return messageMapper;
     }
 
     /**
@@ -178,16 +223,19 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         if (!channels.isEmpty() && !channels.contains(message.channel().index())) {
             return false;
         }
-        if (peerNames.isEmpty() && peerAddresses.isEmpty()) {
-            return true;
-        }
-        return (message.peerName() != null && peerNames.contains(message.peerName())) || peerAddresses.contains(message.address());
+        return peers.isEmpty() || peers.contains(message.address());
     }
 
     @Override
     public void onMessage(InboundUdpMessage message) {
+        KeyedSerialExecutor serial = executor;
+        if (serial == null) {
+            rejected.increment();
+            logger.warn("listener '" + id + "' dropped a message from " + message.address() + ": it is stopped");
+            return;
+        }
         try {
-            executor.execute(new Key(message.address(), message.channel().index()), () -> process(message));
+            serial.execute(new Key(message.address(), message.channel().index()), () -> process(message));
         } catch (RejectedExecutionException e) {
             rejected.increment();
             logger.warn("listener '" + id + "' dropped a message from " + message.address() + ": its executor is shut down");
@@ -204,7 +252,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
                     + in.channel().name() + "': " + e.getMessage());
             return;
         }
-        Message<byte[]> message = InboundMessages.toMessage(in, envelope);
+        Message<byte[]> message = messageMapper.toMessage(in, envelope);
         ReliableUdpReceiverContext context = new ReliableUdpReceiverContext(envelope.headers(), in, id);
         Observation observation = ReliableUdpObservation.LISTENER_OBSERVATION.observation(observationConvention,
                 DefaultReliableUdpListenerObservationConvention.INSTANCE, () -> context, observationRegistry);
@@ -219,7 +267,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
                 reply = handleError(message, e);
             }
             if (reply != null) {
-                reply(in, message, reply);
+                reply(in, reply);
             }
         });
     }
@@ -238,7 +286,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         }
     }
 
-    private void reply(InboundUdpMessage in, Message<byte[]> request, Object reply) {
+    private void reply(InboundUdpMessage in, Object reply) {
         ReliableUdpTemplate template = replyTemplate;
         if (template == null) {
             logger.warn("listener '" + id + "' returned a reply but no template is available to send it");
@@ -271,7 +319,17 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
 
     @Override
     public void start() {
-        if (!running) {
+        synchronized (lifecycleLock) {
+            if (running) {
+                return;
+            }
+            Executor e = givenExecutor;
+            if (e == null) {
+                ExecutorService own = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("rudp-" + id + "-", 0).factory());
+                ownExecutor = own;
+                e = own;
+            }
+            executor = new KeyedSerialExecutor(e);
             running = true;
             node.addSubscriber(this);
         }
@@ -279,14 +337,37 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
 
     /**
      * Stops taking messages, then waits (up to the shutdown timeout) for the messages already taken to
-     * be handled, so none is dropped on the way out.
+     * be handled, so none is dropped on the way out; then shuts down the executor the container made.
      */
     @Override
     public void stop() {
-        running = false;
-        node.removeSubscriber(this);
-        if (!executor.awaitIdle(shutdownTimeout)) {
+        KeyedSerialExecutor serial;
+        ExecutorService own;
+        synchronized (lifecycleLock) {
+            running = false;
+            node.removeSubscriber(this);
+            serial = executor;
+            own = ownExecutor;
+            ownExecutor = null;
+        }
+        if (serial != null && !serial.awaitIdle(shutdownTimeout)) {
             logger.warn("listener '" + id + "' still had messages in hand after " + shutdownTimeout);
+        }
+        synchronized (lifecycleLock) {
+            if (!running) {
+                executor = null;
+            }
+        }
+        if (own != null) {
+            own.shutdown();
+            try {
+                if (!own.awaitTermination(1, TimeUnit.SECONDS)) {
+                    own.shutdownNow();
+                }
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                own.shutdownNow();
+            }
         }
     }
 

@@ -8,13 +8,19 @@ import io.reliableudp.spring.core.ReconnectPolicy;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.UdpChannels;
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory;
 import io.reliableudp.spring.listener.UdpListenerErrorHandler;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
 import io.reliableudp.spring.observation.ReliableUdpTemplateObservationConvention;
+import io.reliableudp.spring.support.DefaultUdpHeaderMapper;
 import io.reliableudp.spring.support.ReliableUdpMessageConverters;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
+import io.reliableudp.spring.support.UdpHeaderMapper;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.ReliableUdpNode;
+import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -125,12 +131,13 @@ public final class ReliableUdpAutoConfiguration {
         return scheduler != null ? scheduler : own.getIfAvailable();
     }
 
+    /**
+     * The named peers ({@code reliable-udp.peers.*}) and their reconnect backoff: the node uses it, and
+     * metrics, health and the endpoint read peer names from it.
+     */
     @Bean
     @ConditionalOnMissingBean
-    ManagedReliableUdpNode reliableUdpNode(NodeConfig config, ReliableUdpNodeFactory factory, UdpChannels channels,
-            ReliableUdpProperties properties, ApplicationEventPublisher publisher,
-            @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor, ObjectProvider<TaskScheduler> schedulers,
-            @Qualifier(TASK_SCHEDULER_BEAN_NAME) ObjectProvider<TaskScheduler> ownScheduler) {
+    UdpPeerDirectory reliableUdpPeerDirectory(ReliableUdpProperties properties) {
         ReliableUdpProperties.Reconnect r = properties.reconnect();
         ReconnectPolicy policy;
         try {
@@ -145,34 +152,68 @@ public final class ReliableUdpAutoConfiguration {
             throw new InvalidReliableUdpPropertyException(property, null, e.getMessage(),
                     "use a positive initial backoff, a max backoff at least as long, and a multiplier within 1..100");
         }
+        Map<String, InetSocketAddress> peers = NodeConfigMapper.peers(properties);
+        try {
+            return new UdpPeerDirectory(peers, policy);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidReliableUdpPropertyException("reliable-udp.peers", null, e.getMessage(),
+                    "give each peer its own name (not 'other') and its own address");
+        }
+    }
+
+    /**
+     * The peer names metrics, health and the endpoint use: the unique {@link UdpPeerDirectory} bean,
+     * else the directories of the managed nodes among the node beans.
+     *
+     * @param directories the directory beans
+     * @param nodes the node beans
+     * @return the names
+     */
+    public static UdpPeerDirectory peerNames(ObjectProvider<UdpPeerDirectory> directories, Map<String, ReliableUdpNode> nodes) {
+        UdpPeerDirectory unique = directories.getIfUnique();
+        return unique != null ? unique : UdpPeerDirectory.namesOf(nodes.values());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ManagedReliableUdpNode reliableUdpNode(NodeConfig config, ReliableUdpNodeFactory factory, UdpChannels channels,
+            UdpPeerDirectory directory, ReliableUdpProperties properties, ApplicationEventPublisher publisher,
+            @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor, ObjectProvider<TaskScheduler> schedulers,
+            @Qualifier(TASK_SCHEDULER_BEAN_NAME) ObjectProvider<TaskScheduler> ownScheduler) {
         if (properties.drainTimeout().isNegative()) {
             throw new InvalidReliableUdpPropertyException("reliable-udp.drain-timeout", properties.drainTimeout().toString(),
                     "must be >= 0", "use 0 to close at once, or a duration such as 5s");
         }
-        ManagedReliableUdpNode node = new ManagedReliableUdpNode(config, factory, channels, NodeConfigMapper.peers(properties),
-                policy, properties.drainTimeout());
+        ManagedReliableUdpNode node = new ManagedReliableUdpNode(config, factory, channels, directory, properties.drainTimeout());
         node.setEventPublisher(publisher, executor);
         node.setTaskScheduler(scheduler(schedulers, ownScheduler));
         return node;
     }
 
+    /** The one message mapper of the template and the listener containers: the converter and the header mapper. */
+    @Bean
+    @ConditionalOnMissingBean
+    ReliableUdpMessageMapper reliableUdpMessageMapper(
+            @Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) MessageConverter converter,
+            ObjectProvider<UdpHeaderMapper> headerMapper) {
+        return new ReliableUdpMessageMapper(converter, headerMapper.getIfUnique(DefaultUdpHeaderMapper::new));
+    }
+
     @Bean
     @ConditionalOnMissingBean
     ReliableUdpTemplate reliableUdpTemplate(ManagedReliableUdpNode node, ReliableUdpProperties properties,
-            @Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) MessageConverter converter,
-            ObjectProvider<ObservationRegistry> observationRegistry,
+            ReliableUdpMessageMapper messageMapper, ObjectProvider<ObservationRegistry> observationRegistry,
             ObjectProvider<ReliableUdpTemplateObservationConvention> convention) {
         ReliableUdpTemplate template = new ReliableUdpTemplate(node);
-        template.setMessageConverter(converter);
+        template.setMessageMapper(messageMapper);
         ReliableUdpProperties.Template t = properties.template();
         if (t.defaultPeer() != null) {
-            if (node.peerAddress(t.defaultPeer()) == null) {
-                try {
-                    ManagedReliableUdpNode.parseAddress(t.defaultPeer());
-                } catch (IllegalArgumentException e) {
-                    throw new InvalidReliableUdpPropertyException("reliable-udp.template.default-peer", t.defaultPeer(),
-                            "neither a configured peer " + node.peerNames() + " nor host:port", "name a peer of reliable-udp.peers or write host:port");
-                }
+            try {
+                node.peerDirectory().parseTarget(t.defaultPeer());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.template.default-peer", t.defaultPeer(),
+                        "neither a configured peer " + node.peerDirectory().names() + " nor host:port",
+                        "name a peer of reliable-udp.peers or write host:port");
             }
             template.setDefaultPeer(t.defaultPeer());
         }

@@ -114,6 +114,28 @@ class ReliableUdpAutoConfigurationTests {
     }
 
     @Test
+    void theTemplateAndTheContainersShareOneMessageMapperWithTheApplicationsHeaderMapper() {
+        io.reliableudp.spring.support.DefaultUdpHeaderMapper headers = new io.reliableudp.spring.support.DefaultUdpHeaderMapper();
+        runner.withBean(io.reliableudp.spring.support.UdpHeaderMapper.class, () -> headers).run(context -> {
+            io.reliableudp.spring.support.ReliableUdpMessageMapper mapper =
+                    context.getBean(io.reliableudp.spring.support.ReliableUdpMessageMapper.class);
+            assertThat(mapper.getHeaderMapper()).isSameAs(headers);
+            assertThat(context.getBean(io.reliableudp.spring.core.ReliableUdpTemplate.class).getMessageMapper()).isSameAs(mapper);
+            io.reliableudp.spring.listener.SimpleUdpListenerEndpoint endpoint =
+                    new io.reliableudp.spring.listener.SimpleUdpListenerEndpoint("shared", m -> null);
+            org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory methods =
+                    new org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory();
+            methods.afterPropertiesSet();
+            io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory factory = context.getBean(
+                    io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory.class);
+            assertThat(factory.createContainer(endpoint, methods).getMessageMapper()).isSameAs(mapper);
+            // the node's parts: the directory bean is the node's, metrics and health read it
+            assertThat(context.getBean(ManagedReliableUdpNode.class).peerDirectory())
+                    .isSameAs(context.getBean(io.reliableudp.spring.core.UdpPeerDirectory.class));
+        });
+    }
+
+    @Test
     void listenerExecutorIsNotAnInjectionCandidateSoItLeavesBootsTaskExecutorAlone() {
         java.util.concurrent.Executor own = Runnable::run;
         runner.withBean("applicationTaskExecutor", java.util.concurrent.Executor.class, () -> own)
@@ -251,9 +273,9 @@ class ReliableUdpAutoConfigurationTests {
             runner.withPropertyValues("reliable-udp.peers.server.address=127.0.0.1:" + port, "reliable-udp.template.default-peer=server")
                     .run(client -> {
                         ManagedReliableUdpNode node = client.getBean(ManagedReliableUdpNode.class);
-                        assertThat(node.peerNames()).containsExactly("server");
+                        assertThat(node.peerDirectory().names()).containsExactly("server");
                         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> node.peers().size() == 1);
-                        assertThat(node.peerName(node.peers().iterator().next().address())).isEqualTo("server");
+                        assertThat(node.peerDirectory().nameOf(node.peers().iterator().next().address())).isEqualTo("server");
                     });
         });
     }
