@@ -59,6 +59,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
     private final UdpChannels channels;
     private final UdpPeerDirectory peerDirectory;
     private final UdpInboundDispatcher dispatcher;
+    private final UdpReplyCorrelator replyCorrelator = new UdpReplyCorrelator();
     private final Duration drainTimeout;
     private final Object lifecycleLock = new Object();
 
@@ -85,6 +86,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
         this.peerDirectory = Objects.requireNonNull(peerDirectory, "peerDirectory");
         this.drainTimeout = Objects.requireNonNull(drainTimeout, "drainTimeout");
         this.dispatcher = new UdpInboundDispatcher(this, channels, peerDirectory);
+        this.dispatcher.setReplySubscriber(replyCorrelator);
     }
 
     /**
@@ -145,6 +147,11 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
     /** The inbound fan-out (subscribers, counters). */
     public UdpInboundDispatcher dispatcher() {
         return dispatcher;
+    }
+
+    /** The correlation of replies to the requests of {@code sendAndReceive}. */
+    public UdpReplyCorrelator replyCorrelator() {
+        return replyCorrelator;
     }
 
     /** How long {@link #stop(Runnable)} waits for pending reliable sends. */

@@ -9,19 +9,28 @@ import io.reliableudp.spring.observation.ReliableUdpObservation;
 import io.reliableudp.spring.observation.ReliableUdpSenderContext;
 import io.reliableudp.spring.observation.ReliableUdpTemplateObservationConvention;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
+import io.reliableudp.spring.support.Envelope;
+import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import io.reliableudp.transport.Delivery;
 import io.reliableudp.transport.Peer;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.converter.MessageConverter;
+import org.springframework.messaging.support.MessageBuilder;
+import org.springframework.util.MimeTypeUtils;
 
 /**
  * Sends objects to peers. The payload is converted to bytes by a spring-messaging
@@ -51,6 +60,8 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     private @Nullable String defaultChannel;
     private @Nullable String defaultUnreliableChannel;
     private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+    private Duration replyTimeout = Duration.ofSeconds(5);
+    private Executor replyExecutor = task -> Thread.ofVirtual().name("rudp-reply").start(task);
     private @Nullable ReliableUdpTemplateObservationConvention observationConvention;
 
     /**
@@ -282,6 +293,177 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         return doSend(peer, () -> node.peerDirectory().resolve(peer), c, payload, Map.of());
     }
 
+    // ---- request/reply
+
+    /**
+     * Sets how long {@code sendAndReceive} waits for a reply when no timeout is given (default 5 s).
+     *
+     * @param replyTimeout the timeout
+     */
+    public void setReplyTimeout(Duration replyTimeout) {
+        if (replyTimeout.isNegative() || replyTimeout.isZero()) {
+            throw new IllegalArgumentException("the reply timeout must be > 0, was " + replyTimeout);
+        }
+        this.replyTimeout = replyTimeout;
+    }
+
+    /** How long {@code sendAndReceive} waits for a reply by default. */
+    public Duration getReplyTimeout() {
+        return replyTimeout;
+    }
+
+    /**
+     * Sets where replies are converted and their futures completed (default: a virtual thread per reply),
+     * never the node's receive thread.
+     *
+     * @param replyExecutor the executor
+     */
+    public void setReplyExecutor(Executor replyExecutor) {
+        this.replyExecutor = Objects.requireNonNull(replyExecutor, "replyExecutor");
+    }
+
+    @Override
+    public <R> CompletableFuture<@Nullable R> sendAndReceive(String peer, String channel, Object payload, Class<R> replyType) {
+        return sendAndReceive(peer, channel, payload, replyType, replyTimeout);
+    }
+
+    @Override
+    public <R> CompletableFuture<@Nullable R> sendAndReceive(String peer, String channel, Object payload, Class<R> replyType,
+            Duration timeout) {
+        InetSocketAddress address = node.peerDirectory().parseTarget(peer);
+        return request(peer, address, requireReliable(node.channels().resolve(channel)), payload, Map.of(), replyType, timeout)
+                .thenApply(m -> m == null ? null : replyType.cast(m.getPayload()));
+    }
+
+    @Override
+    public CompletableFuture<@Nullable Message<?>> sendAndReceive(Message<?> request, Class<?> replyType, @Nullable Duration timeout) {
+        MessageHeaders h = request.getHeaders();
+        Object channelHeader = h.get(ReliableUdpHeaders.SEND_CHANNEL);
+        UdpChannel channel = requireReliable(node.channels().resolve(channelHeader != null ? channelHeader.toString() : defaultChannelName()));
+        Object peerHeader = h.get(ReliableUdpHeaders.PEER);
+        InetSocketAddress address;
+        String label;
+        if (peerHeader instanceof InetSocketAddress a) {
+            address = a;
+            label = node.peerDirectory().label(a);
+        } else {
+            label = peerHeader != null ? peerHeader.toString() : requireDefaultPeer();
+            address = node.peerDirectory().parseTarget(label);
+        }
+        return request(label, address, channel, request.getPayload(), h, replyType, timeout != null ? timeout : replyTimeout);
+    }
+
+    private CompletableFuture<@Nullable Message<?>> request(String label, InetSocketAddress address, UdpChannel channel,
+            Object payload, Map<String, ?> headers, Class<?> replyType, Duration timeout) {
+        Objects.requireNonNull(replyType, "replyType");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("the reply timeout must be > 0, was " + timeout);
+        }
+        ReliableUdpMessageMapper.Outbound outbound = messageMapper.toOutbound(payload, headers);
+        UdpReplyCorrelator correlator = node.replyCorrelator();
+        CompletableFuture<@Nullable Message<?>> result = new CompletableFuture<>();
+        long id = correlator.register(address, (in, envelope) -> {
+            try {
+                replyExecutor.execute(() -> completeReply(result, label, in, envelope, replyType));
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        result.whenComplete((m, e) -> correlator.cancel(id));
+        CompletableFuture<SendResult> sent;
+        try {
+            sent = doSend(label, () -> node.peerDirectory().resolve(address), channel, outbound, EnvelopeCodec.FLAG_REQUEST, id);
+        } catch (RuntimeException e) {
+            correlator.cancel(id);
+            throw e;
+        }
+        sent.whenComplete((r, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            }
+        });
+        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
+            if (!result.isDone()) {
+                result.completeExceptionally(new ReliableUdpReplyTimeoutException(label, channel.name(), id, timeout));
+            }
+        });
+        return result;
+    }
+
+    private void completeReply(CompletableFuture<@Nullable Message<?>> result, String label, InboundUdpMessage in,
+            Envelope envelope, Class<?> replyType) {
+        try {
+            if (envelope.isError()) {
+                String type = envelope.typeId() != null ? envelope.typeId() : "unknown";
+                result.completeExceptionally(new RemoteListenerException(label, type,
+                        new String(envelope.body(), StandardCharsets.UTF_8)));
+                return;
+            }
+            if (envelope.contentType() == null && envelope.body().length == 0) {
+                result.complete(null);   // the listener returned nothing: it handled the request
+                return;
+            }
+            Message<?> typed = messageMapper.toTypedMessage(in, envelope, replyType.getClassLoader());
+            Object payload = messageMapper.fromMessage(typed, replyType);
+            result.complete(MessageBuilder.withPayload(payload).copyHeaders(typed.getHeaders()).build());
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    /**
+     * Answers a request over its connection: what a listener's return value becomes. A null payload is
+     * an empty reply (the requester's future completes with null).
+     *
+     * @param peer the requester's connection
+     * @param channel the reply channel (name or index)
+     * @param payload the reply, or null
+     * @param headers headers to carry
+     * @param correlationId the request's {@link ReliableUdpHeaders#CORRELATION_ID}
+     * @return the result future of the reply's send
+     */
+    public CompletableFuture<SendResult> sendReply(Peer peer, String channel, @Nullable Object payload, Map<String, ?> headers,
+            long correlationId) {
+        ReliableUdpMessageMapper.Outbound outbound = payload == null
+                ? new ReliableUdpMessageMapper.Outbound(null, new LinkedHashMap<>(), new byte[0], null)
+                : messageMapper.toOutbound(payload, headers);
+        return doSend(node.peerDirectory().label(peer.address()), () -> CompletableFuture.completedFuture(peer),
+                node.channels().resolve(channel), outbound, EnvelopeCodec.FLAG_REPLY, correlationId);
+    }
+
+    /**
+     * Answers a request with a failure: the requester's future fails with a {@link RemoteListenerException}
+     * carrying the exception's class name and message (text only).
+     *
+     * @param peer the requester's connection
+     * @param channel the reply channel (name or index)
+     * @param failure what the listener threw
+     * @param correlationId the request's correlation id
+     * @return the result future of the reply's send
+     */
+    public CompletableFuture<SendResult> sendErrorReply(Peer peer, String channel, Throwable failure, long correlationId) {
+        String type = failure.getClass().getName();
+        if (type.length() > 200) {
+            type = type.substring(type.length() - 200);
+        }
+        String text = failure.getMessage() == null ? "" : failure.getMessage();
+        if (text.length() > 1000) {
+            text = text.substring(0, 1000) + "...";
+        }
+        ReliableUdpMessageMapper.Outbound outbound = new ReliableUdpMessageMapper.Outbound(MimeTypeUtils.TEXT_PLAIN,
+                new LinkedHashMap<>(), text.getBytes(StandardCharsets.UTF_8), type);
+        return doSend(node.peerDirectory().label(peer.address()), () -> CompletableFuture.completedFuture(peer),
+                node.channels().resolve(channel), outbound, EnvelopeCodec.FLAG_REPLY | EnvelopeCodec.FLAG_ERROR, correlationId);
+    }
+
+    private static UdpChannel requireReliable(UdpChannel c) {
+        if (!c.mode().isReliable()) {
+            throw new IllegalArgumentException("channel '" + c.name() + "' is " + c.mode() + ": request/reply needs a reliable"
+                    + " channel (reliable-ordered or reliable-unordered), since a lost request or reply would only time out");
+        }
+        return c;
+    }
+
     private static UdpChannel requireUnreliable(UdpChannel c) {
         if (c.mode().isReliable()) {
             throw new IllegalArgumentException("channel '" + c.name() + "' is " + c.mode() + ", not an unreliable channel");
@@ -304,14 +486,18 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
 
     private CompletableFuture<SendResult> doSend(String peerLabel, Supplier<CompletableFuture<Peer>> peerResolver,
             UdpChannel channel, Object payload, Map<String, ?> headers) {
-        ReliableUdpMessageMapper.Outbound outbound = messageMapper.toOutbound(payload, headers);
+        return doSend(peerLabel, peerResolver, channel, messageMapper.toOutbound(payload, headers), 0, 0);
+    }
+
+    private CompletableFuture<SendResult> doSend(String peerLabel, Supplier<CompletableFuture<Peer>> peerResolver,
+            UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound, int flags, long correlationId) {
         Map<String, Object> carried = outbound.headers();
         ReliableUdpSenderContext context = new ReliableUdpSenderContext(carried, peerLabel, channel);
         Observation observation = ReliableUdpObservation.TEMPLATE_OBSERVATION.observation(observationConvention,
                 DefaultReliableUdpTemplateObservationConvention.INSTANCE, () -> context, observationRegistry).start();
         byte[] wire;
         try {
-            wire = outbound.encode();
+            wire = outbound.encode(flags, correlationId);
         } catch (RuntimeException e) {
             observation.error(e);
             observation.stop();

@@ -1,6 +1,7 @@
 package io.reliableudp.spring.core;
 
 import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.Peer;
 import java.util.Arrays;
@@ -17,7 +18,8 @@ import org.springframework.context.ApplicationEventPublisher;
 /**
  * The inbound fan-out of one node, on its receive thread: each message goes to the
  * {@link InboundUdpMessageSubscriber}s that accept it (listener containers, through them the Integration
- * adapters), every RTT sample to
+ * adapters), a reply to a request to the reply subscriber only (the {@link UdpReplyCorrelator}; a peer
+ * cannot make a listener take a reply), every RTT sample to
  * the {@link UdpRttSampleSubscriber}s, and connects and disconnects become application events (published
  * off the receive thread) and reconnects of named peers ({@link UdpPeerDirectory}).
  *
@@ -38,6 +40,7 @@ public final class UdpInboundDispatcher implements NodeListener {
     private final Object rttSubscribersLock = new Object();
     private final LongAdder unhandledMessages = new LongAdder();
     private final LongAdder subscriberErrors = new LongAdder();
+    private volatile @Nullable InboundUdpMessageSubscriber replySubscriber;
     private volatile @Nullable ApplicationEventPublisher eventPublisher;
     private volatile Executor eventExecutor = Runnable::run;
 
@@ -63,6 +66,16 @@ public final class UdpInboundDispatcher implements NodeListener {
     public void setEventPublisher(@Nullable ApplicationEventPublisher publisher, Executor executor) {
         this.eventExecutor = Objects.requireNonNull(executor, "executor");
         this.eventPublisher = publisher;
+    }
+
+    /**
+     * Sets who takes replies to requests (envelopes with the reply flag): the node's
+     * {@link UdpReplyCorrelator}. Replies never reach the listener subscribers.
+     *
+     * @param subscriber the reply subscriber, or null to count replies as unhandled
+     */
+    public void setReplySubscriber(@Nullable InboundUdpMessageSubscriber subscriber) {
+        this.replySubscriber = subscriber;
     }
 
     /**
@@ -136,6 +149,21 @@ public final class UdpInboundDispatcher implements NodeListener {
             return;
         }
         InboundUdpMessage message = new InboundUdpMessage(peer, directory.nameOf(peer.address()), ch, messageId, payload);
+        if (EnvelopeCodec.isReply(payload)) {
+            InboundUdpMessageSubscriber replies = replySubscriber;
+            if (replies == null) {
+                unhandledMessages.increment();
+                logger.debug("a reply from " + peer.address() + " arrived with nobody to take it; dropped");
+                return;
+            }
+            try {
+                replies.onMessage(message);
+            } catch (RuntimeException e) {
+                subscriberErrors.increment();
+                logger.error("the reply subscriber failed on a reply from " + peer.address(), e);
+            }
+            return;
+        }
         boolean handled = false;
         for (InboundUdpMessageSubscriber s : subscribers) {
             try {

@@ -12,8 +12,8 @@ import io.reliableudp.spring.listener.UdpMessageListenerContainer;
  *         .handle(...)
  *         .get();
  * IntegrationFlow.from("toPeer")
- *         .handle(ReliableUdp.outboundGateway(template).peer("server").channel("events"))
- *         .handle(m -> log((SendResult) m.getPayload()))
+ *         .handle(ReliableUdp.outboundGateway(template).peer("server").channel("events").replyType(Ack.class))
+ *         .handle(m -> log((Ack) m.getPayload()))
  *         .get();
  * }</pre>
  */
@@ -53,7 +53,8 @@ public final class ReliableUdp {
     }
 
     /**
-     * An outbound gateway: replies with the {@link io.reliableudp.spring.core.SendResult} once acknowledged.
+     * An outbound gateway: request/reply, the reply is the remote listener's answer
+     * ({@code acknowledgementOnly(true)}: the {@link io.reliableudp.spring.core.SendResult} once acknowledged).
      *
      * @param template the template to send with
      * @return the spec

@@ -157,10 +157,10 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport {
     }
 
     /** The container's handler: converts and sends on; a failure goes to the error channel, else back to the container. */
-    private @Nullable Object produce(Message<byte[]> raw) {
+    private @Nullable Object produce(Message<?> raw) {
         try {
             Message<?> out = raw;
-            if (payloadType != byte[].class) {
+            if (!payloadType.isInstance(raw.getPayload())) {
                 ReliableUdpMessageMapper mapper = Objects.requireNonNull(container).getMessageMapper();
                 out = MessageBuilder.withPayload(mapper.fromMessage(raw, payloadType)).copyHeaders(raw.getHeaders()).build();
             }

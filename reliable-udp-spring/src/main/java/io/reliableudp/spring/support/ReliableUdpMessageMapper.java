@@ -28,16 +28,29 @@ public final class ReliableUdpMessageMapper {
 
     private final MessageConverter converter;
     private final UdpHeaderMapper headerMapper;
+    private final UdpTypeMapper typeMapper;
+
+    /**
+     * Creates the mapper without type ids.
+     *
+     * @param converter the payload converter (it must produce {@code byte[]} or {@code String} payloads)
+     * @param headerMapper which headers travel
+     */
+    public ReliableUdpMessageMapper(MessageConverter converter, UdpHeaderMapper headerMapper) {
+        this(converter, headerMapper, UdpTypeMapper.none());
+    }
 
     /**
      * Creates the mapper.
      *
      * @param converter the payload converter (it must produce {@code byte[]} or {@code String} payloads)
      * @param headerMapper which headers travel
+     * @param typeMapper the type ids of several payload types on one channel
      */
-    public ReliableUdpMessageMapper(MessageConverter converter, UdpHeaderMapper headerMapper) {
+    public ReliableUdpMessageMapper(MessageConverter converter, UdpHeaderMapper headerMapper, UdpTypeMapper typeMapper) {
         this.converter = Objects.requireNonNull(converter, "converter");
         this.headerMapper = Objects.requireNonNull(headerMapper, "headerMapper");
+        this.typeMapper = Objects.requireNonNull(typeMapper, "typeMapper");
     }
 
     /**
@@ -67,7 +80,22 @@ public final class ReliableUdpMessageMapper {
      * @return the copy
      */
     public ReliableUdpMessageMapper withConverter(MessageConverter messageConverter) {
-        return new ReliableUdpMessageMapper(messageConverter, headerMapper);
+        return new ReliableUdpMessageMapper(messageConverter, headerMapper, typeMapper);
+    }
+
+    /** The type mapper. */
+    public UdpTypeMapper getTypeMapper() {
+        return typeMapper;
+    }
+
+    /**
+     * A copy with another type mapper.
+     *
+     * @param mapper the type mapper
+     * @return the copy
+     */
+    public ReliableUdpMessageMapper withTypeMapper(UdpTypeMapper mapper) {
+        return new ReliableUdpMessageMapper(converter, headerMapper, mapper);
     }
 
     /**
@@ -77,7 +105,7 @@ public final class ReliableUdpMessageMapper {
      * @return the copy
      */
     public ReliableUdpMessageMapper withHeaderMapper(UdpHeaderMapper mapper) {
-        return new ReliableUdpMessageMapper(converter, mapper);
+        return new ReliableUdpMessageMapper(converter, mapper, typeMapper);
     }
 
     // ---- outbound
@@ -98,7 +126,7 @@ public final class ReliableUdpMessageMapper {
         carried.keySet().removeIf(DefaultUdpHeaderMapper::isLocal);
         MimeType givenType = asMimeType(headers.get(MessageHeaders.CONTENT_TYPE));
         if (payload instanceof byte[] bytes) {
-            return new Outbound(givenType != null ? givenType : MimeTypeUtils.APPLICATION_OCTET_STREAM, carried, bytes);
+            return new Outbound(givenType != null ? givenType : MimeTypeUtils.APPLICATION_OCTET_STREAM, carried, bytes, null);
         }
         Map<String, Object> convertHeaders = new LinkedHashMap<>();
         if (givenType != null) {
@@ -116,7 +144,7 @@ public final class ReliableUdpMessageMapper {
                     + converted.getPayload().getClass().getName() + "; it must produce byte[] or String");
         };
         MimeType t = asMimeType(converted.getHeaders().get(MessageHeaders.CONTENT_TYPE));
-        return new Outbound(t != null ? t : givenType, carried, body);
+        return new Outbound(t != null ? t : givenType, carried, body, typeMapper.typeIdOf(payload));
     }
 
     /**
@@ -125,12 +153,24 @@ public final class ReliableUdpMessageMapper {
      * @param contentType the body's content type, or null
      * @param headers the carried headers (mutable until encoded: the observation's carrier)
      * @param body the converted payload
+     * @param typeId the payload's type id ({@link UdpTypeMapper}), or null
      */
-    public record Outbound(@Nullable MimeType contentType, Map<String, Object> headers, byte[] body) {
+    public record Outbound(@Nullable MimeType contentType, Map<String, Object> headers, byte[] body, @Nullable String typeId) {
 
         /** The payload to send: the envelope around the body. */
         public byte[] encode() {
-            return EnvelopeCodec.encode(contentType, headers, body);
+            return EnvelopeCodec.encode(contentType, headers, body, 0, 0, typeId);
+        }
+
+        /**
+         * The payload of a request or a reply.
+         *
+         * @param flags {@link EnvelopeCodec#FLAG_REQUEST} or {@link EnvelopeCodec#FLAG_REPLY}
+         * @param correlationId the request's id
+         * @return the envelope around the body
+         */
+        public byte[] encode(int flags, long correlationId) {
+            return EnvelopeCodec.encode(contentType, headers, body, flags, correlationId, typeId);
         }
     }
 
@@ -157,7 +197,32 @@ public final class ReliableUdpMessageMapper {
         headers.put(ReliableUdpHeaders.CHANNEL, in.channel().index());
         headers.put(ReliableUdpHeaders.CHANNEL_NAME, in.channel().name());
         headers.put(ReliableUdpHeaders.MESSAGE_ID, in.messageId());
+        if (envelope.isRequest()) {
+            headers.put(ReliableUdpHeaders.CORRELATION_ID, envelope.correlationId());
+        }
         return MessageBuilder.createMessage(envelope.body(), new MessageHeaders(headers));
+    }
+
+    /**
+     * Builds the message a listener receives and, when the envelope names a type, converts the payload
+     * to it (the {@link ReliableUdpHeaders#TYPE_ID} header then says which).
+     *
+     * @param in the received message
+     * @param envelope its decoded envelope
+     * @param classLoader where trusted class names are loaded from
+     * @return the message: {@code byte[]} payload, or the named type's instance
+     * @throws UdpTypeNotTrustedException when the type id is not mapped nor trusted
+     * @throws IllegalStateException when the body cannot be converted to the named type
+     */
+    public Message<?> toTypedMessage(InboundUdpMessage in, Envelope envelope, @Nullable ClassLoader classLoader) {
+        Message<byte[]> raw = toMessage(in, envelope);
+        String typeId = envelope.typeId();
+        if (typeId == null) {
+            return raw;
+        }
+        Class<?> type = typeMapper.resolve(typeId, classLoader);
+        Object payload = fromMessage(raw, type);
+        return MessageBuilder.withPayload(payload).copyHeaders(raw.getHeaders()).setHeader(ReliableUdpHeaders.TYPE_ID, typeId).build();
     }
 
     /**

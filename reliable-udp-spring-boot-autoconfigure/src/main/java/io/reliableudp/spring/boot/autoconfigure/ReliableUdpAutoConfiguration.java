@@ -17,6 +17,7 @@ import io.reliableudp.spring.support.DefaultUdpHeaderMapper;
 import io.reliableudp.spring.support.ReliableUdpMessageConverters;
 import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import io.reliableudp.spring.support.UdpHeaderMapper;
+import io.reliableudp.spring.support.UdpTypeMapper;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.net.InetSocketAddress;
@@ -45,6 +46,8 @@ import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
 import org.springframework.messaging.converter.CompositeMessageConverter;
 import org.springframework.messaging.converter.JacksonJsonMessageConverter;
 import org.springframework.messaging.converter.MessageConverter;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -59,7 +62,7 @@ import tools.jackson.databind.json.JsonMapper;
         "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @ConditionalOnClass(ReliableUdpNode.class)
 @ConditionalOnBooleanProperty(name = "reliable-udp.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(ReliableUdpProperties.class)
+@EnableConfigurationProperties({ ReliableUdpProperties.class, ReliableUdpTypeProperties.class })
 @Import({ ReliableUdpAutoConfiguration.JsonConverterConfiguration.class, ReliableUdpAutoConfiguration.PlainConverterConfiguration.class,
         ReliableUdpAutoConfiguration.ListenerConfiguration.class })
 public final class ReliableUdpAutoConfiguration {
@@ -190,13 +193,29 @@ public final class ReliableUdpAutoConfiguration {
         return node;
     }
 
-    /** The one message mapper of the template and the listener containers: the converter and the header mapper. */
+    /** The one message mapper of the template and the listener containers: converter, header mapper, type ids. */
     @Bean
     @ConditionalOnMissingBean
     ReliableUdpMessageMapper reliableUdpMessageMapper(
             @Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) MessageConverter converter,
-            ObjectProvider<UdpHeaderMapper> headerMapper) {
-        return new ReliableUdpMessageMapper(converter, headerMapper.getIfUnique(DefaultUdpHeaderMapper::new));
+            ObjectProvider<UdpHeaderMapper> headerMapper, ReliableUdpTypeProperties types) {
+        Map<String, Class<?>> mappings = new java.util.LinkedHashMap<>();
+        types.mappings().forEach((id, className) -> {
+            try {
+                mappings.put(id, org.springframework.util.ClassUtils.forName(className.trim(), ReliableUdpAutoConfiguration.class.getClassLoader()));
+            } catch (ClassNotFoundException | LinkageError e) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.types.mappings." + id, className,
+                        "no such class", "name a class of the application, e.g. com.example.Position");
+            }
+        });
+        UdpTypeMapper typeMapper;
+        try {
+            typeMapper = new UdpTypeMapper(mappings, types.trustedPackages(), types.sendClassNames());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidReliableUdpPropertyException("reliable-udp.types.mappings", null, e.getMessage(),
+                    "map each class to one type id");
+        }
+        return new ReliableUdpMessageMapper(converter, headerMapper.getIfUnique(DefaultUdpHeaderMapper::new), typeMapper);
     }
 
     @Bean
@@ -206,6 +225,12 @@ public final class ReliableUdpAutoConfiguration {
             ObjectProvider<ReliableUdpTemplateObservationConvention> convention) {
         ReliableUdpTemplate template = new ReliableUdpTemplate(node);
         template.setMessageMapper(messageMapper);
+        try {
+            template.setReplyTimeout(properties.template().replyTimeout());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidReliableUdpPropertyException("reliable-udp.template.reply-timeout",
+                    properties.template().replyTimeout().toString(), e.getMessage(), "use a positive duration such as 5s");
+        }
         ReliableUdpProperties.Template t = properties.template();
         if (t.defaultPeer() != null) {
             try {
@@ -262,6 +287,29 @@ public final class ReliableUdpAutoConfiguration {
         }
     }
 
+    /** Bean name of a {@link BackOff} that replaces {@code reliable-udp.listener.retry.*} for every listener. */
+    public static final String LISTENER_BACK_OFF_BEAN_NAME = "reliableUdpListenerBackOff";
+
+    private static @Nullable BackOff listenerBackOff(ReliableUdpProperties.Listener listener) {
+        ReliableUdpProperties.Retry r = listener.retry();
+        if (r.maxRetries() <= 0) {
+            if (r.maxRetries() < 0) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.listener.retry.max-retries",
+                        Integer.toString(r.maxRetries()), "must be >= 0", "use 0 for no retries");
+            }
+            return null;
+        }
+        if (r.multiplier() < 1 || r.initialInterval().isNegative() || r.maxInterval().compareTo(r.initialInterval()) < 0) {
+            throw new InvalidReliableUdpPropertyException("reliable-udp.listener.retry", null,
+                    "needs multiplier >= 1, initial-interval >= 0, max-interval >= initial-interval",
+                    "e.g. initial-interval 100ms, multiplier 2, max-interval 10s");
+        }
+        ExponentialBackOff b = new ExponentialBackOff(r.initialInterval().toMillis(), r.multiplier());
+        b.setMaxInterval(r.maxInterval().toMillis());
+        b.setMaxAttempts(r.maxRetries());
+        return b;
+    }
+
     /** The {@code @UdpMessageListener} infrastructure. */
     @Configuration(proxyBeanMethods = false)
     @EnableUdpListeners
@@ -273,8 +321,14 @@ public final class ReliableUdpAutoConfiguration {
                 ReliableUdpTemplate template, ReliableUdpProperties properties,
                 @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor,
                 ObjectProvider<UdpListenerErrorHandler> errorHandler, ObjectProvider<ObservationRegistry> observationRegistry,
-                ObjectProvider<ReliableUdpListenerObservationConvention> convention) {
-            return new UdpListenerContainerFactoryConfigurer(node, template, executor, properties.listener(),
+                ObjectProvider<ReliableUdpListenerObservationConvention> convention,
+                @Qualifier(LISTENER_BACK_OFF_BEAN_NAME) ObjectProvider<BackOff> backOff) {
+            BackOff retry = backOff.getIfAvailable(() -> listenerBackOff(properties.listener()));
+            if (properties.listener().concurrency() < 1) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.listener.concurrency",
+                        Integer.toString(properties.listener().concurrency()), "must be >= 1", "use 1 (serial) or more");
+            }
+            return new UdpListenerContainerFactoryConfigurer(node, template, executor, properties.listener(), retry,
                     properties.drainTimeout(), errorHandler.getIfUnique(),
                     properties.listener().observationEnabled() ? observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP)
                             : ObservationRegistry.NOOP,
