@@ -260,6 +260,11 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         this.concurrency = concurrency;
     }
 
+    /** The retry back off, or null when failed calls are not retried. */
+    public @Nullable BackOff getBackOff() {
+        return backOff;
+    }
+
     /** The concurrency of unordered channels. */
     public int getConcurrency() {
         return concurrency;

@@ -136,6 +136,47 @@ class ReliableUdpAutoConfigurationTests {
     }
 
     @Test
+    void globalRetryConcurrencyReplyTimeoutAndTypesComeFromProperties() {
+        runner.withPropertyValues("reliable-udp.listener.concurrency=3", "reliable-udp.listener.retry.max-retries=2",
+                "reliable-udp.listener.retry.initial-interval=7ms", "reliable-udp.template.reply-timeout=1500ms",
+                "reliable-udp.types.mappings.str=java.lang.StringBuilder").run(context -> {
+            io.reliableudp.spring.listener.SimpleUdpListenerEndpoint endpoint =
+                    new io.reliableudp.spring.listener.SimpleUdpListenerEndpoint("global", m -> null);
+            org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory methods =
+                    new org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory();
+            methods.afterPropertiesSet();
+            io.reliableudp.spring.listener.UdpMessageListenerContainer c = context.getBean(
+                    io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory.class).createContainer(endpoint, methods);
+            assertThat(c.getConcurrency()).isEqualTo(3);
+            org.springframework.util.backoff.BackOffExecution retry = java.util.Objects.requireNonNull(c.getBackOff()).start();
+            assertThat(retry.nextBackOff()).isEqualTo(7);
+            assertThat(retry.nextBackOff()).isEqualTo(14);
+            assertThat(retry.nextBackOff()).isEqualTo(org.springframework.util.backoff.BackOffExecution.STOP);
+            assertThat(context.getBean(io.reliableudp.spring.core.ReliableUdpTemplate.class).getReplyTimeout()).isEqualTo(Duration.ofMillis(1500));
+            assertThat(context.getBean(io.reliableudp.spring.support.ReliableUdpMessageMapper.class).getTypeMapper()
+                    .typeIdOf(new StringBuilder())).isEqualTo("str");
+        });
+        // a bean named reliableUdpListenerBackOff replaces the properties
+        org.springframework.util.backoff.FixedBackOff mine = new org.springframework.util.backoff.FixedBackOff(1, 1);
+        runner.withBean(ReliableUdpAutoConfiguration.LISTENER_BACK_OFF_BEAN_NAME, org.springframework.util.backoff.BackOff.class, () -> mine)
+                .run(context -> {
+                    io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory f = context.getBean(
+                            io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory.class);
+                    org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory methods =
+                            new org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory();
+                    methods.afterPropertiesSet();
+                    assertThat(f.createContainer(new io.reliableudp.spring.listener.SimpleUdpListenerEndpoint("b", m -> null), methods)
+                            .getBackOff()).isSameAs(mine);
+                });
+    }
+
+    @Test
+    void anUnknownMappedTypeOrABadConcurrencyNamesTheProperty() {
+        assertFailure("reliable-udp.types.mappings.pos", "reliable-udp.types.mappings.pos=com.example.NoSuchPosition");
+        assertFailure("reliable-udp.listener.concurrency", "reliable-udp.listener.concurrency=0");
+    }
+
+    @Test
     void listenerExecutorIsNotAnInjectionCandidateSoItLeavesBootsTaskExecutorAlone() {
         java.util.concurrent.Executor own = Runnable::run;
         runner.withBean("applicationTaskExecutor", java.util.concurrent.Executor.class, () -> own)
