@@ -39,6 +39,9 @@ class IntegrationFlowTests {
     record Confirmation(String orderId, String status) {
     }
 
+    record Quote(String orderId, double price) {
+    }
+
     private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
     private ConfigurableApplicationContext server;
     private ConfigurableApplicationContext client;
@@ -57,7 +60,8 @@ class IntegrationFlowTests {
         ReliableUdpNodeFactory factory = network.nodeFactory();
         return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
                 .properties("spring.main.banner-mode=off", "reliable-udp.channels.orders.index=0",
-                        "reliable-udp.channels.confirmations.index=1")
+                        "reliable-udp.channels.confirmations.index=1", "reliable-udp.channels.quotes.index=2",
+                        "reliable-udp.channels.quotes.delivery-mode=reliable-unordered")
                 .properties(properties)
                 .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
                 .run();
@@ -108,6 +112,41 @@ class IntegrationFlowTests {
     }
 
     @Test
+    void theOutboundGatewayIsRequestReplyItsReplyIsTheRemoteListenersAnswer() {
+        server = start(ServerFlows.class);
+        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
+        client = start(ClientFlows.class, "reliable-udp.peers.server.address=127.0.0.1:" + port);
+        MessageChannel quoteRequests = client.getBean("quoteRequests", MessageChannel.class);
+        for (int i = 0; i < 3; i++) {
+            quoteRequests.send(MessageBuilder.withPayload(new Order("q" + i, i + 1)).setHeader("tenant", "acme").build());
+        }
+        QueueChannel quotes = client.getBean("quotes", QueueChannel.class);
+        java.util.Map<String, Double> prices = new java.util.HashMap<>();
+        for (int i = 0; i < 3; i++) {
+            Message<?> m = quotes.receive(10_000);
+            assertThat(m).isNotNull();
+            Quote q = (Quote) m.getPayload();
+            prices.put(q.orderId(), q.price());
+            assertThat(m.getHeaders()).containsEntry("tenant", "acme").containsEntry(ReliableUdpHeaders.PEER_NAME, "server");
+        }
+        assertThat(prices).containsEntry("q0", 1.5).containsEntry("q1", 3.0).containsEntry("q2", 4.5);
+
+        // the listener's exception comes back to the flow's error channel as a RemoteListenerException
+        client.getBean("quoteRequests", MessageChannel.class).send(MessageBuilder.withPayload(new Order("bad", -1))
+                .setErrorChannel(client.getBean("failures", MessageChannel.class)).build());
+        Message<?> error = client.getBean("failures", QueueChannel.class).receive(10_000);
+        assertThat(error).isInstanceOf(ErrorMessage.class);
+        Throwable t = ((ErrorMessage) error).getPayload();
+        while (t != null && !(t instanceof io.reliableudp.spring.core.RemoteListenerException)) {
+            t = t.getCause();
+        }
+        assertThat(t).isInstanceOfSatisfying(io.reliableudp.spring.core.RemoteListenerException.class, e -> {
+            assertThat(e.remoteClassName()).isEqualTo(IllegalArgumentException.class.getName());
+            assertThat(e.remoteMessage()).isEqualTo("negative quantity -1");
+        });
+    }
+
+    @Test
     void aFailedSendReachesTheFlowsErrorChannel() {
         server = start(ServerFlows.class);
         client = start(ClientFlows.class, "reliable-udp.peers.server.address=127.0.0.1:1");
@@ -129,6 +168,11 @@ class IntegrationFlowTests {
     static class ServerFlows {
 
         @Bean
+        Pricing pricing() {
+            return new Pricing();
+        }
+
+        @Bean
         QueueChannel receivedOrders() {
             return new QueueChannel();
         }
@@ -145,10 +189,34 @@ class IntegrationFlowTests {
         }
     }
 
+    /** The server's request/reply listener behind the client's gateway. */
+    static class Pricing {
+        @io.reliableudp.spring.annotation.UdpMessageListener(channels = "quotes")
+        Quote price(Order order) {
+            if (order.quantity() < 0) {
+                throw new IllegalArgumentException("negative quantity " + order.quantity());
+            }
+            return new Quote(order.id(), order.quantity() * 1.5);
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     @EnableIntegration
     static class ClientFlows {
+
+        @Bean
+        QueueChannel quotes() {
+            return new QueueChannel();
+        }
+
+        @Bean
+        IntegrationFlow quotesOut(ReliableUdpTemplate template) {
+            return IntegrationFlow.from("quoteRequests")
+                    .handle(ReliableUdp.outboundGateway(template).peer("server").channel("quotes").replyType(Quote.class))
+                    .channel("quotes")
+                    .get();
+        }
 
         @Bean
         QueueChannel sendResults() {
@@ -168,7 +236,7 @@ class IntegrationFlowTests {
         @Bean
         IntegrationFlow ordersOut(ReliableUdpTemplate template) {
             return IntegrationFlow.from("toServer")
-                    .handle(ReliableUdp.outboundGateway(template).peer("server").channel("orders"))
+                    .handle(ReliableUdp.outboundGateway(template).peer("server").channel("orders").acknowledgementOnly(true))
                     .channel("sendResults")
                     .get();
         }

@@ -85,7 +85,7 @@ abstract class AbstractTwoNodeMessagingTests {
         server = start(TestApps.ServerApp.class, "reliable-udp.port=0");
         client = startClient();
         ManagedReliableUdpNode node = client.getBean(ManagedReliableUdpNode.class);
-        await().atMost(Duration.ofSeconds(10)).until(() -> node.peers().stream().anyMatch(p -> "server".equals(node.peerName(p.address()))));
+        await().atMost(Duration.ofSeconds(10)).until(() -> node.peers().stream().anyMatch(p -> "server".equals(node.peerDirectory().nameOf(p.address()))));
     }
 
     @AfterAll

@@ -5,7 +5,9 @@ import io.reliableudp.spring.support.ReliableUdpMessageConverters;
 import io.reliableudp.spring.listener.UdpListenerContainerFactory;
 import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
 import io.reliableudp.spring.listener.UdpListenerErrorHandler;
+import io.reliableudp.spring.listener.UdpListenerErrorHandlers;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -28,11 +30,15 @@ import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.messaging.MessageChannel;
 import org.springframework.messaging.converter.MessageConverter;
 import org.springframework.messaging.handler.annotation.SendTo;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.util.StringUtils;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
+import org.springframework.util.backoff.FixedBackOff;
 import org.springframework.validation.Validator;
 
 /**
@@ -47,6 +53,8 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
     private final List<MethodUdpListenerEndpoint> endpoints = new ArrayList<>();
     private final Map<MethodUdpListenerEndpoint, String> factoryNames = new ConcurrentHashMap<>();
     private final Map<MethodUdpListenerEndpoint, String> errorHandlerNames = new ConcurrentHashMap<>();
+    private final Map<MethodUdpListenerEndpoint, String> deadLetterNames = new ConcurrentHashMap<>();
+    private final Map<MethodUdpListenerEndpoint, String> backOffNames = new ConcurrentHashMap<>();
     private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
     private @Nullable BeanFactory beanFactory;
     private @Nullable BeanExpressionContext expressionContext;
@@ -103,6 +111,36 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
             // looked up once every singleton exists: the handler may depend on the listener bean
             errorHandlerNames.put(endpoint, errorHandler);
         }
+        String deadLetter = resolve(annotation.deadLetterChannel());
+        if (StringUtils.hasText(deadLetter)) {
+            if (StringUtils.hasText(errorHandler)) {
+                throw new BeanInitializationException("@UdpMessageListener " + method + ": give errorHandler or deadLetterChannel, not both");
+            }
+            deadLetterNames.put(endpoint, deadLetter);
+        }
+        String concurrency = resolve(annotation.concurrency());
+        if (StringUtils.hasText(concurrency)) {
+            int n = parseInt(method, "concurrency", concurrency);
+            if (n < 1) {
+                throw new BeanInitializationException("@UdpMessageListener " + method + ": concurrency must be >= 1, was " + n);
+            }
+            endpoint.setConcurrency(n);
+        }
+        String backOff = resolve(annotation.backOff());
+        String retries = resolve(annotation.retries());
+        if (StringUtils.hasText(backOff)) {
+            if (StringUtils.hasText(retries)) {
+                throw new BeanInitializationException("@UdpMessageListener " + method + ": give retries or backOff, not both");
+            }
+            backOffNames.put(endpoint, backOff);
+        } else if (StringUtils.hasText(retries)) {
+            int n = parseInt(method, "retries", retries);
+            if (n < 0) {
+                throw new BeanInitializationException("@UdpMessageListener " + method + ": retries must be >= 0, was " + n);
+            }
+            endpoint.setBackOff(n == 0 ? new FixedBackOff(0, 0) : retryBackOff(method, n, resolve(annotation.retryDelay()),
+                    resolve(annotation.retryMultiplier()), resolve(annotation.retryMaxDelay())));
+        }
         SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
         if (sendTo != null && sendTo.value().length > 0 && StringUtils.hasText(sendTo.value()[0])) {
             endpoint.setReplyChannel(resolve(sendTo.value()[0]));
@@ -110,6 +148,60 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
         String factory = resolve(annotation.containerFactory());
         factoryNames.put(endpoint, StringUtils.hasText(factory) ? factory : UdpListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME);
         return endpoint;
+    }
+
+    private static int parseInt(Method method, String attribute, String value) {
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new BeanInitializationException("@UdpMessageListener " + method + ": " + attribute + " must be a number, was '" + value + "'");
+        }
+    }
+
+    /** An exponential back off of at most {@code retries} attempts after the first. */
+    private static BackOff retryBackOff(Method method, int retries, String delay, String multiplier, String maxDelay) {
+        try {
+            long initial = StringUtils.hasText(delay) ? parseDuration(delay).toMillis() : 100;
+            double factor = StringUtils.hasText(multiplier) ? Double.parseDouble(multiplier.trim()) : 2.0;
+            long max = StringUtils.hasText(maxDelay) ? parseDuration(maxDelay).toMillis() : 10_000;
+            if (initial < 0 || factor < 1 || max < initial) {
+                throw new IllegalArgumentException("need retryDelay >= 0, retryMultiplier >= 1, retryMaxDelay >= retryDelay");
+            }
+            ExponentialBackOff b = new ExponentialBackOff(initial, factor);
+            b.setMaxInterval(max);
+            b.setMaxAttempts(retries);
+            return b;
+        } catch (IllegalArgumentException e) {
+            throw new BeanInitializationException("@UdpMessageListener " + method + ": bad retry settings: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Reads {@code 250ms}, {@code 2s}, {@code 1m} or ISO-8601 ({@code PT2S}).
+     *
+     * @param text the text
+     * @return the duration
+     * @throws IllegalArgumentException when it is none of those
+     */
+    static Duration parseDuration(String text) {
+        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        try {
+            if (t.startsWith("p")) {
+                return Duration.parse(text.trim());
+            }
+            if (t.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()));
+            }
+            if (t.endsWith("s")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).trim()) * 1000));
+            }
+            if (t.endsWith("m")) {
+                return Duration.ofSeconds(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).trim()) * 60));
+            }
+            return Duration.ofMillis(Long.parseLong(t));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("'" + text + "' is not a duration (250ms, 2s, 1m, PT2S)");
+        }
     }
 
     private List<String> resolveAll(String[] values) {
@@ -173,6 +265,24 @@ public class UdpListenerAnnotationBeanPostProcessor implements BeanPostProcessor
                 } catch (BeansException e) {
                     throw new BeanInitializationException("@UdpMessageListener " + endpoint.getMethod()
                             + " names the error handler '" + errorHandlerName + "': no UdpListenerErrorHandler bean has that name", e);
+                }
+            }
+            String deadLetterName = deadLetterNames.remove(endpoint);
+            if (deadLetterName != null) {
+                try {
+                    endpoint.setErrorHandler(UdpListenerErrorHandlers.deadLetter(bf.getBean(deadLetterName, MessageChannel.class)));
+                } catch (BeansException e) {
+                    throw new BeanInitializationException("@UdpMessageListener " + endpoint.getMethod()
+                            + " names the dead-letter channel '" + deadLetterName + "': no MessageChannel bean has that name", e);
+                }
+            }
+            String backOffName = backOffNames.remove(endpoint);
+            if (backOffName != null) {
+                try {
+                    endpoint.setBackOff(bf.getBean(backOffName, BackOff.class));
+                } catch (BeansException e) {
+                    throw new BeanInitializationException("@UdpMessageListener " + endpoint.getMethod()
+                            + " names the back off '" + backOffName + "': no BackOff bean has that name", e);
                 }
             }
             String factoryName = factoryNames.remove(endpoint);

@@ -1,34 +1,22 @@
 package io.reliableudp.spring.core;
 
-import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.link.LinkConditionerConfig;
-import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.transport.NodeConfig;
-import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.NodeStats;
 import io.reliableudp.transport.Peer;
-import io.reliableudp.transport.PeerState;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -36,26 +24,24 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
-import org.springframework.util.backoff.BackOffExecution;
 
 /**
- * The node as a Spring bean: a {@link ReliableUdpNode} whose socket is bound when the application
- * context starts and drained when it stops.
+ * The node as a Spring bean: the lifecycle of a {@link ReliableUdpNode} whose socket is bound when the
+ * application context starts and drained when it stops. Its other duties are two classes of their own:
+ * the {@link UdpPeerDirectory} (peer names, the {@code host:port} targets, connect and reconnect of
+ * named peers) and the {@link UdpInboundDispatcher} (the fan-out of messages, RTT samples and peer
+ * events on the receive thread).
  *
  * <ul>
- * <li>{@link #start()} starts the node through the {@link ReliableUdpNodeFactory} and connects every
- * named peer; a failed connect or a lost connection is retried with the {@link ReconnectPolicy}.
- * Startup never waits for a peer: sends to a peer still connecting wait for its handshake.</li>
+ * <li>{@link #start()} starts the node through the {@link ReliableUdpNodeFactory}, attaches it to the
+ * peer directory and connects every named peer. Startup never waits for a peer: sends to a peer still
+ * connecting wait for its handshake.</li>
  * <li>{@link #stop(Runnable)} refuses new sends, waits up to the drain timeout for pending reliable
  * messages to be acknowledged, then disconnects (failing what is still pending with
  * {@link DeliveryFailure#CLOSED}): nothing is lost silently. Its {@link #PHASE} is above the listener
  * registry's, so it starts after the listeners are ready and stops (drains) before they stop: messages
  * that arrive while draining are still dispatched. The drain timeout should stay below Boot's
  * {@code spring.lifecycle.timeout-per-shutdown-phase} (30 s by default).</li>
- * <li>Messages are fanned out on the receive thread to the {@link InboundUdpMessageSubscriber}s
- * (listener containers, Integration adapters), which hand them to their executors.</li>
- * <li>Every RTT sample of every connection is passed on the receive thread to the
- * {@link UdpRttSampleSubscriber}s (the metrics' RTT histogram).</li>
  * </ul>
  *
  * The {@link ReliableUdpNode} methods that need a socket throw {@link IllegalStateException} while the
@@ -71,31 +57,40 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
     private final NodeConfig config;
     private final ReliableUdpNodeFactory factory;
     private final UdpChannels channels;
-    private final Map<String, NamedPeer> namedPeers;
-    private final Map<InetSocketAddress, String> namesByAddress;
-    private final ReconnectPolicy reconnectPolicy;
+    private final UdpPeerDirectory peerDirectory;
+    private final UdpInboundDispatcher dispatcher;
+    private final UdpReplyCorrelator replyCorrelator = new UdpReplyCorrelator();
     private final Duration drainTimeout;
-    private final List<InboundUdpMessageSubscriber> subscribers = new CopyOnWriteArrayList<>();
-    /** Copy on write, read with an index loop on the receive thread (no iterator per sample). */
-    private volatile UdpRttSampleSubscriber[] rttSubscribers = new UdpRttSampleSubscriber[0];
-    private final Object rttSubscribersLock = new Object();
-    private final LongAdder unhandledMessages = new LongAdder();
-    private final LongAdder subscriberErrors = new LongAdder();
     private final Object lifecycleLock = new Object();
 
-    private @Nullable ApplicationEventPublisher eventPublisher;
-    private Executor eventExecutor = Runnable::run;
     private boolean autoStartup = true;
-
     private volatile @Nullable ReliableUdpNode node;
     private volatile boolean running;
     private @Nullable TaskScheduler taskScheduler;
-    /** The scheduler of reconnects while running: {@link #taskScheduler}, or one of our own. */
-    private @Nullable TaskScheduler reconnectScheduler;
     private @Nullable SimpleAsyncTaskScheduler ownScheduler;
 
     /**
      * Creates the managed node (nothing is bound until {@link #start()}).
+     *
+     * @param config the node's settings
+     * @param factory starts the node
+     * @param channels the channel table (names)
+     * @param peerDirectory the named peers and their reconnect policy
+     * @param drainTimeout how long {@link #stop(Runnable)} waits for pending reliable sends
+     */
+    public ManagedReliableUdpNode(NodeConfig config, ReliableUdpNodeFactory factory, UdpChannels channels,
+            UdpPeerDirectory peerDirectory, Duration drainTimeout) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.factory = Objects.requireNonNull(factory, "factory");
+        this.channels = Objects.requireNonNull(channels, "channels");
+        this.peerDirectory = Objects.requireNonNull(peerDirectory, "peerDirectory");
+        this.drainTimeout = Objects.requireNonNull(drainTimeout, "drainTimeout");
+        this.dispatcher = new UdpInboundDispatcher(this, channels, peerDirectory);
+        this.dispatcher.setReplySubscriber(replyCorrelator);
+    }
+
+    /**
+     * Creates the managed node with a directory of the given peers.
      *
      * @param config the node's settings
      * @param factory starts the node
@@ -106,19 +101,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
      */
     public ManagedReliableUdpNode(NodeConfig config, ReliableUdpNodeFactory factory, UdpChannels channels,
             Map<String, InetSocketAddress> peers, ReconnectPolicy reconnectPolicy, Duration drainTimeout) {
-        this.config = Objects.requireNonNull(config, "config");
-        this.factory = Objects.requireNonNull(factory, "factory");
-        this.channels = Objects.requireNonNull(channels, "channels");
-        this.reconnectPolicy = Objects.requireNonNull(reconnectPolicy, "reconnectPolicy");
-        this.drainTimeout = Objects.requireNonNull(drainTimeout, "drainTimeout");
-        Map<String, NamedPeer> named = new LinkedHashMap<>();
-        Map<InetSocketAddress, String> byAddress = new HashMap<>();
-        peers.forEach((name, address) -> {
-            named.put(name, new NamedPeer(name, address));
-            byAddress.put(address, name);
-        });
-        this.namedPeers = Map.copyOf(named);
-        this.namesByAddress = Map.copyOf(byAddress);
+        this(config, factory, channels, new UdpPeerDirectory(peers, reconnectPolicy), drainTimeout);
     }
 
     /**
@@ -128,8 +111,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
      * @param executor runs the publishing (the listener executor)
      */
     public void setEventPublisher(@Nullable ApplicationEventPublisher publisher, Executor executor) {
-        this.eventPublisher = publisher;
-        this.eventExecutor = Objects.requireNonNull(executor, "executor");
+        dispatcher.setEventPublisher(publisher, executor);
     }
 
     /**
@@ -157,30 +139,19 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
         return channels;
     }
 
-    /** The names of the configured peers. */
-    public Collection<String> peerNames() {
-        return namedPeers.keySet();
+    /** The named peers: names, targets, reconnects. */
+    public UdpPeerDirectory peerDirectory() {
+        return peerDirectory;
     }
 
-    /**
-     * The configured name of the peer at an address.
-     *
-     * @param address the address
-     * @return the name, or null when no configured peer has that address
-     */
-    public @Nullable String peerName(InetSocketAddress address) {
-        return namesByAddress.get(address);
+    /** The inbound fan-out (subscribers, counters). */
+    public UdpInboundDispatcher dispatcher() {
+        return dispatcher;
     }
 
-    /**
-     * The address of a configured peer.
-     *
-     * @param name the name
-     * @return the address, or null when no peer has that name
-     */
-    public @Nullable InetSocketAddress peerAddress(String name) {
-        NamedPeer p = namedPeers.get(name);
-        return p == null ? null : p.address;
+    /** The correlation of replies to the requests of {@code sendAndReceive}. */
+    public UdpReplyCorrelator replyCorrelator() {
+        return replyCorrelator;
     }
 
     /** How long {@link #stop(Runnable)} waits for pending reliable sends. */
@@ -189,12 +160,12 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
     }
 
     /**
-     * Adds a subscriber for inbound messages.
+     * Adds a subscriber for inbound messages (see {@link UdpInboundDispatcher#addSubscriber}).
      *
      * @param subscriber the subscriber
      */
     public void addSubscriber(InboundUdpMessageSubscriber subscriber) {
-        subscribers.add(subscriber);
+        dispatcher.addSubscriber(subscriber);
     }
 
     /**
@@ -203,108 +174,17 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
      * @param subscriber the subscriber
      */
     public void removeSubscriber(InboundUdpMessageSubscriber subscriber) {
-        subscribers.remove(subscriber);
+        dispatcher.removeSubscriber(subscriber);
     }
 
     @Override
     public void addRttSampleSubscriber(UdpRttSampleSubscriber subscriber) {
-        Objects.requireNonNull(subscriber, "subscriber");
-        synchronized (rttSubscribersLock) {
-            UdpRttSampleSubscriber[] old = rttSubscribers;
-            UdpRttSampleSubscriber[] grown = Arrays.copyOf(old, old.length + 1);
-            grown[old.length] = subscriber;
-            rttSubscribers = grown;
-        }
+        dispatcher.addRttSampleSubscriber(subscriber);
     }
 
     @Override
     public void removeRttSampleSubscriber(UdpRttSampleSubscriber subscriber) {
-        synchronized (rttSubscribersLock) {
-            UdpRttSampleSubscriber[] old = rttSubscribers;
-            for (int i = 0; i < old.length; i++) {
-                if (old[i] == subscriber) {
-                    UdpRttSampleSubscriber[] shrunk = new UdpRttSampleSubscriber[old.length - 1];
-                    System.arraycopy(old, 0, shrunk, 0, i);
-                    System.arraycopy(old, i + 1, shrunk, i, old.length - i - 1);
-                    rttSubscribers = shrunk;
-                    return;
-                }
-            }
-        }
-    }
-
-    /** Messages that no subscriber accepted (logged at debug level and dropped). */
-    public long unhandledMessages() {
-        return unhandledMessages.sum();
-    }
-
-    /** Exceptions thrown by subscribers on the receive thread (each was logged). */
-    public long subscriberErrors() {
-        return subscriberErrors.sum();
-    }
-
-    /**
-     * The connected peer for a configured name or a {@code host:port}, connecting when needed.
-     *
-     * @param nameOrAddress a configured peer name, or {@code host:port} ({@code [v6]:port} for IPv6)
-     * @return a future completed with the connected peer, or failed with a
-     *     {@link DeliveryException} ({@link DeliveryFailure#NOT_CONNECTED}) when it cannot be reached
-     */
-    public CompletableFuture<Peer> resolvePeer(String nameOrAddress) {
-        NamedPeer named = namedPeers.get(nameOrAddress);
-        if (named != null) {
-            return named.resolve();
-        }
-        return resolvePeer(parseAddress(nameOrAddress));
-    }
-
-    /**
-     * The connected peer at an address, connecting when needed.
-     *
-     * @param address the peer's address
-     * @return a future completed with the connected peer, or failed with the reason
-     */
-    public CompletableFuture<Peer> resolvePeer(InetSocketAddress address) {
-        String name = namesByAddress.get(address);
-        if (name != null) {
-            return namedPeers.get(name).resolve();
-        }
-        ReliableUdpNode n = node;
-        if (n == null || !running) {
-            return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "the node is not running"));
-        }
-        Peer p = n.peer(address);
-        if (p != null && p.state() == PeerState.CONNECTED) {
-            return CompletableFuture.completedFuture(p);
-        }
-        return wrapConnectFailure(n.connect(address), address);
-    }
-
-    /**
-     * Parses {@code host:port} or {@code [v6]:port}.
-     *
-     * @param text the text
-     * @return the (resolved) address
-     * @throws IllegalArgumentException when the text is not an address
-     */
-    public static InetSocketAddress parseAddress(String text) {
-        if (text.trim().lastIndexOf(':') <= 0) {
-            throw new IllegalArgumentException("'" + text + "' is neither a configured peer name nor host:port");
-        }
-        return UdpAddresses.parse(text);
-    }
-
-    private static CompletableFuture<Peer> wrapConnectFailure(CompletableFuture<Peer> connect, InetSocketAddress address) {
-        return connect.exceptionallyCompose(e -> {
-            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof DeliveryException) {
-                return CompletableFuture.failedFuture(cause);
-            }
-            DeliveryException de = new DeliveryException(DeliveryFailure.NOT_CONNECTED,
-                    "could not connect to " + address + ": " + cause.getMessage());
-            de.initCause(cause);
-            return CompletableFuture.failedFuture(de);
-        });
+        dispatcher.removeRttSampleSubscriber(subscriber);
     }
 
     private ReliableUdpNode requireNode() {
@@ -325,27 +205,25 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
             }
             ReliableUdpNode started;
             try {
-                started = factory.start(config, new Dispatcher());
+                started = factory.start(config, dispatcher);
             } catch (IOException | RuntimeException e) {
                 throw new ReliableUdpNodeStartException(config.bindAddress(), e);
             }
             node = started;
-            if (taskScheduler != null) {
-                reconnectScheduler = taskScheduler;
-            } else {
+            TaskScheduler scheduler = taskScheduler;
+            if (scheduler == null) {
                 SimpleAsyncTaskScheduler own = new SimpleAsyncTaskScheduler();
                 own.setThreadNamePrefix("rudp-reconnect-");
                 own.setVirtualThreads(true);
                 ownScheduler = own;
-                reconnectScheduler = own;
+                scheduler = own;
             }
+            peerDirectory.attach(started, scheduler);
             running = true;
             logger.info("reliable-udp node listening on " + started.localAddress()
                     + (config.encrypted() ? " (encrypted)" : "") + ", " + channels.all().size() + " channels"
-                    + (namedPeers.isEmpty() ? "" : ", peers " + namedPeers.keySet()));
-            for (NamedPeer p : namedPeers.values()) {
-                p.connect();
-            }
+                    + (peerDirectory.isEmpty() ? "" : ", peers " + peerDirectory.names()));
+            peerDirectory.connectAll();
         }
     }
 
@@ -366,13 +244,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
     }
 
     private void drainAndStop(Duration timeout, Runnable callback) {
-        ReliableUdpNode n;
-        synchronized (lifecycleLock) {
-            n = node;
-            running = false;
-            node = null;
-            releaseScheduler();
-        }
+        ReliableUdpNode n = detach();
         if (n == null) {
             callback.run();
             return;
@@ -398,13 +270,19 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
         });
     }
 
-    /** Under the lifecycle lock: forgets the reconnect scheduler, closing it when it is our own. */
-    private void releaseScheduler() {
-        reconnectScheduler = null;
-        SimpleAsyncTaskScheduler own = ownScheduler;
-        ownScheduler = null;
-        if (own != null) {
-            own.close();
+    /** Forgets the running node: the directory stops resolving and reconnecting, our own scheduler closes. */
+    private @Nullable ReliableUdpNode detach() {
+        synchronized (lifecycleLock) {
+            ReliableUdpNode n = node;
+            running = false;
+            node = null;
+            peerDirectory.detach();
+            SimpleAsyncTaskScheduler own = ownScheduler;
+            ownScheduler = null;
+            if (own != null) {
+                own.close();
+            }
+            return n;
         }
     }
 
@@ -478,8 +356,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
 
     @Override
     public CompletableFuture<Void> shutdown(Duration timeout) {
-        ReliableUdpNode n = node;
-        if (n == null) {
+        if (node == null) {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -489,13 +366,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
 
     @Override
     public void close() {
-        ReliableUdpNode n;
-        synchronized (lifecycleLock) {
-            n = node;
-            running = false;
-            node = null;
-            releaseScheduler();
-        }
+        ReliableUdpNode n = detach();
         if (n != null) {
             closeQuietly(n);
         }
@@ -505,182 +376,5 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
     public String toString() {
         ReliableUdpNode n = node;
         return "ManagedReliableUdpNode[" + (n == null ? "stopped, bind " + config.bindAddress() : n.localAddress()) + "]";
-    }
-
-    // ---- inbound
-
-    private void publish(Object event) {
-        ApplicationEventPublisher publisher = eventPublisher;
-        if (publisher == null) {
-            return;
-        }
-        try {
-            eventExecutor.execute(() -> {
-                try {
-                    publisher.publishEvent(event);
-                } catch (RuntimeException e) {
-                    // e.g. a disconnect event racing the context's close: never let it escape the thread
-                    logger.debug("could not publish " + event + ": " + e);
-                }
-            });
-        } catch (RuntimeException e) {
-            logger.debug("could not publish " + event + ": " + e);
-        }
-    }
-
-    private final class Dispatcher implements NodeListener {
-
-        @Override
-        public void onMessage(Peer peer, int channel, int messageId, byte[] payload) {
-            UdpChannel ch = channels.get(channel);
-            if (ch == null) {
-                unhandledMessages.increment();
-                return;
-            }
-            InboundUdpMessage message = new InboundUdpMessage(peer, namesByAddress.get(peer.address()), ch, messageId, payload);
-            boolean handled = false;
-            for (InboundUdpMessageSubscriber s : subscribers) {
-                try {
-                    if (s.accepts(message)) {
-                        handled = true;
-                        s.onMessage(message);
-                    }
-                } catch (RuntimeException e) {
-                    subscriberErrors.increment();
-                    logger.error("subscriber " + s + " failed on a message from " + peer.address(), e);
-                }
-            }
-            if (!handled) {
-                unhandledMessages.increment();
-                if (logger.isDebugEnabled()) {
-                    logger.debug("no listener for a message from " + peer.address() + " on channel '" + ch.name() + "'; dropped");
-                }
-            }
-        }
-
-        @Override
-        public void onRttSample(Peer peer, float rttMillis) {
-            UdpRttSampleSubscriber[] subs = rttSubscribers;
-            for (int i = 0; i < subs.length; i++) {
-                try {
-                    subs[i].onRttSample(peer, rttMillis);
-                } catch (RuntimeException e) {
-                    subscriberErrors.increment();
-                    logger.error("RTT subscriber " + subs[i] + " failed on a sample of " + peer.address(), e);
-                }
-            }
-        }
-
-        @Override
-        public void onConnected(Peer peer) {
-            String name = namesByAddress.get(peer.address());
-            logger.info("reliable-udp peer connected: " + (name == null ? "" : name + " ") + peer.address());
-            publish(new UdpPeerConnectedEvent(ManagedReliableUdpNode.this, peer, name));
-        }
-
-        @Override
-        public void onDisconnected(Peer peer, DisconnectReason reason) {
-            String name = namesByAddress.get(peer.address());
-            logger.info("reliable-udp peer disconnected: " + (name == null ? "" : name + " ") + peer.address() + " (" + reason + ")");
-            publish(new UdpPeerDisconnectedEvent(ManagedReliableUdpNode.this, peer, name, reason));
-            if (name != null && running && reason != DisconnectReason.CLOSED_LOCALLY) {
-                namedPeers.get(name).scheduleReconnect();
-            }
-        }
-    }
-
-    private final class NamedPeer {
-        private final String name;
-        private final InetSocketAddress address;
-        private @Nullable CompletableFuture<Peer> attempt;
-        private BackOffExecution backOff = reconnectPolicy.start();
-        private long retryAtNanos;
-        /** Why the last attempt failed (e.g. DENIED for a wrong key), told to sends refused during the backoff. */
-        private @Nullable Throwable lastFailure;
-        private @Nullable ScheduledFuture<?> scheduled;
-
-        NamedPeer(String name, InetSocketAddress address) {
-            this.name = name;
-            this.address = address;
-        }
-
-        synchronized CompletableFuture<Peer> resolve() {
-            ReliableUdpNode n = node;
-            if (n == null || !running) {
-                return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "the node is not running"));
-            }
-            Peer p = n.peer(address);
-            if (p != null && p.state() == PeerState.CONNECTED) {
-                return CompletableFuture.completedFuture(p);
-            }
-            if (attempt != null && !attempt.isDone()) {
-                return attempt;
-            }
-            if (System.nanoTime() - retryAtNanos < 0) {
-                Throwable last = lastFailure;
-                DeliveryException refused = new DeliveryException(DeliveryFailure.NOT_CONNECTED,
-                        "peer '" + name + "' (" + address + ") is not connected; next attempt in "
-                                + Duration.ofNanos(retryAtNanos - System.nanoTime()).toMillis() + " ms"
-                                + (last == null ? "" : "; last attempt failed: " + last.getMessage()));
-                if (last != null) {
-                    refused.initCause(last);
-                }
-                return CompletableFuture.failedFuture(refused);
-            }
-            return connect();
-        }
-
-        synchronized CompletableFuture<Peer> connect() {
-            ReliableUdpNode n = node;
-            if (n == null || !running) {
-                return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "the node is not running"));
-            }
-            if (attempt != null && !attempt.isDone()) {
-                return attempt;
-            }
-            Peer existing = n.peer(address);
-            if (existing != null && existing.state() == PeerState.CONNECTED) {
-                return CompletableFuture.completedFuture(existing);
-            }
-            CompletableFuture<Peer> f;
-            try {
-                f = wrapConnectFailure(n.connect(address), address);
-            } catch (RuntimeException e) {
-                f = CompletableFuture.failedFuture(e);
-            }
-            attempt = f;
-            f.whenComplete((peer, e) -> {
-                if (e == null) {
-                    synchronized (this) {
-                        backOff = reconnectPolicy.start();
-                        retryAtNanos = System.nanoTime();
-                        lastFailure = null;
-                    }
-                } else {
-                    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                    synchronized (this) {
-                        // keep the root reason (ConnectionFailedException DENIED, CONNECT_TIMEOUT...) for later sends
-                        lastFailure = cause.getCause() != null ? cause.getCause() : cause;
-                    }
-                    logger.warn("reliable-udp peer '" + name + "' (" + address + ") not connected: " + e.getMessage());
-                    scheduleReconnect();
-                }
-            });
-            return f;
-        }
-
-        synchronized void scheduleReconnect() {
-            TaskScheduler scheduler = reconnectScheduler;
-            if (!running || scheduler == null || (scheduled != null && !scheduled.isDone())) {
-                return;
-            }
-            Duration backoff = Duration.ofMillis(Math.max(1, backOff.nextBackOff()));
-            retryAtNanos = System.nanoTime() + backoff.toNanos();
-            try {
-                scheduled = scheduler.schedule(this::connect, Instant.now().plus(backoff));
-            } catch (RuntimeException e) {
-                logger.debug("reconnect of '" + name + "' not scheduled: " + e);
-            }
-        }
     }
 }

@@ -8,31 +8,35 @@ import io.reliableudp.spring.observation.DefaultReliableUdpTemplateObservationCo
 import io.reliableudp.spring.observation.ReliableUdpObservation;
 import io.reliableudp.spring.observation.ReliableUdpSenderContext;
 import io.reliableudp.spring.observation.ReliableUdpTemplateObservationConvention;
-import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
-import io.reliableudp.spring.support.ReliableUdpMessageConverters;
+import io.reliableudp.spring.support.Envelope;
+import io.reliableudp.spring.support.EnvelopeCodec;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import io.reliableudp.transport.Delivery;
 import io.reliableudp.transport.Peer;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.converter.MessageConverter;
-import org.springframework.util.MimeType;
+import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.util.MimeTypeUtils;
 
 /**
  * Sends objects to peers. The payload is converted to bytes by a spring-messaging
  * {@link MessageConverter} (by default {@code byte[]} as is, {@code String} as UTF-8 text, anything
  * else as JSON) and wrapped, with its content type and headers, in the envelope described in
- * {@link EnvelopeCodec}, so the receiving listener converts it back to its parameter type.
+ * {@link io.reliableudp.spring.support.EnvelopeCodec}, so the receiving listener converts it back to its parameter type.
  *
  * <p>Every send returns a future that completes with a {@link SendResult} when the peer acknowledged
  * the message (reliable channels) or when it was written to a datagram (unreliable channels), and
@@ -51,11 +55,13 @@ import org.springframework.util.MimeTypeUtils;
 public class ReliableUdpTemplate implements ReliableUdpOperations {
 
     private final ManagedReliableUdpNode node;
-    private MessageConverter messageConverter = ReliableUdpMessageConverters.createDefault();
+    private ReliableUdpMessageMapper messageMapper = ReliableUdpMessageMapper.createDefault();
     private @Nullable String defaultPeer;
     private @Nullable String defaultChannel;
     private @Nullable String defaultUnreliableChannel;
     private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+    private Duration replyTimeout = Duration.ofSeconds(5);
+    private Executor replyExecutor = task -> Thread.ofVirtual().name("rudp-reply").start(task);
     private @Nullable ReliableUdpTemplateObservationConvention observationConvention;
 
     /**
@@ -78,12 +84,26 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      * @param messageConverter the converter
      */
     public void setMessageConverter(MessageConverter messageConverter) {
-        this.messageConverter = Objects.requireNonNull(messageConverter, "messageConverter");
+        this.messageMapper = messageMapper.withConverter(Objects.requireNonNull(messageConverter, "messageConverter"));
     }
 
     /** The payload converter. */
     public MessageConverter getMessageConverter() {
-        return messageConverter;
+        return messageMapper.getConverter();
+    }
+
+    /**
+     * Sets the message mapper (converter and header mapper), the one the listener containers use too.
+     *
+     * @param messageMapper the mapper
+     */
+    public void setMessageMapper(ReliableUdpMessageMapper messageMapper) {
+        this.messageMapper = Objects.requireNonNull(messageMapper, "messageMapper");
+    }
+
+    /** The message mapper. */
+    public ReliableUdpMessageMapper getMessageMapper() {
+        return messageMapper;
     }
 
     /**
@@ -184,7 +204,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      */
     @Override
     public CompletableFuture<SendResult> send(String peer, String channel, Object payload, Map<String, ?> headers) {
-        return doSend(peer, () -> node.resolvePeer(peer), node.channels().resolve(channel), payload, headers);
+        return doSend(peer, () -> node.peerDirectory().resolve(peer), node.channels().resolve(channel), payload, headers);
     }
 
     /**
@@ -198,8 +218,8 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      */
     @Override
     public CompletableFuture<SendResult> send(InetSocketAddress peer, String channel, Object payload, Map<String, ?> headers) {
-        String name = node.peerName(peer);
-        return doSend(name != null ? name : peer.toString(), () -> node.resolvePeer(peer), node.channels().resolve(channel), payload, headers);
+        String name = node.peerDirectory().nameOf(peer);
+        return doSend(name != null ? name : peer.toString(), () -> node.peerDirectory().resolve(peer), node.channels().resolve(channel), payload, headers);
     }
 
     /**
@@ -214,7 +234,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      */
     @Override
     public CompletableFuture<SendResult> send(Peer peer, String channel, Object payload, Map<String, ?> headers) {
-        String name = node.peerName(peer.address());
+        String name = node.peerDirectory().nameOf(peer.address());
         return doSend(name != null ? name : peer.address().toString(), () -> CompletableFuture.completedFuture(peer),
                 node.channels().resolve(channel), payload, headers);
     }
@@ -235,11 +255,11 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         UdpChannel channel = node.channels().resolve(channelHeader != null ? channelHeader.toString() : defaultChannelName());
         Object peerHeader = h.get(ReliableUdpHeaders.PEER);
         if (peerHeader instanceof InetSocketAddress address) {
-            String name = node.peerName(address);
-            return doSend(name != null ? name : address.toString(), () -> node.resolvePeer(address), channel, message.getPayload(), h);
+            String name = node.peerDirectory().nameOf(address);
+            return doSend(name != null ? name : address.toString(), () -> node.peerDirectory().resolve(address), channel, message.getPayload(), h);
         }
         String peer = peerHeader != null ? peerHeader.toString() : requireDefaultPeer();
-        return doSend(peer, () -> node.resolvePeer(peer), channel, message.getPayload(), h);
+        return doSend(peer, () -> node.peerDirectory().resolve(peer), channel, message.getPayload(), h);
     }
 
     /**
@@ -255,7 +275,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         if (channel == null) {
             throw new IllegalStateException("no unreliable channel is configured (reliable-udp.channels.<name>.delivery-mode: unreliable)");
         }
-        return doSend(peer, () -> node.resolvePeer(peer), channel, payload, Map.of());
+        return doSend(peer, () -> node.peerDirectory().resolve(peer), channel, payload, Map.of());
     }
 
     /**
@@ -270,7 +290,178 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public CompletableFuture<SendResult> sendUnreliable(String peer, String channel, Object payload) {
         UdpChannel c = requireUnreliable(node.channels().resolve(channel));
-        return doSend(peer, () -> node.resolvePeer(peer), c, payload, Map.of());
+        return doSend(peer, () -> node.peerDirectory().resolve(peer), c, payload, Map.of());
+    }
+
+    // ---- request/reply
+
+    /**
+     * Sets how long {@code sendAndReceive} waits for a reply when no timeout is given (default 5 s).
+     *
+     * @param replyTimeout the timeout
+     */
+    public void setReplyTimeout(Duration replyTimeout) {
+        if (replyTimeout.isNegative() || replyTimeout.isZero()) {
+            throw new IllegalArgumentException("the reply timeout must be > 0, was " + replyTimeout);
+        }
+        this.replyTimeout = replyTimeout;
+    }
+
+    /** How long {@code sendAndReceive} waits for a reply by default. */
+    public Duration getReplyTimeout() {
+        return replyTimeout;
+    }
+
+    /**
+     * Sets where replies are converted and their futures completed (default: a virtual thread per reply),
+     * never the node's receive thread.
+     *
+     * @param replyExecutor the executor
+     */
+    public void setReplyExecutor(Executor replyExecutor) {
+        this.replyExecutor = Objects.requireNonNull(replyExecutor, "replyExecutor");
+    }
+
+    @Override
+    public <R> CompletableFuture<@Nullable R> sendAndReceive(String peer, String channel, Object payload, Class<R> replyType) {
+        return sendAndReceive(peer, channel, payload, replyType, replyTimeout);
+    }
+
+    @Override
+    public <R> CompletableFuture<@Nullable R> sendAndReceive(String peer, String channel, Object payload, Class<R> replyType,
+            Duration timeout) {
+        InetSocketAddress address = node.peerDirectory().parseTarget(peer);
+        return request(peer, address, requireReliable(node.channels().resolve(channel)), payload, Map.of(), replyType, timeout)
+                .thenApply(m -> m == null ? null : replyType.cast(m.getPayload()));
+    }
+
+    @Override
+    public CompletableFuture<@Nullable Message<?>> sendAndReceive(Message<?> request, Class<?> replyType, @Nullable Duration timeout) {
+        MessageHeaders h = request.getHeaders();
+        Object channelHeader = h.get(ReliableUdpHeaders.SEND_CHANNEL);
+        UdpChannel channel = requireReliable(node.channels().resolve(channelHeader != null ? channelHeader.toString() : defaultChannelName()));
+        Object peerHeader = h.get(ReliableUdpHeaders.PEER);
+        InetSocketAddress address;
+        String label;
+        if (peerHeader instanceof InetSocketAddress a) {
+            address = a;
+            label = node.peerDirectory().label(a);
+        } else {
+            label = peerHeader != null ? peerHeader.toString() : requireDefaultPeer();
+            address = node.peerDirectory().parseTarget(label);
+        }
+        return request(label, address, channel, request.getPayload(), h, replyType, timeout != null ? timeout : replyTimeout);
+    }
+
+    private CompletableFuture<@Nullable Message<?>> request(String label, InetSocketAddress address, UdpChannel channel,
+            Object payload, Map<String, ?> headers, Class<?> replyType, Duration timeout) {
+        Objects.requireNonNull(replyType, "replyType");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("the reply timeout must be > 0, was " + timeout);
+        }
+        ReliableUdpMessageMapper.Outbound outbound = messageMapper.toOutbound(payload, headers);
+        UdpReplyCorrelator correlator = node.replyCorrelator();
+        CompletableFuture<@Nullable Message<?>> result = new CompletableFuture<>();
+        long id = correlator.register(address, (in, envelope) -> {
+            try {
+                replyExecutor.execute(() -> completeReply(result, label, in, envelope, replyType));
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        result.whenComplete((m, e) -> correlator.cancel(id));
+        CompletableFuture<SendResult> sent;
+        try {
+            sent = doSend(label, () -> node.peerDirectory().resolve(address), channel, outbound, EnvelopeCodec.FLAG_REQUEST, id);
+        } catch (RuntimeException e) {
+            correlator.cancel(id);
+            throw e;
+        }
+        sent.whenComplete((r, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            }
+        });
+        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
+            if (!result.isDone()) {
+                result.completeExceptionally(new ReliableUdpReplyTimeoutException(label, channel.name(), id, timeout));
+            }
+        });
+        return result;
+    }
+
+    private void completeReply(CompletableFuture<@Nullable Message<?>> result, String label, InboundUdpMessage in,
+            Envelope envelope, Class<?> replyType) {
+        try {
+            if (envelope.isError()) {
+                String type = envelope.typeId() != null ? envelope.typeId() : "unknown";
+                result.completeExceptionally(new RemoteListenerException(label, type,
+                        new String(envelope.body(), StandardCharsets.UTF_8)));
+                return;
+            }
+            if (envelope.contentType() == null && envelope.body().length == 0) {
+                result.complete(null);   // the listener returned nothing: it handled the request
+                return;
+            }
+            Message<?> typed = messageMapper.toTypedMessage(in, envelope, replyType.getClassLoader());
+            Object payload = messageMapper.fromMessage(typed, replyType);
+            result.complete(MessageBuilder.withPayload(payload).copyHeaders(typed.getHeaders()).build());
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    /**
+     * Answers a request over its connection: what a listener's return value becomes. A null payload is
+     * an empty reply (the requester's future completes with null).
+     *
+     * @param peer the requester's connection
+     * @param channel the reply channel (name or index)
+     * @param payload the reply, or null
+     * @param headers headers to carry
+     * @param correlationId the request's {@link ReliableUdpHeaders#CORRELATION_ID}
+     * @return the result future of the reply's send
+     */
+    public CompletableFuture<SendResult> sendReply(Peer peer, String channel, @Nullable Object payload, Map<String, ?> headers,
+            long correlationId) {
+        ReliableUdpMessageMapper.Outbound outbound = payload == null
+                ? new ReliableUdpMessageMapper.Outbound(null, new LinkedHashMap<>(), new byte[0], null)
+                : messageMapper.toOutbound(payload, headers);
+        return doSend(node.peerDirectory().label(peer.address()), () -> CompletableFuture.completedFuture(peer),
+                node.channels().resolve(channel), outbound, EnvelopeCodec.FLAG_REPLY, correlationId);
+    }
+
+    /**
+     * Answers a request with a failure: the requester's future fails with a {@link RemoteListenerException}
+     * carrying the exception's class name and message (text only).
+     *
+     * @param peer the requester's connection
+     * @param channel the reply channel (name or index)
+     * @param failure what the listener threw
+     * @param correlationId the request's correlation id
+     * @return the result future of the reply's send
+     */
+    public CompletableFuture<SendResult> sendErrorReply(Peer peer, String channel, Throwable failure, long correlationId) {
+        String type = failure.getClass().getName();
+        if (type.length() > 200) {
+            type = type.substring(type.length() - 200);
+        }
+        String text = failure.getMessage() == null ? "" : failure.getMessage();
+        if (text.length() > 1000) {
+            text = text.substring(0, 1000) + "...";
+        }
+        ReliableUdpMessageMapper.Outbound outbound = new ReliableUdpMessageMapper.Outbound(MimeTypeUtils.TEXT_PLAIN,
+                new LinkedHashMap<>(), text.getBytes(StandardCharsets.UTF_8), type);
+        return doSend(node.peerDirectory().label(peer.address()), () -> CompletableFuture.completedFuture(peer),
+                node.channels().resolve(channel), outbound, EnvelopeCodec.FLAG_REPLY | EnvelopeCodec.FLAG_ERROR, correlationId);
+    }
+
+    private static UdpChannel requireReliable(UdpChannel c) {
+        if (!c.mode().isReliable()) {
+            throw new IllegalArgumentException("channel '" + c.name() + "' is " + c.mode() + ": request/reply needs a reliable"
+                    + " channel (reliable-ordered or reliable-unordered), since a lost request or reply would only time out");
+        }
+        return c;
     }
 
     private static UdpChannel requireUnreliable(UdpChannel c) {
@@ -295,49 +486,18 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
 
     private CompletableFuture<SendResult> doSend(String peerLabel, Supplier<CompletableFuture<Peer>> peerResolver,
             UdpChannel channel, Object payload, Map<String, ?> headers) {
-        Objects.requireNonNull(payload, "payload");
-        Map<String, Object> carried = new LinkedHashMap<>();
-        MimeType givenType = null;
-        for (Map.Entry<String, ?> e : headers.entrySet()) {
-            String k = e.getKey();
-            if (k.equals(MessageHeaders.CONTENT_TYPE)) {
-                givenType = asMimeType(e.getValue());
-            } else if (!k.startsWith(ReliableUdpHeaders.PREFIX) && !k.equals(MessageHeaders.ID) && !k.equals(MessageHeaders.TIMESTAMP)
-                    && e.getValue() != null) {
-                carried.put(k, e.getValue());
-            }
-        }
-        byte[] body;
-        MimeType contentType;
-        if (payload instanceof byte[] bytes) {
-            body = bytes;
-            contentType = givenType != null ? givenType : MimeTypeUtils.APPLICATION_OCTET_STREAM;
-        } else {
-            Map<String, Object> convertHeaders = new LinkedHashMap<>();
-            if (givenType != null) {
-                convertHeaders.put(MessageHeaders.CONTENT_TYPE, givenType);
-            }
-            Message<?> converted = messageConverter.toMessage(payload, new MessageHeaders(convertHeaders));
-            if (converted == null) {
-                throw new IllegalArgumentException("no message converter can write a " + payload.getClass().getName()
-                        + (givenType != null ? " as " + givenType : "") + " (add Jackson for JSON, or send byte[] or String)");
-            }
-            body = switch (converted.getPayload()) {
-                case byte[] b -> b;
-                case String s -> s.getBytes(StandardCharsets.UTF_8);
-                default -> throw new IllegalArgumentException("the message converter produced a "
-                        + converted.getPayload().getClass().getName() + "; it must produce byte[] or String");
-            };
-            MimeType t = asMimeType(converted.getHeaders().get(MessageHeaders.CONTENT_TYPE));
-            contentType = t != null ? t : givenType;
-        }
+        return doSend(peerLabel, peerResolver, channel, messageMapper.toOutbound(payload, headers), 0, 0);
+    }
 
+    private CompletableFuture<SendResult> doSend(String peerLabel, Supplier<CompletableFuture<Peer>> peerResolver,
+            UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound, int flags, long correlationId) {
+        Map<String, Object> carried = outbound.headers();
         ReliableUdpSenderContext context = new ReliableUdpSenderContext(carried, peerLabel, channel);
         Observation observation = ReliableUdpObservation.TEMPLATE_OBSERVATION.observation(observationConvention,
                 DefaultReliableUdpTemplateObservationConvention.INSTANCE, () -> context, observationRegistry).start();
         byte[] wire;
         try {
-            wire = EnvelopeCodec.encode(contentType, carried, body);
+            wire = outbound.encode(flags, correlationId);
         } catch (RuntimeException e) {
             observation.error(e);
             observation.stop();
@@ -371,7 +531,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     }
 
     private SendResult toResult(Delivery d, UdpChannel channel, int bytes) {
-        return new SendResult(d.peer(), node.peerName(d.peer()), channel, d.messageId(), d.acknowledged(), bytes);
+        return new SendResult(d.peer(), node.peerDirectory().nameOf(d.peer()), channel, d.messageId(), d.acknowledged(), bytes);
     }
 
     private static ReliableUdpSendException toFailure(Throwable error, String peer, UdpChannel channel) {
@@ -381,15 +541,5 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         }
         DeliveryFailure reason = cause instanceof DeliveryException de ? de.reason() : DeliveryFailure.NOT_CONNECTED;
         return new ReliableUdpSendException(reason, peer, channel.name(), cause);
-    }
-
-    private static @Nullable MimeType asMimeType(@Nullable Object value) {
-        if (value instanceof MimeType m) {
-            return m;
-        }
-        if (value instanceof String s && !s.isBlank()) {
-            return MimeTypeUtils.parseMimeType(s);
-        }
-        return null;
     }
 }

@@ -2,6 +2,7 @@ package io.reliableudp.spring.integration;
 
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.listener.UdpMessageListenerContainer;
 
 /**
  * Spring Integration Java DSL entry point.
@@ -11,8 +12,8 @@ import io.reliableudp.spring.core.ReliableUdpTemplate;
  *         .handle(...)
  *         .get();
  * IntegrationFlow.from("toPeer")
- *         .handle(ReliableUdp.outboundGateway(template).peer("server").channel("events"))
- *         .handle(m -> log((SendResult) m.getPayload()))
+ *         .handle(ReliableUdp.outboundGateway(template).peer("server").channel("events").replyType(Ack.class))
+ *         .handle(m -> log((Ack) m.getPayload()))
  *         .get();
  * }</pre>
  */
@@ -32,6 +33,16 @@ public final class ReliableUdp {
     }
 
     /**
+     * An inbound channel adapter over a listener container (its filters, executor and observation).
+     *
+     * @param container the container; the adapter becomes its handler and runs its lifecycle
+     * @return the spec
+     */
+    public static ReliableUdpInboundChannelAdapterSpec inboundAdapter(UdpMessageListenerContainer container) {
+        return new ReliableUdpInboundChannelAdapterSpec(container);
+    }
+
+    /**
      * A one-way outbound adapter.
      *
      * @param template the template to send with
@@ -42,7 +53,8 @@ public final class ReliableUdp {
     }
 
     /**
-     * An outbound gateway: replies with the {@link io.reliableudp.spring.core.SendResult} once acknowledged.
+     * An outbound gateway: request/reply, the reply is the remote listener's answer
+     * ({@code acknowledgementOnly(true)}: the {@link io.reliableudp.spring.core.SendResult} once acknowledged).
      *
      * @param template the template to send with
      * @return the spec

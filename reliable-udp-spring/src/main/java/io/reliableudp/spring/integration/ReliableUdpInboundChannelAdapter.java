@@ -1,55 +1,47 @@
 package io.reliableudp.spring.integration;
 
-import io.reliableudp.spring.core.InboundUdpMessage;
-import io.reliableudp.spring.core.InboundUdpMessageSubscriber;
 import io.reliableudp.spring.annotation.UdpListenerConfigUtils;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.support.Envelope;
-import io.reliableudp.spring.support.EnvelopeCodec;
-import io.reliableudp.spring.support.EnvelopeException;
-import io.reliableudp.spring.support.InboundMessages;
-import io.reliableudp.spring.support.KeyedSerialExecutor;
-import io.reliableudp.spring.support.ReliableUdpMessageConverters;
-import java.net.InetSocketAddress;
-import java.util.HashSet;
+import io.reliableudp.spring.listener.SimpleUdpListenerEndpoint;
+import io.reliableudp.spring.listener.UdpMessageHandler;
+import io.reliableudp.spring.listener.UdpMessageListenerContainer;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.integration.endpoint.MessageProducerSupport;
 import org.springframework.messaging.Message;
-import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.converter.MessageConverter;
 import org.springframework.messaging.support.MessageBuilder;
 
 /**
- * Produces a Spring Integration message for every message the node receives on the given channels from
- * the given peers. Headers are those of {@link io.reliableudp.spring.support.ReliableUdpHeaders} plus the
- * ones the sender carried. The payload is the envelope body ({@code byte[]}), or converted to
- * {@link #setPayloadType(Class) a payload type}. Messages are sent to the output channel one at a time
- * per (peer, channel), in the order received, on the executor (virtual threads by default).
+ * Produces a Spring Integration message for every message a {@link UdpMessageListenerContainer} takes,
+ * as Spring AMQP's {@code AmqpInboundChannelAdapter} wraps a listener container: the container does the
+ * filtering by channel and peer, the serial order per (peer, channel), the envelope, the headers (those
+ * of {@link io.reliableudp.spring.support.ReliableUdpHeaders} plus the ones the sender carried), the
+ * {@code reliable.udp.process} observation, the counting of malformed input, and the drain on stop; the
+ * adapter converts the payload to {@link #setPayloadType(Class) a payload type} (default {@code byte[]})
+ * and sends it to the output channel.
+ *
+ * <p>Built over a node ({@link #ReliableUdpInboundChannelAdapter(ManagedReliableUdpNode)}) the adapter
+ * makes its own container from {@link #setChannels}, {@link #setPeers} and {@link #setExecutor}
+ * (default: a virtual thread per drain, shut down with the adapter). A failure to convert or in the
+ * downstream flow goes to the error channel when one is set, else the container counts and logs it.
  */
-public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport implements InboundUdpMessageSubscriber {
+public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport {
 
-    private final ManagedReliableUdpNode node;
+    private final @Nullable ManagedReliableUdpNode node;
+    private @Nullable UdpMessageListenerContainer container;
     private List<String> channelNames = List.of();
     private List<String> peerFilter = List.of();
-    private Set<Integer> channels = Set.of();
-    private final Set<String> peerNames = new HashSet<>();
-    private final Set<InetSocketAddress> peerAddresses = new HashSet<>();
     private Class<?> payloadType = byte[].class;
     private @Nullable MessageConverter messageConverter;
     private @Nullable Executor executor;
-    private @Nullable KeyedSerialExecutor serial;
-    private final LongAdder malformed = new LongAdder();
-    private final LongAdder failed = new LongAdder();
 
     /**
-     * Creates the adapter.
+     * Creates an adapter that receives through a container of its own (built on {@link #onInit()}).
      *
      * @param node the node to receive from
      */
@@ -58,7 +50,18 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
     }
 
     /**
-     * Sets the channels to receive from.
+     * Creates an adapter over a listener container: the adapter becomes its handler and starts and
+     * stops it (do not register the container elsewhere).
+     *
+     * @param container the container (its filters, executor and observation apply)
+     */
+    public ReliableUdpInboundChannelAdapter(UdpMessageListenerContainer container) {
+        this.node = null;
+        this.container = Objects.requireNonNull(container, "container");
+    }
+
+    /**
+     * Sets the channels to receive from (own container only).
      *
      * @param channels channel names or indexes; every channel when none
      */
@@ -67,7 +70,7 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
     }
 
     /**
-     * Sets the peers to receive from.
+     * Sets the peers to receive from (own container only).
      *
      * @param peers peer names or {@code host:port}; every peer when none
      */
@@ -86,7 +89,7 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
 
     /**
      * Sets the converter used for {@link #setPayloadType(Class)} (default: the application's
-     * {@code reliableUdpMessageConverter} bean, else bytes and text only).
+     * {@code reliableUdpMessageConverter} bean, else the container's mapper's converter).
      *
      * @param messageConverter the converter
      */
@@ -95,7 +98,7 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
     }
 
     /**
-     * Sets the executor messages are sent to the output channel on.
+     * Sets the executor messages are sent to the output channel on (own container only).
      *
      * @param executor the executor (default: a virtual thread per drain)
      */
@@ -103,14 +106,21 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
         this.executor = executor;
     }
 
+    /** The container this adapter receives through (after {@link #onInit()} for an own one). */
+    public @Nullable UdpMessageListenerContainer getContainer() {
+        return container;
+    }
+
     /** Payloads dropped because their envelope was malformed. */
     public long getMalformedCount() {
-        return malformed.sum();
+        UdpMessageListenerContainer c = container;
+        return c == null ? 0 : c.getMalformedCount();
     }
 
     /** Messages whose conversion or downstream flow failed (with no error channel to take them). */
     public long getFailedCount() {
-        return failed.sum();
+        UdpMessageListenerContainer c = container;
+        return c == null ? 0 : c.getErrorCount();
     }
 
     @Override
@@ -121,95 +131,58 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport imp
     @Override
     protected void onInit() {
         super.onInit();
-        Set<Integer> indexes = new HashSet<>();
-        for (String c : channelNames) {
-            indexes.add(node.channels().resolve(c).index());
+        UdpMessageHandler handler = this::produce;
+        UdpMessageListenerContainer c = container;
+        if (c == null) {
+            ManagedReliableUdpNode n = Objects.requireNonNull(node, "node");
+            String id = getComponentName() != null ? getComponentName() : "reliable-udp-inbound-adapter@" + Integer.toHexString(hashCode());
+            SimpleUdpListenerEndpoint endpoint = new SimpleUdpListenerEndpoint(id, handler);
+            endpoint.setChannels(channelNames);
+            endpoint.setPeers(peerFilter);
+            c = new UdpMessageListenerContainer(endpoint, handler, n, executor, null, null);
+            container = c;
+        } else {
+            c.setMessageHandler(handler);
         }
-        this.channels = Set.copyOf(indexes);
-        for (String p : peerFilter) {
-            if (node.peerAddress(p) != null) {
-                peerNames.add(p);
-            } else {
-                peerAddresses.add(ManagedReliableUdpNode.parseAddress(p));
+        c.setAutoStartup(false);
+        if (messageConverter == null) {
+            BeanFactory bf = getBeanFactory();
+            if (bf != null && bf.containsBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)) {
+                messageConverter = bf.getBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME, MessageConverter.class);
             }
         }
-        if (messageConverter == null) {
-            org.springframework.beans.factory.BeanFactory bf = getBeanFactory();
-            messageConverter = bf != null && bf.containsBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)
-                    ? bf.getBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME, MessageConverter.class)
-                    : ReliableUdpMessageConverters.createDefault();
+        if (messageConverter != null) {
+            c.setMessageMapper(c.getMessageMapper().withConverter(messageConverter));
         }
-        this.serial = new KeyedSerialExecutor(executor != null ? executor : Executors.newVirtualThreadPerTaskExecutor());
+    }
+
+    /** The container's handler: converts and sends on; a failure goes to the error channel, else back to the container. */
+    private @Nullable Object produce(Message<?> raw) {
+        try {
+            Message<?> out = raw;
+            if (!payloadType.isInstance(raw.getPayload())) {
+                ReliableUdpMessageMapper mapper = Objects.requireNonNull(container).getMessageMapper();
+                out = MessageBuilder.withPayload(mapper.fromMessage(raw, payloadType)).copyHeaders(raw.getHeaders()).build();
+            }
+            sendMessage(out);
+        } catch (RuntimeException e) {
+            if (getErrorChannel() == null || !sendErrorMessageIfNecessary(raw, e)) {
+                throw e;
+            }
+        }
+        return null;
     }
 
     @Override
     protected void doStart() {
-        node.addSubscriber(this);
+        Objects.requireNonNull(container).start();
     }
 
     @Override
     protected void doStop() {
-        node.removeSubscriber(this);
-    }
-
-    @Override
-    public boolean accepts(InboundUdpMessage message) {
-        if (!isRunning() || (!channels.isEmpty() && !channels.contains(message.channel().index()))) {
-            return false;
-        }
-        if (peerNames.isEmpty() && peerAddresses.isEmpty()) {
-            return true;
-        }
-        return (message.peerName() != null && peerNames.contains(message.peerName())) || peerAddresses.contains(message.address());
-    }
-
-    @Override
-    public void onMessage(InboundUdpMessage message) {
-        KeyedSerialExecutor s = serial;
-        if (s == null) {
-            return;
-        }
-        try {
-            s.execute(List.of(message.address(), message.channel().index()), () -> produce(message));
-        } catch (RejectedExecutionException e) {
-            failed.increment();
-            logger.warn("inbound adapter dropped a message from " + message.address() + ": its executor is shut down");
-        }
-    }
-
-    private void produce(InboundUdpMessage in) {
-        Envelope envelope;
-        try {
-            envelope = EnvelopeCodec.decode(in.payload());
-        } catch (EnvelopeException e) {
-            malformed.increment();
-            logger.warn("dropped a malformed message from " + in.address() + ": " + e.getMessage());
-            return;
-        }
-        Message<byte[]> raw = InboundMessages.toMessage(in, envelope);
-        try {
-            Message<?> out = raw;
-            MessageConverter converter = messageConverter;
-            if (payloadType != byte[].class && converter != null) {
-                Object converted = converter.fromMessage(raw, payloadType);
-                if (converted == null) {
-                    throw new IllegalStateException("cannot convert a " + raw.getHeaders().get(MessageHeaders.CONTENT_TYPE)
-                            + " payload to " + payloadType.getName());
-                }
-                out = MessageBuilder.withPayload(converted).copyHeaders(raw.getHeaders()).build();
-            }
-            sendMessage(out);
-        } catch (RuntimeException e) {
-            if (getErrorChannel() != null) {
-                try {
-                    sendErrorMessageIfNecessary(raw, e);
-                    return;
-                } catch (RuntimeException ignored) {
-                    // fall through to counting and logging
-                }
-            }
-            failed.increment();
-            logger.error(e, "inbound adapter could not deliver a message from " + in.address());
+        UdpMessageListenerContainer c = container;
+        if (c != null) {
+            c.stop();
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.reliableudp.spring.integration;
 
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
+import io.reliableudp.spring.listener.UdpMessageListenerContainer;
 import java.util.concurrent.Executor;
 import org.springframework.integration.dsl.MessageProducerSpec;
 import org.springframework.messaging.converter.MessageConverter;
@@ -16,6 +17,15 @@ public class ReliableUdpInboundChannelAdapterSpec
      */
     protected ReliableUdpInboundChannelAdapterSpec(ManagedReliableUdpNode node) {
         super(new ReliableUdpInboundChannelAdapter(node));
+    }
+
+    /**
+     * Creates the spec over a listener container.
+     *
+     * @param container the container the adapter wraps
+     */
+    protected ReliableUdpInboundChannelAdapterSpec(UdpMessageListenerContainer container) {
+        super(new ReliableUdpInboundChannelAdapter(container));
     }
 
     /**

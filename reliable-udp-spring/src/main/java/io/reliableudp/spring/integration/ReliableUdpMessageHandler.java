@@ -27,10 +27,14 @@ import org.springframework.messaging.support.ErrorMessage;
  * Sends each message's payload and headers through a {@link ReliableUdpTemplate}.
  *
  * <ul>
- * <li>As a gateway ({@code expectReply}): the reply is a message whose payload is the
- * {@link SendResult} (request headers copied, plus {@link ReliableUdpHeaders#SEND_RESULT}), produced
- * asynchronously when the peer acknowledged; a failed send goes to the error channel with the
- * {@link io.reliableudp.spring.core.ReliableUdpSendException}.</li>
+ * <li>As a gateway ({@code expectReply}): request/reply through
+ * {@link ReliableUdpTemplate#sendAndReceive(Message, Class, Duration)}: the reply is the remote
+ * listener's answer, converted to {@link #setReplyType(Class) the reply type} (default {@code Object}:
+ * {@code byte[]}, or the type the peer named by type id), with the reply's carried headers and the
+ * request's headers; a listener that returned nothing produces no reply. A remote failure
+ * ({@link io.reliableudp.spring.core.RemoteListenerException}), a timeout or a failed send goes to the
+ * error channel. With {@link #setAcknowledgementOnly(boolean)} the reply is instead the
+ * {@link SendResult} (plus {@link ReliableUdpHeaders#SEND_RESULT}) once the peer acknowledged.</li>
  * <li>As an adapter (one way): with {@link #setSync(boolean) sync} the handler waits for the ack and
  * throws on failure (so the flow's error handling applies); otherwise a failure is sent to the
  * message's error channel header when there is one, and logged.</li>
@@ -47,6 +51,9 @@ public class ReliableUdpMessageHandler extends AbstractReplyProducingMessageHand
     private boolean sync;
     private Duration syncTimeout = Duration.ofSeconds(30);
     private @Nullable EvaluationContext evaluationContext;
+    private Class<?> replyType = Object.class;
+    private @Nullable Duration replyTimeout;
+    private boolean acknowledgementOnly;
 
     /**
      * Creates the handler.
@@ -59,7 +66,35 @@ public class ReliableUdpMessageHandler extends AbstractReplyProducingMessageHand
         this.template = Objects.requireNonNull(template, "template");
         this.expectReply = expectReply;
         setAsync(expectReply);
-        setRequiresReply(expectReply);
+        setRequiresReply(false);
+    }
+
+    /**
+     * Gateway: the type the reply payload is converted to (default {@code Object}).
+     *
+     * @param replyType the type
+     */
+    public void setReplyType(Class<?> replyType) {
+        this.replyType = Objects.requireNonNull(replyType, "replyType");
+    }
+
+    /**
+     * Gateway: how long to wait for the reply (default: the template's reply timeout).
+     *
+     * @param replyTimeout the timeout
+     */
+    public void setReplyTimeout(@Nullable Duration replyTimeout) {
+        this.replyTimeout = replyTimeout;
+    }
+
+    /**
+     * Gateway: reply with the {@link SendResult} once acknowledged instead of waiting for the remote
+     * listener's answer (default false).
+     *
+     * @param acknowledgementOnly the flag
+     */
+    public void setAcknowledgementOnly(boolean acknowledgementOnly) {
+        this.acknowledgementOnly = acknowledgementOnly;
     }
 
     /**
@@ -122,6 +157,18 @@ public class ReliableUdpMessageHandler extends AbstractReplyProducingMessageHand
         headers.remove(MessageHeaders.REPLY_CHANNEL);
         headers.remove(MessageHeaders.ERROR_CHANNEL);
         Message<?> outbound = getMessageBuilderFactory().withPayload(requestMessage.getPayload()).copyHeaders(headers).build();
+        if (expectReply && !acknowledgementOnly) {
+            return template.sendAndReceive(outbound, replyType, replyTimeout).thenApply(reply -> {
+                if (reply == null) {
+                    return null;
+                }
+                Map<String, Object> replyHeaders = new LinkedHashMap<>(reply.getHeaders());
+                replyHeaders.remove(MessageHeaders.ID);
+                replyHeaders.remove(MessageHeaders.TIMESTAMP);
+                return getMessageBuilderFactory().withPayload(reply.getPayload()).copyHeaders(replyHeaders)
+                        .copyHeaders(requestMessage.getHeaders()).build();
+            });
+        }
         CompletableFuture<SendResult> future = template.send(outbound);
         if (expectReply) {
             return future.thenApply(r -> getMessageBuilderFactory().withPayload(r)

@@ -103,4 +103,37 @@ public class ReliableUdpMessageHandlerSpec extends MessageHandlerSpec<ReliableUd
         this.target.setSyncTimeout(timeout);
         return this;
     }
+
+    /**
+     * Gateway: the type the remote listener's reply is converted to.
+     *
+     * @param replyType the type
+     * @return the spec
+     */
+    public ReliableUdpMessageHandlerSpec replyType(Class<?> replyType) {
+        this.target.setReplyType(replyType);
+        return this;
+    }
+
+    /**
+     * Gateway: how long to wait for the reply.
+     *
+     * @param timeout the timeout
+     * @return the spec
+     */
+    public ReliableUdpMessageHandlerSpec replyTimeout(Duration timeout) {
+        this.target.setReplyTimeout(timeout);
+        return this;
+    }
+
+    /**
+     * Gateway: reply with the {@code SendResult} once acknowledged, not with the remote listener's answer.
+     *
+     * @param acknowledgementOnly the flag
+     * @return the spec
+     */
+    public ReliableUdpMessageHandlerSpec acknowledgementOnly(boolean acknowledgementOnly) {
+        this.target.setAcknowledgementOnly(acknowledgementOnly);
+        return this;
+    }
 }

@@ -2,6 +2,7 @@ package io.reliableudp.spring.listener;
 
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.backoff.BackOff;
 
 /** Holds the common settings of an endpoint. */
 public abstract class AbstractUdpListenerEndpoint implements UdpListenerEndpoint {
@@ -12,6 +13,36 @@ public abstract class AbstractUdpListenerEndpoint implements UdpListenerEndpoint
     private @Nullable Boolean autoStartup;
     private @Nullable UdpListenerErrorHandler errorHandler;
     private @Nullable String replyChannel;
+    private @Nullable BackOff backOff;
+    private @Nullable Integer concurrency;
+
+    @Override
+    public @Nullable BackOff getBackOff() {
+        return backOff;
+    }
+
+    /**
+     * Sets how a failed call is retried before the error handler.
+     *
+     * @param backOff the back off, or null for the factory's default
+     */
+    public void setBackOff(@Nullable BackOff backOff) {
+        this.backOff = backOff;
+    }
+
+    @Override
+    public @Nullable Integer getConcurrency() {
+        return concurrency;
+    }
+
+    /**
+     * Sets the concurrency of unordered channels.
+     *
+     * @param concurrency at least 1, or null for the factory's default
+     */
+    public void setConcurrency(@Nullable Integer concurrency) {
+        this.concurrency = concurrency;
+    }
 
     @Override
     public String getId() {

@@ -4,10 +4,12 @@ import io.micrometer.observation.ObservationRegistry;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.util.backoff.BackOff;
 
 /** The default container factory: shared executor, reply template, error handler and observations. */
 public class DefaultUdpListenerContainerFactory implements UdpListenerContainerFactory {
@@ -20,6 +22,39 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
     private @Nullable ReliableUdpListenerObservationConvention observationConvention;
     private boolean autoStartup = true;
     private java.time.Duration shutdownTimeout = java.time.Duration.ofSeconds(5);
+    private @Nullable ReliableUdpMessageMapper messageMapper;
+    private @Nullable BackOff backOff;
+    private int concurrency = 1;
+
+    /**
+     * Sets the default retry of failed listener calls (an endpoint's own wins).
+     *
+     * @param backOff the back off, or null for no retries
+     */
+    public void setBackOff(@Nullable BackOff backOff) {
+        this.backOff = backOff;
+    }
+
+    /**
+     * Sets the default concurrency of unordered channels (an endpoint's own wins).
+     *
+     * @param concurrency at least 1
+     */
+    public void setConcurrency(int concurrency) {
+        if (concurrency < 1) {
+            throw new IllegalArgumentException("concurrency must be >= 1, was " + concurrency);
+        }
+        this.concurrency = concurrency;
+    }
+
+    /**
+     * Sets the message mapper of the containers (default: the reply template's, else the default mapper).
+     *
+     * @param messageMapper the mapper, or null for the default
+     */
+    public void setMessageMapper(@Nullable ReliableUdpMessageMapper messageMapper) {
+        this.messageMapper = messageMapper;
+    }
 
     /**
      * Sets how long a stopping container waits for the messages it already took.
@@ -121,6 +156,15 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
         UdpMessageListenerContainer container = new UdpMessageListenerContainer(endpoint, endpoint.createHandler(methodFactory),
                 n, e, replyTemplate, errorHandler);
         container.setShutdownTimeout(shutdownTimeout);
+        if (endpoint.getBackOff() == null) {
+            container.setBackOff(backOff);
+        }
+        if (endpoint.getConcurrency() == null) {
+            container.setConcurrency(concurrency);
+        }
+        if (messageMapper != null) {
+            container.setMessageMapper(messageMapper);
+        }
         container.setObservationRegistry(observationRegistry);
         container.setObservationConvention(observationConvention);
         container.setAutoStartup(endpoint.getAutoStartup() != null ? endpoint.getAutoStartup() : autoStartup);

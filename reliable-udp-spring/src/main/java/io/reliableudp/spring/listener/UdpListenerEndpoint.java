@@ -3,6 +3,7 @@ package io.reliableudp.spring.listener;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.util.backoff.BackOff;
 
 /** What a listener container is built from: filters, options and the handler. */
 public interface UdpListenerEndpoint {
@@ -24,6 +25,16 @@ public interface UdpListenerEndpoint {
 
     /** The channel replies go out on (name or index), or null for the channel the message came on. */
     @Nullable String getReplyChannel();
+
+    /** How a failed call is retried before the error handler, or null for the factory's default. */
+    default @Nullable BackOff getBackOff() {
+        return null;
+    }
+
+    /** Concurrent messages per (peer, channel) on unordered channels, or null for the factory's default. */
+    default @Nullable Integer getConcurrency() {
+        return null;
+    }
 
     /**
      * Creates the handler.

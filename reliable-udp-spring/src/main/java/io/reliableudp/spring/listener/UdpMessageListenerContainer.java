@@ -5,7 +5,9 @@ import io.micrometer.observation.ObservationRegistry;
 import io.reliableudp.spring.core.InboundUdpMessage;
 import io.reliableudp.spring.core.InboundUdpMessageSubscriber;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
+import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.SendResult;
 import io.reliableudp.spring.core.UdpChannel;
 import io.reliableudp.spring.observation.DefaultReliableUdpListenerObservationConvention;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
@@ -14,9 +16,10 @@ import io.reliableudp.spring.observation.ReliableUdpReceiverContext;
 import io.reliableudp.spring.support.Envelope;
 import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.spring.support.EnvelopeException;
-import io.reliableudp.spring.support.InboundMessages;
 import io.reliableudp.spring.support.KeyedSerialExecutor;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
+import io.reliableudp.spring.support.UdpTypeNotTrustedException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashSet;
@@ -24,8 +27,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,29 +41,46 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
 
 /**
- * Connects one listener to the node: takes the messages its channel and peer filters accept, and runs
- * the listener on the executor (virtual threads by default) one message at a time per (peer, channel),
- * so an ordered channel reaches the listener in order. The receive thread never waits for a listener.
+ * The one inbound pipeline from the node to a listener (an annotated method, a programmatic handler, or
+ * a Spring Integration inbound adapter, which wraps a container as Spring AMQP's
+ * {@code AmqpInboundChannelAdapter} does): it takes the messages its channel and peer filters accept,
+ * decodes the envelope, builds the message with the {@link ReliableUdpMessageMapper}, and runs the
+ * handler on the executor (virtual threads by default) one message at a time per (peer, channel), so an
+ * ordered channel reaches the handler in order, inside a {@code reliable.udp.process} observation. The
+ * receive thread never waits for a listener.
  *
- * <p>A listener exception is counted ({@link #getErrorCount()}), recorded on the observation, and handed
- * to the error handler (or logged when there is none); the container goes on. A non-null return value
- * (from the listener or the error handler) is sent back to the sender, on the reply channel or the
- * channel the message came on. A payload whose envelope is malformed is counted
- * ({@link #getMalformedCount()}) and logged, never passed on.
+ * <p>A request ({@code sendAndReceive}) is answered automatically with the same correlation id: the
+ * return value (null or void: an empty reply), on the reply channel or the channel the request came on.
+ * A listener exception is retried as the {@link #setBackOff back off} says, then counted
+ * ({@link #getErrorCount()}), recorded on the observation, and handed to the error handler, the
+ * recoverer (or logged when there is none); the container goes on. A non-null value returned by the
+ * error handler is the reply; otherwise a request gets an error reply (the requester's future fails with
+ * a {@code RemoteListenerException}). A one-way message's non-null return value is sent back as a plain
+ * message. On unordered channels up to {@link #setConcurrency concurrency} messages of one (peer,
+ * channel) run at once. A message whose type id is not trusted is refused ({@link #getRejectedTypeCount()}). A payload whose envelope is malformed is counted
+ * ({@link #getMalformedCount()}) and logged, never passed on. {@link #stop()} stops taking messages and
+ * waits for the ones in hand; an executor the container made itself is shut down then.
  */
 public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMessageSubscriber {
 
     private static final Log logger = LogFactory.getLog(UdpMessageListenerContainer.class);
+    private static final long NO_REQUEST = Long.MIN_VALUE;
 
     private final String id;
     private final ManagedReliableUdpNode node;
-    private final UdpMessageHandler handler;
-    private final KeyedSerialExecutor executor;
+    private volatile UdpMessageHandler handler;
+    private final @Nullable Executor givenExecutor;
+    private final Object lifecycleLock = new Object();
+    private @Nullable ExecutorService ownExecutor;
+    private volatile @Nullable KeyedSerialExecutor executor;
     private final Set<Integer> channels;
-    private final Set<String> peerNames = new HashSet<>();
-    private final Set<InetSocketAddress> peerAddresses = new HashSet<>();
+    private final Set<InetSocketAddress> peers;
     private final @Nullable ReliableUdpTemplate replyTemplate;
     private final @Nullable UdpListenerErrorHandler errorHandler;
     private final @Nullable String replyChannel;
@@ -63,6 +88,13 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     private final LongAdder errors = new LongAdder();
     private final LongAdder malformed = new LongAdder();
     private final LongAdder rejected = new LongAdder();
+    private final LongAdder rejectedTypes = new LongAdder();
+    private final LongAdder retries = new LongAdder();
+    private final AtomicInteger roundRobin = new AtomicInteger();
+    private final @Nullable ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
+    private volatile @Nullable BackOff backOff;
+    private volatile int concurrency = 1;
+    private ReliableUdpMessageMapper messageMapper;
     private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
     private @Nullable ReliableUdpListenerObservationConvention observationConvention;
     private boolean autoStartup = true;
@@ -76,29 +108,30 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
      * @param endpoint the endpoint (id, filters, reply channel, error handler)
      * @param handler the handler built from the endpoint
      * @param node the node
-     * @param executor runs the handler (one task at a time per peer and channel)
+     * @param executor runs the handler (one task at a time per peer and channel); null for a virtual
+     *     thread per task, made on {@link #start()} and shut down on {@link #stop()}
      * @param replyTemplate sends replies, or null to drop them (with a warning)
      * @param defaultErrorHandler used when the endpoint has none, or null to log
+     * @throws IllegalArgumentException when a channel or peer of the endpoint is unknown
      */
     public UdpMessageListenerContainer(UdpListenerEndpoint endpoint, UdpMessageHandler handler, ManagedReliableUdpNode node,
-            Executor executor, @Nullable ReliableUdpTemplate replyTemplate, @Nullable UdpListenerErrorHandler defaultErrorHandler) {
+            @Nullable Executor executor, @Nullable ReliableUdpTemplate replyTemplate, @Nullable UdpListenerErrorHandler defaultErrorHandler) {
         this.id = endpoint.getId();
         this.node = Objects.requireNonNull(node, "node");
         this.handler = Objects.requireNonNull(handler, "handler");
-        this.executor = new KeyedSerialExecutor(executor);
+        this.givenExecutor = executor;
         Set<Integer> indexes = new HashSet<>();
         for (String c : endpoint.getChannels()) {
             indexes.add(node.channels().resolve(c).index());
         }
         this.channels = Set.copyOf(indexes);
+        Set<InetSocketAddress> addresses = new HashSet<>();
         for (String p : endpoint.getPeers()) {
-            if (node.peerAddress(p) != null) {
-                peerNames.add(p);
-            } else {
-                peerAddresses.add(ManagedReliableUdpNode.parseAddress(p));
-            }
+            addresses.add(node.peerDirectory().parseTarget(p));
         }
+        this.peers = Set.copyOf(addresses);
         this.replyTemplate = replyTemplate;
+        this.messageMapper = replyTemplate != null ? replyTemplate.getMessageMapper() : ReliableUdpMessageMapper.createDefault();
         this.errorHandler = endpoint.getErrorHandler() != null ? endpoint.getErrorHandler() : defaultErrorHandler;
         this.replyChannel = endpoint.getReplyChannel();
         if (replyChannel != null) {
@@ -107,11 +140,48 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         if (endpoint.getAutoStartup() != null) {
             this.autoStartup = endpoint.getAutoStartup();
         }
+        this.backOff = endpoint.getBackOff();
+        if (endpoint.getConcurrency() != null) {
+            setConcurrency(endpoint.getConcurrency());
+        }
     }
 
     /** The listener id. */
     public String getId() {
         return id;
+    }
+
+    /** The node this container receives from. */
+    public ManagedReliableUdpNode getNode() {
+        return node;
+    }
+
+    /**
+     * Replaces the handler (e.g. by the Integration inbound adapter that wraps this container); only
+     * while the container is stopped.
+     *
+     * @param handler the handler
+     * @throws IllegalStateException when the container is running
+     */
+    public void setMessageHandler(UdpMessageHandler handler) {
+        if (running) {
+            throw new IllegalStateException("listener '" + id + "' is running; stop it before changing its handler");
+        }
+        this.handler = Objects.requireNonNull(handler, "handler");
+    }
+
+    /**
+     * Sets the message mapper (default: the reply template's, so the template and the container map alike).
+     *
+     * @param messageMapper the mapper
+     */
+    public void setMessageMapper(ReliableUdpMessageMapper messageMapper) {
+        this.messageMapper = Objects.requireNonNull(messageMapper, "messageMapper");
+    }
+
+    /** The message mapper. */
+    public ReliableUdpMessageMapper getMessageMapper() {
+        return messageMapper;
     }
 
     /**
@@ -165,6 +235,51 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         return malformed.sum();
     }
 
+    /**
+     * Sets how a failed listener call is retried before the error handler gets it (null: not retried).
+     * Retries run on the listener's thread and hold back the later messages of that serial queue: on an
+     * ordered channel, of that peer and channel.
+     *
+     * @param backOff Spring's {@code FixedBackOff}, {@code ExponentialBackOff} or any {@link BackOff}
+     */
+    public void setBackOff(@Nullable BackOff backOff) {
+        this.backOff = backOff;
+    }
+
+    /**
+     * Sets how many messages of one (peer, channel) may be handled at once on an unordered channel
+     * (reliable-unordered, unreliable); ordered and sequenced channels stay one at a time per peer and
+     * channel whatever this says. Default 1.
+     *
+     * @param concurrency at least 1
+     */
+    public void setConcurrency(int concurrency) {
+        if (concurrency < 1) {
+            throw new IllegalArgumentException("listener '" + id + "': concurrency must be >= 1, was " + concurrency);
+        }
+        this.concurrency = concurrency;
+    }
+
+    /** The retry back off, or null when failed calls are not retried. */
+    public @Nullable BackOff getBackOff() {
+        return backOff;
+    }
+
+    /** The concurrency of unordered channels. */
+    public int getConcurrency() {
+        return concurrency;
+    }
+
+    /** Retries of failed listener calls (each attempt after the first). */
+    public long getRetryCount() {
+        return retries.sum();
+    }
+
+    /** Messages refused before the listener because their type id was untrusted or their body did not convert to it. */
+    public long getRejectedTypeCount() {
+        return rejectedTypes.sum();
+    }
+
     /** Messages the executor refused (it was shut down). */
     public long getRejectedCount() {
         return rejected.sum();
@@ -178,16 +293,19 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         if (!channels.isEmpty() && !channels.contains(message.channel().index())) {
             return false;
         }
-        if (peerNames.isEmpty() && peerAddresses.isEmpty()) {
-            return true;
-        }
-        return (message.peerName() != null && peerNames.contains(message.peerName())) || peerAddresses.contains(message.address());
+        return peers.isEmpty() || peers.contains(message.address());
     }
 
     @Override
     public void onMessage(InboundUdpMessage message) {
+        KeyedSerialExecutor serial = executor;
+        if (serial == null) {
+            rejected.increment();
+            logger.warn("listener '" + id + "' dropped a message from " + message.address() + ": it is stopped");
+            return;
+        }
         try {
-            executor.execute(new Key(message.address(), message.channel().index()), () -> process(message));
+            serial.execute(new Key(message.address(), message.channel().index(), slot(message.channel())), () -> process(message));
         } catch (RejectedExecutionException e) {
             rejected.increment();
             logger.warn("listener '" + id + "' dropped a message from " + message.address() + ": its executor is shut down");
@@ -204,27 +322,81 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
                     + in.channel().name() + "': " + e.getMessage());
             return;
         }
-        Message<byte[]> message = InboundMessages.toMessage(in, envelope);
+        Message<?> message;
+        try {
+            message = messageMapper.toTypedMessage(in, envelope, classLoader);
+        } catch (UdpTypeNotTrustedException | IllegalStateException | MessageConversionException e) {
+            rejectedTypes.increment();
+            logger.warn("listener '" + id + "' refused a message from " + in.address() + " on channel '"
+                    + in.channel().name() + "': " + e.getMessage());
+            if (envelope.isRequest()) {
+                errorReply(in, envelope.correlationId(), e);
+            }
+            return;
+        }
         ReliableUdpReceiverContext context = new ReliableUdpReceiverContext(envelope.headers(), in, id);
         Observation observation = ReliableUdpObservation.LISTENER_OBSERVATION.observation(observationConvention,
                 DefaultReliableUdpListenerObservationConvention.INSTANCE, () -> context, observationRegistry);
         processed.increment();
         observation.observe(() -> {
             Object reply;
+            Exception failure = null;
             try {
-                reply = handler.handle(message);
+                reply = invokeWithRetries(message);
             } catch (Exception e) {
                 errors.increment();
                 observation.error(e);
+                failure = e;
                 reply = handleError(message, e);
             }
-            if (reply != null) {
-                reply(in, message, reply);
+            if (envelope.isRequest()) {
+                if (failure != null && reply == null) {
+                    errorReply(in, envelope.correlationId(), failure);
+                } else {
+                    reply(in, reply, envelope.correlationId());
+                }
+            } else if (reply != null) {
+                reply(in, reply, NO_REQUEST);
             }
         });
     }
 
-    private @Nullable Object handleError(Message<byte[]> message, Exception e) {
+    /**
+     * Runs the handler; a failure is retried as the back off says (sleeping on the listener's thread, so
+     * an ordered channel's later messages of that peer wait), until it stops or the container stops.
+     */
+    private @Nullable Object invokeWithRetries(Message<?> message) throws Exception {
+        BackOffExecution execution = null;
+        while (true) {
+            try {
+                return handler.handle(message);
+            } catch (Exception e) {
+                BackOff b = backOff;
+                if (b == null) {
+                    throw e;
+                }
+                if (execution == null) {
+                    execution = b.start();
+                }
+                long wait = execution.nextBackOff();
+                if (wait == BackOffExecution.STOP || !running) {
+                    throw e;
+                }
+                retries.increment();
+                if (logger.isDebugEnabled()) {
+                    logger.debug("listener '" + id + "' failed (" + e + "); retrying in " + wait + " ms");
+                }
+                try {
+                    Thread.sleep(Math.max(0, wait));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private @Nullable Object handleError(Message<?> message, Exception e) {
         ListenerExecutionFailedException failure = new ListenerExecutionFailedException(id, message, e);
         if (errorHandler == null) {
             logger.error("listener '" + id + "' failed on a message from " + message.getHeaders().get(ReliableUdpHeaders.PEER_ADDRESS), e);
@@ -238,10 +410,28 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         }
     }
 
-    private void reply(InboundUdpMessage in, Message<byte[]> request, Object reply) {
+    private void errorReply(InboundUdpMessage in, long correlationId, Throwable failure) {
         ReliableUdpTemplate template = replyTemplate;
         if (template == null) {
-            logger.warn("listener '" + id + "' returned a reply but no template is available to send it");
+            logger.warn("listener '" + id + "' cannot tell " + in.address() + " that its request failed: no reply template");
+            return;
+        }
+        String channel = replyChannel != null ? replyChannel : in.channel().name();
+        try {
+            template.sendErrorReply(in.peer(), channel, failure, correlationId).whenComplete((r, e) -> {
+                if (e != null) {
+                    logger.warn("error reply of listener '" + id + "' to " + in.address() + " failed: " + e.getMessage());
+                }
+            });
+        } catch (RuntimeException e) {
+            logger.error("listener '" + id + "' could not send its error reply to " + in.address(), e);
+        }
+    }
+
+    private void reply(InboundUdpMessage in, @Nullable Object reply, long correlationId) {
+        ReliableUdpTemplate template = replyTemplate;
+        if (template == null) {
+            logger.warn("listener '" + id + "' has a reply but no template is available to send it");
             return;
         }
         String channel = replyChannel != null ? replyChannel : in.channel().name();
@@ -259,19 +449,35 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         headers.remove(MessageHeaders.TIMESTAMP);
         final String replyOn = channel;
         try {
-            template.send(in.peer(), replyOn, payload, headers).whenComplete((r, e) -> {
+            CompletableFuture<SendResult> sent = correlationId == NO_REQUEST
+                    ? template.send(in.peer(), replyOn, Objects.requireNonNull(payload), headers)
+                    : template.sendReply(in.peer(), replyOn, payload, headers, correlationId);
+            sent.whenComplete((r, e) -> {
                 if (e != null) {
                     logger.warn("reply of listener '" + id + "' to " + in.address() + " failed: " + e.getMessage());
                 }
             });
         } catch (RuntimeException e) {
             logger.error("listener '" + id + "' could not send its reply to " + in.address() + " on '" + replyOn + "'", e);
+            if (correlationId != NO_REQUEST) {
+                errorReply(in, correlationId, e);
+            }
         }
     }
 
     @Override
     public void start() {
-        if (!running) {
+        synchronized (lifecycleLock) {
+            if (running) {
+                return;
+            }
+            Executor e = givenExecutor;
+            if (e == null) {
+                ExecutorService own = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("rudp-" + id + "-", 0).factory());
+                ownExecutor = own;
+                e = own;
+            }
+            executor = new KeyedSerialExecutor(e);
             running = true;
             node.addSubscriber(this);
         }
@@ -279,14 +485,37 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
 
     /**
      * Stops taking messages, then waits (up to the shutdown timeout) for the messages already taken to
-     * be handled, so none is dropped on the way out.
+     * be handled, so none is dropped on the way out; then shuts down the executor the container made.
      */
     @Override
     public void stop() {
-        running = false;
-        node.removeSubscriber(this);
-        if (!executor.awaitIdle(shutdownTimeout)) {
+        KeyedSerialExecutor serial;
+        ExecutorService own;
+        synchronized (lifecycleLock) {
+            running = false;
+            node.removeSubscriber(this);
+            serial = executor;
+            own = ownExecutor;
+            ownExecutor = null;
+        }
+        if (serial != null && !serial.awaitIdle(shutdownTimeout)) {
             logger.warn("listener '" + id + "' still had messages in hand after " + shutdownTimeout);
+        }
+        synchronized (lifecycleLock) {
+            if (!running) {
+                executor = null;
+            }
+        }
+        if (own != null) {
+            own.shutdown();
+            try {
+                if (!own.awaitTermination(1, TimeUnit.SECONDS)) {
+                    own.shutdownNow();
+                }
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                own.shutdownNow();
+            }
         }
     }
 
@@ -319,7 +548,16 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         return "UdpMessageListenerContainer[" + id + "]";
     }
 
-    private record Key(InetSocketAddress address, int channel) {
+    /** Which serial queue of a (peer, channel) a message joins: always 0 for ordered and sequenced channels. */
+    private int slot(UdpChannel channel) {
+        int n = concurrency;
+        if (n <= 1 || (channel.mode() != DeliveryMode.RELIABLE_UNORDERED && channel.mode() != DeliveryMode.UNRELIABLE)) {
+            return 0;
+        }
+        return Math.floorMod(roundRobin.getAndIncrement(), n);
+    }
+
+    private record Key(InetSocketAddress address, int channel, int slot) {
     }
 
     /**

@@ -15,8 +15,13 @@ import org.springframework.util.MimeTypeUtils;
  *
  * <pre>
  * byte 0      0xCE              magic
- * byte 1      0x01              envelope version
- * byte 2      content type code 0 none, 1 application/octet-stream, 2 text/plain;charset=UTF-8,
+ * byte 1      0x01 or 0x02      envelope version (2 only when one of the fields below is used)
+ * version 2 only:
+ *   byte      flags             bit 0 request (expects a reply), bit 1 reply, bit 2 error reply,
+ *                               bit 3 type id present; other bits 0
+ *   8 bytes   correlation id    big-endian, when request or reply
+ *   string    type id           when bit 3 (varint length + UTF-8, 1..255 bytes)
+ * byte        content type code 0 none, 1 application/octet-stream, 2 text/plain;charset=UTF-8,
  *                               3 application/json, 255 other: followed by a string (below)
  * varint      header count      (unsigned LEB128, at most 255 headers)
  * per header  key               string: varint byte length + UTF-8 (at most 255 bytes)
@@ -25,7 +30,9 @@ import org.springframework.util.MimeTypeUtils;
  * rest        body              the converter's bytes, to the end of the payload
  * </pre>
  *
- * A {@code byte[]} with no headers costs 5 bytes of envelope. Header values of other types are sent as
+ * A {@code byte[]} with no headers costs 4 bytes of envelope (version 1). A message without request,
+ * reply or type id is written as version 1, so a node of the previous release reads it; version 2 adds
+ * the flags byte, 8 bytes of correlation id and the type id. Header values of other types are sent as
  * their {@code toString()} when they are a {@link UUID} or a {@link MimeType}, and are left out otherwise.
  * Decoding never throws for any input except {@link EnvelopeException} with the reason.
  */
@@ -33,8 +40,19 @@ public final class EnvelopeCodec {
 
     /** First byte of every envelope. */
     public static final int MAGIC = 0xCE;
-    /** Envelope version written by this codec. */
+    /** Envelope version of a message without request/reply or type id (what the previous release wrote). */
     public static final int VERSION = 1;
+    /** Envelope version with flags, correlation id and type id. */
+    public static final int VERSION_2 = 2;
+    /** Flag: a request; the receiver answers with a reply of the same correlation id. */
+    public static final int FLAG_REQUEST = 1;
+    /** Flag: a reply to the request of the same correlation id. */
+    public static final int FLAG_REPLY = 2;
+    /** Flag (with {@link #FLAG_REPLY}): the listener failed; the type id is the exception's class name, the body its message. */
+    public static final int FLAG_ERROR = 4;
+    private static final int FLAG_TYPE = 8;
+    private static final int KNOWN_FLAGS = FLAG_REQUEST | FLAG_REPLY | FLAG_ERROR | FLAG_TYPE;
+    private static final int MAX_TYPE_ID_BYTES = 255;
 
     private static final int MAX_HEADERS = 255;
     private static final int MAX_KEY_BYTES = 255;
@@ -60,9 +78,43 @@ public final class EnvelopeCodec {
      * @return the payload to send
      */
     public static byte[] encode(@Nullable MimeType contentType, Map<String, ?> headers, byte[] body) {
+        return encode(contentType, headers, body, 0, 0, null);
+    }
+
+    /**
+     * Encodes an envelope with the fields of version 2 (version 1 when flags is 0 and there is no type id).
+     *
+     * @param contentType the body's content type, or null
+     * @param headers headers to carry; values of types that cannot be carried are left out
+     * @param body the body bytes
+     * @param flags {@link #FLAG_REQUEST}, {@link #FLAG_REPLY}, {@link #FLAG_REPLY} | {@link #FLAG_ERROR}, or 0
+     * @param correlationId the request's id (written with a request or reply flag)
+     * @param typeId the payload's type id (1..255 UTF-8 bytes), or null
+     * @return the payload to send
+     * @throws EnvelopeException when the flags or the type id are not allowed
+     */
+    public static byte[] encode(@Nullable MimeType contentType, Map<String, ?> headers, byte[] body, int flags,
+            long correlationId, @Nullable String typeId) {
+        checkFlags(flags);
         ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + 16 + headers.size() * 24);
         out.write(MAGIC);
-        out.write(VERSION);
+        if (flags == 0 && typeId == null) {
+            out.write(VERSION);
+        } else {
+            out.write(VERSION_2);
+            out.write(flags | (typeId != null ? FLAG_TYPE : 0));
+            if ((flags & (FLAG_REQUEST | FLAG_REPLY)) != 0) {
+                writeLong(out, correlationId);
+            }
+            if (typeId != null) {
+                byte[] t = typeId.getBytes(StandardCharsets.UTF_8);
+                if (t.length == 0 || t.length > MAX_TYPE_ID_BYTES) {
+                    throw new EnvelopeException("a type id must have 1.." + MAX_TYPE_ID_BYTES + " bytes, had " + t.length);
+                }
+                writeVarint(out, t.length);
+                out.writeBytes(t);
+            }
+        }
         int code = contentTypeCode(contentType);
         out.write(code);
         if (code == 255) {
@@ -115,10 +167,34 @@ public final class EnvelopeCodec {
      * @throws EnvelopeException when the payload starts like an envelope but is malformed
      */
     public static Envelope decode(byte[] payload) {
-        if (payload.length < 4 || (payload[0] & 0xFF) != MAGIC || payload[1] != VERSION) {
+        if (payload.length < 4 || (payload[0] & 0xFF) != MAGIC || (payload[1] != VERSION && payload[1] != VERSION_2)) {
             return new Envelope(null, Map.of(), payload, false);
         }
         Reader r = new Reader(payload, 2);
+        int flags = 0;
+        long correlationId = 0;
+        String typeId = null;
+        if (payload[1] == VERSION_2) {
+            flags = r.u8();
+            if ((flags & ~KNOWN_FLAGS) != 0) {
+                throw new EnvelopeException("unknown envelope flags " + Integer.toHexString(flags));
+            }
+            try {
+                checkFlags(flags & ~FLAG_TYPE);
+            } catch (EnvelopeException e) {
+                throw new EnvelopeException("malformed envelope flags: " + e.getMessage());
+            }
+            if ((flags & (FLAG_REQUEST | FLAG_REPLY)) != 0) {
+                correlationId = r.int64();
+            }
+            if ((flags & FLAG_TYPE) != 0) {
+                typeId = r.string(MAX_TYPE_ID_BYTES);
+                if (typeId.isEmpty()) {
+                    throw new EnvelopeException("empty type id");
+                }
+            }
+            flags &= ~FLAG_TYPE;
+        }
         int code = r.u8();
         MimeType contentType = switch (code) {
             case 0 -> null;
@@ -149,7 +225,30 @@ public final class EnvelopeCodec {
         }
         byte[] body = new byte[payload.length - r.pos];
         System.arraycopy(payload, r.pos, body, 0, body.length);
-        return new Envelope(contentType, headers, body, true);
+        return new Envelope(contentType, headers, body, true, flags, correlationId, typeId);
+    }
+
+    /**
+     * Whether a payload is a reply (version 2 with the reply flag), read from its first three bytes
+     * without decoding or allocating: the receive thread routes replies to the template with it.
+     *
+     * @param payload a received payload
+     * @return true for a reply
+     */
+    public static boolean isReply(byte[] payload) {
+        return payload.length >= 3 && (payload[0] & 0xFF) == MAGIC && payload[1] == VERSION_2 && (payload[2] & FLAG_REPLY) != 0;
+    }
+
+    private static void checkFlags(int flags) {
+        if ((flags & ~(FLAG_REQUEST | FLAG_REPLY | FLAG_ERROR)) != 0) {
+            throw new EnvelopeException("unknown flags " + Integer.toHexString(flags));
+        }
+        if ((flags & FLAG_REQUEST) != 0 && (flags & FLAG_REPLY) != 0) {
+            throw new EnvelopeException("a message is a request or a reply, not both");
+        }
+        if ((flags & FLAG_ERROR) != 0 && (flags & FLAG_REPLY) == 0) {
+            throw new EnvelopeException("the error flag needs the reply flag");
+        }
     }
 
     private static MimeType parseMime(String text) {

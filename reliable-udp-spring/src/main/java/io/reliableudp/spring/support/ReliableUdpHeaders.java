@@ -27,6 +27,24 @@ public final class ReliableUdpHeaders {
     /** Inbound: the channel's 16-bit message id ({@link Integer}). */
     public static final String MESSAGE_ID = PREFIX + "messageId";
 
+    /**
+     * Inbound: the type id the sender named ({@link UdpTypeMapper}); taken from the envelope's type
+     * field, so it says what the sender claims, resolved only through the mappings and trusted packages.
+     */
+    public static final String TYPE_ID = PREFIX + "typeId";
+
+    /** Inbound: the correlation id ({@link Long}) of a request; its reply carries it back automatically. */
+    public static final String CORRELATION_ID = PREFIX + "correlationId";
+
+    /** Dead letter: the id of the listener that failed on the message. */
+    public static final String DLT_LISTENER_ID = PREFIX + "dlt_listenerId";
+
+    /** Dead letter: the class name of the exception the listener threw. */
+    public static final String DLT_EXCEPTION_CLASS = PREFIX + "dlt_exceptionClass";
+
+    /** Dead letter: the message of the exception the listener threw. */
+    public static final String DLT_EXCEPTION_MESSAGE = PREFIX + "dlt_exceptionMessage";
+
     /** Outbound ({@code send(Message)}): the peer to send to, a configured name, a {@code host:port} or an address. */
     public static final String PEER = PREFIX + "peer";
 

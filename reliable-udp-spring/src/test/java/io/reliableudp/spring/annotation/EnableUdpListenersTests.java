@@ -67,7 +67,7 @@ class EnableUdpListenersTests {
                 DefaultMessageHandlerMethodFactory methodFactory = new DefaultMessageHandlerMethodFactory();
                 methodFactory.afterPropertiesSet();
                 SimpleUdpListenerEndpoint endpoint = new SimpleUdpListenerEndpoint("programmatic", m -> {
-                    programmatic.add(new String(m.getPayload(), StandardCharsets.UTF_8));
+                    programmatic.add(new String((byte[]) m.getPayload(), StandardCharsets.UTF_8));
                     return null;
                 });
                 endpoint.setChannels(List.of("2"));

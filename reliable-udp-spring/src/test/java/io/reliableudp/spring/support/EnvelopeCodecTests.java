@@ -87,7 +87,7 @@ class EnvelopeCodecTests {
             random.nextBytes(data);
             if (data.length > 2 && random.nextBoolean()) {
                 data[0] = (byte) 0xCE;
-                data[1] = 1;
+                data[1] = (byte) (1 + random.nextInt(2));
             }
             try {
                 Envelope e = EnvelopeCodec.decode(data);
@@ -96,6 +96,52 @@ class EnvelopeCodecTests {
                 // a counted, logged rejection in the containers
             }
         }
+    }
+
+    @Test
+    void versionTwoCarriesFlagsCorrelationIdAndTypeIdAndIsOnlyWrittenWhenUsed() {
+        byte[] request = EnvelopeCodec.encode(MimeTypeUtils.APPLICATION_JSON, Map.of(), "{}".getBytes(StandardCharsets.UTF_8),
+                EnvelopeCodec.FLAG_REQUEST, 0x0102030405060708L, "pos");
+        // magic, version 2, flags request|type, correlation id, type id "pos", json, 0 headers, body
+        assertThat(HexFormat.of().formatHex(request)).isEqualTo("ce02" + "09" + "0102030405060708" + "03706f73" + "03" + "00" + "7b7d");
+        Envelope e = EnvelopeCodec.decode(request);
+        assertThat(e.isRequest()).isTrue();
+        assertThat(e.isReply()).isFalse();
+        assertThat(e.correlationId()).isEqualTo(0x0102030405060708L);
+        assertThat(e.typeId()).isEqualTo("pos");
+        assertThat(e.flags()).isEqualTo(EnvelopeCodec.FLAG_REQUEST);
+        assertThat(EnvelopeCodec.isReply(request)).isFalse();
+
+        byte[] error = EnvelopeCodec.encode(null, Map.of(), new byte[0], EnvelopeCodec.FLAG_REPLY | EnvelopeCodec.FLAG_ERROR, -1L, null);
+        assertThat(EnvelopeCodec.isReply(error)).isTrue();
+        Envelope r = EnvelopeCodec.decode(error);
+        assertThat(r.isReply()).isTrue();
+        assertThat(r.isError()).isTrue();
+        assertThat(r.correlationId()).isEqualTo(-1L);
+        assertThat(r.typeId()).isNull();
+
+        // without any of them the previous release's version 1 is written, byte for byte
+        assertThat(EnvelopeCodec.encode(null, Map.of(), new byte[] {5}, 0, 99, null))
+                .containsExactly(EnvelopeCodec.encode(null, Map.of(), new byte[] {5}));
+        assertThat(EnvelopeCodec.isReply(EnvelopeCodec.encode(null, Map.of(), new byte[0]))).isFalse();
+    }
+
+    @Test
+    void contradictoryOrUnknownFlagsAreRejected() {
+        assertThatThrownBy(() -> EnvelopeCodec.encode(null, Map.of(), new byte[0], EnvelopeCodec.FLAG_REQUEST | EnvelopeCodec.FLAG_REPLY, 1, null))
+                .isInstanceOf(EnvelopeException.class).hasMessageContaining("not both");
+        assertThatThrownBy(() -> EnvelopeCodec.encode(null, Map.of(), new byte[0], EnvelopeCodec.FLAG_ERROR, 1, null))
+                .isInstanceOf(EnvelopeException.class).hasMessageContaining("reply flag");
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 2, 0x10, 0, 0})).isInstanceOf(EnvelopeException.class)
+                .hasMessageContaining("flags");
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
+                .isInstanceOf(EnvelopeException.class).hasMessageContaining("not both");
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 2, 1, 0, 0})).isInstanceOf(EnvelopeException.class)
+                .hasMessageContaining("truncated");
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 2, 8, 0, 0, 0})).isInstanceOf(EnvelopeException.class)
+                .hasMessageContaining("type id");
+        // an unknown future version stays a raw payload, as before
+        assertThat(EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 3, 0, 0}).enveloped()).isFalse();
     }
 
     @Test

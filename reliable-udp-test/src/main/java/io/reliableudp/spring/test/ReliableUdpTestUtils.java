@@ -55,9 +55,7 @@ public final class ReliableUdpTestUtils {
      */
     public static Peer awaitConnected(ManagedReliableUdpNode node, String peer, Duration timeout)
             throws TimeoutException, InterruptedException {
-        InetSocketAddress configured = node.peerAddress(peer);
-        InetSocketAddress address = configured != null ? configured : UdpAddresses.parse(peer);
-        return awaitConnected(node, address, timeout);
+        return awaitConnected(node, node.peerDirectory().parseTarget(peer), timeout);
     }
 
     /**

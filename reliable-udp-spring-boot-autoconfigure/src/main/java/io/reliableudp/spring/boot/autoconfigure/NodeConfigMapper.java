@@ -5,7 +5,7 @@ import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.message.MessageConfig;
-import io.reliableudp.spring.core.ManagedReliableUdpNode;
+import io.reliableudp.spring.core.UdpAddresses;
 import io.reliableudp.transport.NodeConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -157,7 +157,7 @@ final class NodeConfigMapper {
             }
             InetSocketAddress address;
             try {
-                address = ManagedReliableUdpNode.parseAddress(peer.address());
+                address = UdpAddresses.parse(peer.address());
             } catch (IllegalArgumentException e) {
                 throw new InvalidReliableUdpPropertyException(property, peer.address(), e.getMessage(),
                         "write host:port (or [IPv6]:port), e.g. 127.0.0.1:40000");

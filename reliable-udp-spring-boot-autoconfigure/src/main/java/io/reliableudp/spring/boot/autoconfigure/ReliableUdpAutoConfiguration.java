@@ -8,13 +8,20 @@ import io.reliableudp.spring.core.ReconnectPolicy;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.UdpChannels;
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory;
 import io.reliableudp.spring.listener.UdpListenerErrorHandler;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
 import io.reliableudp.spring.observation.ReliableUdpTemplateObservationConvention;
+import io.reliableudp.spring.support.DefaultUdpHeaderMapper;
 import io.reliableudp.spring.support.ReliableUdpMessageConverters;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
+import io.reliableudp.spring.support.UdpHeaderMapper;
+import io.reliableudp.spring.support.UdpTypeMapper;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.ReliableUdpNode;
+import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -39,6 +46,8 @@ import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
 import org.springframework.messaging.converter.CompositeMessageConverter;
 import org.springframework.messaging.converter.JacksonJsonMessageConverter;
 import org.springframework.messaging.converter.MessageConverter;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -53,7 +62,7 @@ import tools.jackson.databind.json.JsonMapper;
         "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @ConditionalOnClass(ReliableUdpNode.class)
 @ConditionalOnBooleanProperty(name = "reliable-udp.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(ReliableUdpProperties.class)
+@EnableConfigurationProperties({ ReliableUdpProperties.class, ReliableUdpTypeProperties.class })
 @Import({ ReliableUdpAutoConfiguration.JsonConverterConfiguration.class, ReliableUdpAutoConfiguration.PlainConverterConfiguration.class,
         ReliableUdpAutoConfiguration.ListenerConfiguration.class })
 public final class ReliableUdpAutoConfiguration {
@@ -125,12 +134,13 @@ public final class ReliableUdpAutoConfiguration {
         return scheduler != null ? scheduler : own.getIfAvailable();
     }
 
+    /**
+     * The named peers ({@code reliable-udp.peers.*}) and their reconnect backoff: the node uses it, and
+     * metrics, health and the endpoint read peer names from it.
+     */
     @Bean
     @ConditionalOnMissingBean
-    ManagedReliableUdpNode reliableUdpNode(NodeConfig config, ReliableUdpNodeFactory factory, UdpChannels channels,
-            ReliableUdpProperties properties, ApplicationEventPublisher publisher,
-            @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor, ObjectProvider<TaskScheduler> schedulers,
-            @Qualifier(TASK_SCHEDULER_BEAN_NAME) ObjectProvider<TaskScheduler> ownScheduler) {
+    UdpPeerDirectory reliableUdpPeerDirectory(ReliableUdpProperties properties) {
         ReliableUdpProperties.Reconnect r = properties.reconnect();
         ReconnectPolicy policy;
         try {
@@ -145,34 +155,90 @@ public final class ReliableUdpAutoConfiguration {
             throw new InvalidReliableUdpPropertyException(property, null, e.getMessage(),
                     "use a positive initial backoff, a max backoff at least as long, and a multiplier within 1..100");
         }
+        Map<String, InetSocketAddress> peers = NodeConfigMapper.peers(properties);
+        try {
+            return new UdpPeerDirectory(peers, policy);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidReliableUdpPropertyException("reliable-udp.peers", null, e.getMessage(),
+                    "give each peer its own name (not 'other') and its own address");
+        }
+    }
+
+    /**
+     * The peer names metrics, health and the endpoint use: the unique {@link UdpPeerDirectory} bean,
+     * else the directories of the managed nodes among the node beans.
+     *
+     * @param directories the directory beans
+     * @param nodes the node beans
+     * @return the names
+     */
+    public static UdpPeerDirectory peerNames(ObjectProvider<UdpPeerDirectory> directories, Map<String, ReliableUdpNode> nodes) {
+        UdpPeerDirectory unique = directories.getIfUnique();
+        return unique != null ? unique : UdpPeerDirectory.namesOf(nodes.values());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ManagedReliableUdpNode reliableUdpNode(NodeConfig config, ReliableUdpNodeFactory factory, UdpChannels channels,
+            UdpPeerDirectory directory, ReliableUdpProperties properties, ApplicationEventPublisher publisher,
+            @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor, ObjectProvider<TaskScheduler> schedulers,
+            @Qualifier(TASK_SCHEDULER_BEAN_NAME) ObjectProvider<TaskScheduler> ownScheduler) {
         if (properties.drainTimeout().isNegative()) {
             throw new InvalidReliableUdpPropertyException("reliable-udp.drain-timeout", properties.drainTimeout().toString(),
                     "must be >= 0", "use 0 to close at once, or a duration such as 5s");
         }
-        ManagedReliableUdpNode node = new ManagedReliableUdpNode(config, factory, channels, NodeConfigMapper.peers(properties),
-                policy, properties.drainTimeout());
+        ManagedReliableUdpNode node = new ManagedReliableUdpNode(config, factory, channels, directory, properties.drainTimeout());
         node.setEventPublisher(publisher, executor);
         node.setTaskScheduler(scheduler(schedulers, ownScheduler));
         return node;
     }
 
+    /** The one message mapper of the template and the listener containers: converter, header mapper, type ids. */
+    @Bean
+    @ConditionalOnMissingBean
+    ReliableUdpMessageMapper reliableUdpMessageMapper(
+            @Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) MessageConverter converter,
+            ObjectProvider<UdpHeaderMapper> headerMapper, ReliableUdpTypeProperties types) {
+        Map<String, Class<?>> mappings = new java.util.LinkedHashMap<>();
+        types.mappings().forEach((id, className) -> {
+            try {
+                mappings.put(id, org.springframework.util.ClassUtils.forName(className.trim(), ReliableUdpAutoConfiguration.class.getClassLoader()));
+            } catch (ClassNotFoundException | LinkageError e) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.types.mappings." + id, className,
+                        "no such class", "name a class of the application, e.g. com.example.Position");
+            }
+        });
+        UdpTypeMapper typeMapper;
+        try {
+            typeMapper = new UdpTypeMapper(mappings, types.trustedPackages(), types.sendClassNames());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidReliableUdpPropertyException("reliable-udp.types.mappings", null, e.getMessage(),
+                    "map each class to one type id");
+        }
+        return new ReliableUdpMessageMapper(converter, headerMapper.getIfUnique(DefaultUdpHeaderMapper::new), typeMapper);
+    }
+
     @Bean
     @ConditionalOnMissingBean
     ReliableUdpTemplate reliableUdpTemplate(ManagedReliableUdpNode node, ReliableUdpProperties properties,
-            @Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) MessageConverter converter,
-            ObjectProvider<ObservationRegistry> observationRegistry,
+            ReliableUdpMessageMapper messageMapper, ObjectProvider<ObservationRegistry> observationRegistry,
             ObjectProvider<ReliableUdpTemplateObservationConvention> convention) {
         ReliableUdpTemplate template = new ReliableUdpTemplate(node);
-        template.setMessageConverter(converter);
+        template.setMessageMapper(messageMapper);
+        try {
+            template.setReplyTimeout(properties.template().replyTimeout());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidReliableUdpPropertyException("reliable-udp.template.reply-timeout",
+                    properties.template().replyTimeout().toString(), e.getMessage(), "use a positive duration such as 5s");
+        }
         ReliableUdpProperties.Template t = properties.template();
         if (t.defaultPeer() != null) {
-            if (node.peerAddress(t.defaultPeer()) == null) {
-                try {
-                    ManagedReliableUdpNode.parseAddress(t.defaultPeer());
-                } catch (IllegalArgumentException e) {
-                    throw new InvalidReliableUdpPropertyException("reliable-udp.template.default-peer", t.defaultPeer(),
-                            "neither a configured peer " + node.peerNames() + " nor host:port", "name a peer of reliable-udp.peers or write host:port");
-                }
+            try {
+                node.peerDirectory().parseTarget(t.defaultPeer());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.template.default-peer", t.defaultPeer(),
+                        "neither a configured peer " + node.peerDirectory().names() + " nor host:port",
+                        "name a peer of reliable-udp.peers or write host:port");
             }
             template.setDefaultPeer(t.defaultPeer());
         }
@@ -221,6 +287,29 @@ public final class ReliableUdpAutoConfiguration {
         }
     }
 
+    /** Bean name of a {@link BackOff} that replaces {@code reliable-udp.listener.retry.*} for every listener. */
+    public static final String LISTENER_BACK_OFF_BEAN_NAME = "reliableUdpListenerBackOff";
+
+    private static @Nullable BackOff listenerBackOff(ReliableUdpProperties.Listener listener) {
+        ReliableUdpProperties.Retry r = listener.retry();
+        if (r.maxRetries() <= 0) {
+            if (r.maxRetries() < 0) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.listener.retry.max-retries",
+                        Integer.toString(r.maxRetries()), "must be >= 0", "use 0 for no retries");
+            }
+            return null;
+        }
+        if (r.multiplier() < 1 || r.initialInterval().isNegative() || r.maxInterval().compareTo(r.initialInterval()) < 0) {
+            throw new InvalidReliableUdpPropertyException("reliable-udp.listener.retry", null,
+                    "needs multiplier >= 1, initial-interval >= 0, max-interval >= initial-interval",
+                    "e.g. initial-interval 100ms, multiplier 2, max-interval 10s");
+        }
+        ExponentialBackOff b = new ExponentialBackOff(r.initialInterval().toMillis(), r.multiplier());
+        b.setMaxInterval(r.maxInterval().toMillis());
+        b.setMaxAttempts(r.maxRetries());
+        return b;
+    }
+
     /** The {@code @UdpMessageListener} infrastructure. */
     @Configuration(proxyBeanMethods = false)
     @EnableUdpListeners
@@ -232,8 +321,14 @@ public final class ReliableUdpAutoConfiguration {
                 ReliableUdpTemplate template, ReliableUdpProperties properties,
                 @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor,
                 ObjectProvider<UdpListenerErrorHandler> errorHandler, ObjectProvider<ObservationRegistry> observationRegistry,
-                ObjectProvider<ReliableUdpListenerObservationConvention> convention) {
-            return new UdpListenerContainerFactoryConfigurer(node, template, executor, properties.listener(),
+                ObjectProvider<ReliableUdpListenerObservationConvention> convention,
+                @Qualifier(LISTENER_BACK_OFF_BEAN_NAME) ObjectProvider<BackOff> backOff) {
+            BackOff retry = backOff.getIfAvailable(() -> listenerBackOff(properties.listener()));
+            if (properties.listener().concurrency() < 1) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.listener.concurrency",
+                        Integer.toString(properties.listener().concurrency()), "must be >= 1", "use 1 (serial) or more");
+            }
+            return new UdpListenerContainerFactoryConfigurer(node, template, executor, properties.listener(), retry,
                     properties.drainTimeout(), errorHandler.getIfUnique(),
                     properties.listener().observationEnabled() ? observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP)
                             : ObservationRegistry.NOOP,

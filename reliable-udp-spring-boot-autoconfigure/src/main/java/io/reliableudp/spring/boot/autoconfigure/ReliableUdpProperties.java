@@ -191,12 +191,14 @@ public record ReliableUdpProperties(
      * @param defaultChannel Channel used when a send names none (a channel name; the channel with index 0 when unset).
      * @param defaultUnreliableChannel Channel used by sendUnreliable when none is named (the first unreliable channel when unset).
      * @param observationEnabled Whether sends are observed (Micrometer Observation) when an ObservationRegistry is available.
+     * @param replyTimeout How long sendAndReceive waits for the reply when no timeout is given.
      */
     public record Template(
             @Nullable String defaultPeer,
             @Nullable String defaultChannel,
             @Nullable String defaultUnreliableChannel,
-            @DefaultValue("true") boolean observationEnabled) {
+            @DefaultValue("true") boolean observationEnabled,
+            @DefaultValue("5s") Duration replyTimeout) {
     }
 
     /**
@@ -204,9 +206,28 @@ public record ReliableUdpProperties(
      *
      * @param autoStartup Whether listener containers start with the application context.
      * @param observationEnabled Whether listener invocations are observed (Micrometer Observation) when an ObservationRegistry is available.
+     * @param concurrency Messages of one peer and channel handled at once on an unordered channel (reliable-unordered, unreliable); ordered and sequenced channels stay one at a time per peer and channel.
+     * @param retry Retries of a failed listener call before its error handler (recoverer) gets it.
      */
     public record Listener(
             @DefaultValue("true") boolean autoStartup,
-            @DefaultValue("true") boolean observationEnabled) {
+            @DefaultValue("true") boolean observationEnabled,
+            @DefaultValue("1") int concurrency,
+            @DefaultValue Retry retry) {
+    }
+
+    /**
+     * Listener retries (exponential back off on the listener's thread; on an ordered channel a retry holds back that peer's later messages).
+     *
+     * @param maxRetries Retries after the first attempt (0 = none).
+     * @param initialInterval First wait between attempts.
+     * @param multiplier Growth of the wait per retry (1 = fixed).
+     * @param maxInterval Longest wait between attempts.
+     */
+    public record Retry(
+            @DefaultValue("0") int maxRetries,
+            @DefaultValue("100ms") Duration initialInterval,
+            @DefaultValue("2.0") double multiplier,
+            @DefaultValue("10s") Duration maxInterval) {
     }
 }

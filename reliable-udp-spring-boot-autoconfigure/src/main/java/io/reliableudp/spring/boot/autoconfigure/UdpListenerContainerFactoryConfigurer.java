@@ -9,11 +9,13 @@ import io.reliableudp.spring.observation.ReliableUdpListenerObservationConventio
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.backoff.BackOff;
 
 /**
  * Applies the auto-configuration's wiring to a {@link DefaultUdpListenerContainerFactory}: the node,
- * the listener executor, the reply template, the unique {@link UdpListenerErrorHandler} bean, the
- * {@code reliable-udp.listener.*} properties, the drain timeout and the observations. Inject it to build
+ * the listener executor, the reply template, the unique {@link UdpListenerErrorHandler} bean (the
+ * recoverer), the retry back off ({@code reliable-udp.listener.retry.*}, or the
+ * {@code reliableUdpListenerBackOff} bean), the concurrency, the {@code reliable-udp.listener.*} properties, the drain timeout and the observations. Inject it to build
  * a factory of your own that keeps that wiring (as Boot's {@code ConcurrentKafkaListenerContainerFactoryConfigurer}):
  *
  * <pre>{@code
@@ -32,18 +34,20 @@ public final class UdpListenerContainerFactoryConfigurer {
     private final ReliableUdpTemplate replyTemplate;
     private final Executor executor;
     private final ReliableUdpProperties.Listener listener;
+    private final @Nullable BackOff backOff;
     private final Duration shutdownTimeout;
     private final @Nullable UdpListenerErrorHandler errorHandler;
     private final ObservationRegistry observationRegistry;
     private final @Nullable ReliableUdpListenerObservationConvention observationConvention;
 
     UdpListenerContainerFactoryConfigurer(ManagedReliableUdpNode node, ReliableUdpTemplate replyTemplate, Executor executor,
-            ReliableUdpProperties.Listener listener, Duration shutdownTimeout, @Nullable UdpListenerErrorHandler errorHandler,
+            ReliableUdpProperties.Listener listener, @Nullable BackOff backOff, Duration shutdownTimeout, @Nullable UdpListenerErrorHandler errorHandler,
             ObservationRegistry observationRegistry, @Nullable ReliableUdpListenerObservationConvention observationConvention) {
         this.node = node;
         this.replyTemplate = replyTemplate;
         this.executor = executor;
         this.listener = listener;
+        this.backOff = backOff;
         this.shutdownTimeout = shutdownTimeout;
         this.errorHandler = errorHandler;
         this.observationRegistry = observationRegistry;
@@ -61,6 +65,8 @@ public final class UdpListenerContainerFactoryConfigurer {
         factory.setReplyTemplate(replyTemplate);
         factory.setErrorHandler(errorHandler);
         factory.setAutoStartup(listener.autoStartup());
+        factory.setConcurrency(listener.concurrency());
+        factory.setBackOff(backOff);
         factory.setShutdownTimeout(shutdownTimeout);
         factory.setObservationRegistry(observationRegistry);
         factory.setObservationConvention(observationConvention);

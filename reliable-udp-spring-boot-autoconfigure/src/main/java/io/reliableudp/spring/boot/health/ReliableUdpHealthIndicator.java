@@ -2,7 +2,7 @@ package io.reliableudp.spring.boot.health;
 
 import io.reliableudp.spring.core.UdpAddresses;
 import io.reliableudp.connection.DisconnectReason;
-import io.reliableudp.spring.boot.metrics.ConfiguredPeers;
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.transport.Peer;
 import io.reliableudp.transport.PeerState;
 import io.reliableudp.transport.PeerStats;
@@ -42,7 +42,7 @@ public final class ReliableUdpHealthIndicator implements HealthIndicator {
             "a configured peer is not connected or exceeds the RTT/loss thresholds");
 
     private final ReliableUdpNode node;
-    private final ConfiguredPeers names;
+    private final UdpPeerDirectory names;
     private final Duration maxRtt;
     private final double maxLoss;
     private final boolean expectEveryConfiguredPeer;
@@ -59,7 +59,7 @@ public final class ReliableUdpHealthIndicator implements HealthIndicator {
      *     (the application has one node); false to expect only the configured peers this node has
      *     already been connected to (several nodes: a peer name belongs to the node that used it)
      */
-    public ReliableUdpHealthIndicator(ReliableUdpNode node, ConfiguredPeers names,
+    public ReliableUdpHealthIndicator(ReliableUdpNode node, UdpPeerDirectory names,
             Duration maxRtt, double maxLoss, boolean expectEveryConfiguredPeer) {
         this.node = node;
         this.names = names;
@@ -78,8 +78,8 @@ public final class ReliableUdpHealthIndicator implements HealthIndicator {
         details.put("localAddress", UdpAddresses.format(node.localAddress()));
         int others = 0;
         for (Peer peer : node.peers()) {
-            String name = names.nameOf(peer.address());
-            if (ConfiguredPeers.OTHER.equals(name)) {
+            String name = names.tagName(peer.address());
+            if (UdpPeerDirectory.OTHER.equals(name)) {
                 others++;
             } else {
                 lastSeen.put(name, peer);

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * @param name Micrometer name
  * @param type how it is registered
  * @param baseUnit Micrometer base unit, or null
- * @param merge how values of several peers sharing one {@code peer} tag ({@value ConfiguredPeers#OTHER}) combine
+ * @param merge how values of several peers sharing one {@code peer} tag ({@value io.reliableudp.spring.core.UdpPeerDirectory#OTHER}) combine
  * @param description the meter's description
  */
 record MeterSpec(String name, Type type, @Nullable String baseUnit, Merge merge, String description) {

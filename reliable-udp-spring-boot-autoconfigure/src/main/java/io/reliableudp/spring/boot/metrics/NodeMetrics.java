@@ -1,5 +1,6 @@
 package io.reliableudp.spring.boot.metrics;
 
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -35,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * into cells the meters read, registers meters that appeared and removes meters whose peers went.
  *
  * <p>Peers are grouped by name: a configured peer is its own group; every other peer falls in the
- * group {@value ConfiguredPeers#OTHER}, whose counters are the sum over its peers (kept monotonic:
+ * group {@value io.reliableudp.spring.core.UdpPeerDirectory#OTHER}, whose counters are the sum over its peers (kept monotonic:
  * the last counts of a departed peer stay in the sum) and whose gauges merge as each
  * {@link MeterSpec.Merge} says. Not thread-safe: the owner serialises calls, except
  * {@link #onRttSample}, which the node calls on its receive thread for every RTT sample: it records
@@ -55,7 +56,7 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
     private final String nodeName;
     private final ReliableUdpNode node;
     private final MeterRegistry registry;
-    private final ConfiguredPeers names;
+    private final UdpPeerDirectory names;
     private final boolean expectEveryConfiguredPeer;
     private final MeterSet nodeMeters;
     private final Map<String, Group> groups = new TreeMap<>();
@@ -66,7 +67,7 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
     private final Function<String, Timer> newRttTimer = this::registerRttTimer;
     private volatile boolean closed;
 
-    NodeMetrics(String nodeName, ReliableUdpNode node, MeterRegistry registry, ConfiguredPeers names,
+    NodeMetrics(String nodeName, ReliableUdpNode node, MeterRegistry registry, UdpPeerDirectory names,
             boolean expectEveryConfiguredPeer) {
         this.nodeName = nodeName;
         this.node = node;
@@ -96,7 +97,7 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
         if (!(rttMillis >= 0) || closed) {
             return;
         }
-        Timer timer = rttTimer(names.nameOf(peer.address()));
+        Timer timer = rttTimer(names.tagName(peer.address()));
         if (timer != null) {
             timer.record((long) (rttMillis * 1e6), TimeUnit.NANOSECONDS);
         }
@@ -144,9 +145,9 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
         Map<String, List<Peer>> live = new TreeMap<>();
         if (open) {
             for (Peer peer : node.peers()) {
-                String name = names.nameOf(peer.address());
+                String name = names.tagName(peer.address());
                 live.computeIfAbsent(name, n -> new ArrayList<>()).add(peer);
-                if (!ConfiguredPeers.OTHER.equals(name)) {
+                if (!UdpPeerDirectory.OTHER.equals(name)) {
                     seenConfiguredPeers.add(name);
                 }
             }

@@ -1,5 +1,6 @@
 package io.reliableudp.spring.boot.metrics;
 
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.time.Duration;
@@ -24,7 +25,7 @@ import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
  * the packet layer takes, on its receive thread, from {@link #start()} to {@link #stop()}.
  *
  * <p>Tags are bounded: {@code node} is the node's bean name, {@code peer} the configured name of
- * the peer ({@code reliable-udp.peers.<name>.address}) or {@value ConfiguredPeers#OTHER} (the sum or
+ * the peer ({@code reliable-udp.peers.<name>.address}) or {@value io.reliableudp.spring.core.UdpPeerDirectory#OTHER} (the sum or
  * mean over all unnamed peers), {@code channel} the channel index.
  *
  * <p>A {@link SmartLifecycle}: starts after the nodes exist, stops (removing its meters) before
@@ -51,7 +52,7 @@ public final class ReliableUdpMetrics implements SmartLifecycle {
      * @param refreshInterval how often statistics are read
      * @param taskScheduler runs the refresh (the application's scheduler), or null for one of its own
      */
-    public ReliableUdpMetrics(MeterRegistry registry, Map<String, ReliableUdpNode> nodes, ConfiguredPeers names,
+    public ReliableUdpMetrics(MeterRegistry registry, Map<String, ReliableUdpNode> nodes, UdpPeerDirectory names,
             Duration refreshInterval, @Nullable TaskScheduler taskScheduler) {
         this.taskScheduler = taskScheduler;
         boolean single = nodes.size() == 1;

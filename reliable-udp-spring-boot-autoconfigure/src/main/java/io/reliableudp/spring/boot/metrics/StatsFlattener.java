@@ -1,5 +1,6 @@
 package io.reliableudp.spring.boot.metrics;
 
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.micrometer.core.instrument.Tags;
 import io.reliableudp.connection.DropReason;
 import io.reliableudp.connection.HandshakeFailure;
@@ -83,7 +84,7 @@ final class StatsFlattener {
         for (Map.Entry<String, Long> e : all.entrySet()) {
             String reason = label(e.getKey());
             if (++distinct > MAX_LABEL_VALUES) {
-                reason = ConfiguredPeers.OTHER;
+                reason = UdpPeerDirectory.OTHER;
             }
             v.counter(Key.of(spec, "reason", reason), e.getValue());
         }
@@ -117,7 +118,7 @@ final class StatsFlattener {
                 name = name.substring("num_".length()); // the C library's counter names: num_packets_sent...
             }
             if (++distinct > MAX_LABEL_VALUES) {
-                v.counter(Key.of(MeterSpec.PACKETS, "event", ConfiguredPeers.OTHER), e.getValue());
+                v.counter(Key.of(MeterSpec.PACKETS, "event", UdpPeerDirectory.OTHER), e.getValue());
             } else if (name.startsWith("fragments_")) {
                 v.counter(Key.of(MeterSpec.FRAGMENTS, "event", name.substring("fragments_".length())), e.getValue());
             } else if (name.startsWith("packets_")) {

@@ -117,6 +117,69 @@ class ReliableUdpAutoConfigurationTests {
     }
 
     @Test
+    void theTemplateAndTheContainersShareOneMessageMapperWithTheApplicationsHeaderMapper() {
+        io.reliableudp.spring.support.DefaultUdpHeaderMapper headers = new io.reliableudp.spring.support.DefaultUdpHeaderMapper();
+        runner.withBean(io.reliableudp.spring.support.UdpHeaderMapper.class, () -> headers).run(context -> {
+            io.reliableudp.spring.support.ReliableUdpMessageMapper mapper =
+                    context.getBean(io.reliableudp.spring.support.ReliableUdpMessageMapper.class);
+            assertThat(mapper.getHeaderMapper()).isSameAs(headers);
+            assertThat(context.getBean(io.reliableudp.spring.core.ReliableUdpTemplate.class).getMessageMapper()).isSameAs(mapper);
+            io.reliableudp.spring.listener.SimpleUdpListenerEndpoint endpoint =
+                    new io.reliableudp.spring.listener.SimpleUdpListenerEndpoint("shared", m -> null);
+            org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory methods =
+                    new org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory();
+            methods.afterPropertiesSet();
+            io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory factory = context.getBean(
+                    io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory.class);
+            assertThat(factory.createContainer(endpoint, methods).getMessageMapper()).isSameAs(mapper);
+            // the node's parts: the directory bean is the node's, metrics and health read it
+            assertThat(context.getBean(ManagedReliableUdpNode.class).peerDirectory())
+                    .isSameAs(context.getBean(io.reliableudp.spring.core.UdpPeerDirectory.class));
+        });
+    }
+
+    @Test
+    void globalRetryConcurrencyReplyTimeoutAndTypesComeFromProperties() {
+        runner.withPropertyValues("reliable-udp.listener.concurrency=3", "reliable-udp.listener.retry.max-retries=2",
+                "reliable-udp.listener.retry.initial-interval=7ms", "reliable-udp.template.reply-timeout=1500ms",
+                "reliable-udp.types.mappings.str=java.lang.StringBuilder").run(context -> {
+            io.reliableudp.spring.listener.SimpleUdpListenerEndpoint endpoint =
+                    new io.reliableudp.spring.listener.SimpleUdpListenerEndpoint("global", m -> null);
+            org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory methods =
+                    new org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory();
+            methods.afterPropertiesSet();
+            io.reliableudp.spring.listener.UdpMessageListenerContainer c = context.getBean(
+                    io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory.class).createContainer(endpoint, methods);
+            assertThat(c.getConcurrency()).isEqualTo(3);
+            org.springframework.util.backoff.BackOffExecution retry = java.util.Objects.requireNonNull(c.getBackOff()).start();
+            assertThat(retry.nextBackOff()).isEqualTo(7);
+            assertThat(retry.nextBackOff()).isEqualTo(14);
+            assertThat(retry.nextBackOff()).isEqualTo(org.springframework.util.backoff.BackOffExecution.STOP);
+            assertThat(context.getBean(io.reliableudp.spring.core.ReliableUdpTemplate.class).getReplyTimeout()).isEqualTo(Duration.ofMillis(1500));
+            assertThat(context.getBean(io.reliableudp.spring.support.ReliableUdpMessageMapper.class).getTypeMapper()
+                    .typeIdOf(new StringBuilder())).isEqualTo("str");
+        });
+        // a bean named reliableUdpListenerBackOff replaces the properties
+        org.springframework.util.backoff.FixedBackOff mine = new org.springframework.util.backoff.FixedBackOff(1, 1);
+        runner.withBean(ReliableUdpAutoConfiguration.LISTENER_BACK_OFF_BEAN_NAME, org.springframework.util.backoff.BackOff.class, () -> mine)
+                .run(context -> {
+                    io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory f = context.getBean(
+                            io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory.class);
+                    org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory methods =
+                            new org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory();
+                    methods.afterPropertiesSet();
+                    assertThat(f.createContainer(new io.reliableudp.spring.listener.SimpleUdpListenerEndpoint("b", m -> null), methods)
+                            .getBackOff()).isSameAs(mine);
+                });
+    }
+
+    @Test
+    void anUnknownMappedTypeOrABadConcurrencyNamesTheProperty() {
+        assertFailure("reliable-udp.types.mappings.pos", "reliable-udp.types.mappings.pos=com.example.NoSuchPosition");
+        assertFailure("reliable-udp.listener.concurrency", "reliable-udp.listener.concurrency=0");
+    }
+
+    @Test
     void listenerExecutorIsNotAnInjectionCandidateSoItLeavesBootsTaskExecutorAlone() {
         java.util.concurrent.Executor own = Runnable::run;
         runner.withBean("applicationTaskExecutor", java.util.concurrent.Executor.class, () -> own)
@@ -256,9 +319,9 @@ class ReliableUdpAutoConfigurationTests {
             runner.withPropertyValues("reliable-udp.peers.server.address=127.0.0.1:" + port, "reliable-udp.template.default-peer=server")
                     .run(client -> {
                         ManagedReliableUdpNode node = client.getBean(ManagedReliableUdpNode.class);
-                        assertThat(node.peerNames()).containsExactly("server");
+                        assertThat(node.peerDirectory().names()).containsExactly("server");
                         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> node.peers().size() == 1);
-                        assertThat(node.peerName(node.peers().iterator().next().address())).isEqualTo("server");
+                        assertThat(node.peerDirectory().nameOf(node.peers().iterator().next().address())).isEqualTo("server");
                     });
         });
     }

@@ -1,5 +1,6 @@
 package io.reliableudp.spring.boot.health;
 
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.boot.autoconfigure.health.ReliableUdpHealthContributorAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,8 +37,8 @@ class ReliableUdpHealthTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(ReliableUdpHealthContributorAutoConfiguration.class))
             .withBean("udp", ReliableUdpNode.class, () -> node)
-            .withPropertyValues("reliable-udp.peers.server.address=127.0.0.1:40000",
-                    "reliable-udp.health.max-rtt=200ms", "reliable-udp.health.max-loss=0.05");
+            .withBean(UdpPeerDirectory.class, () -> FakeNode.names("server", "127.0.0.1:40000"))
+            .withPropertyValues("reliable-udp.health.max-rtt=200ms", "reliable-udp.health.max-loss=0.05");
 
     @Test
     void upThenDegradedWhenThePeerIsKilledThenUpWhenItReturns() {

@@ -1,5 +1,6 @@
 package io.reliableudp.spring.boot.metrics;
 
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.spring.core.UdpRttSampleSource;
 import io.reliableudp.spring.core.UdpRttSampleSubscriber;
@@ -146,5 +147,19 @@ public class FakeNode implements ReliableUdpNode, UdpRttSampleSource {
     public synchronized void close() {
         open = false;
         peers.clear();
+    }
+
+    /**
+     * A directory of names only, as the starter's node has from {@code reliable-udp.peers.*}.
+     *
+     * @param namesAndAddresses name, {@code host:port}, name, {@code host:port}...
+     * @return the directory
+     */
+    public static UdpPeerDirectory names(String... namesAndAddresses) {
+        java.util.Map<String, java.net.InetSocketAddress> m = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < namesAndAddresses.length; i += 2) {
+            m.put(namesAndAddresses[i], io.reliableudp.spring.core.UdpAddresses.parse(namesAndAddresses[i + 1]));
+        }
+        return UdpPeerDirectory.of(m);
     }
 }

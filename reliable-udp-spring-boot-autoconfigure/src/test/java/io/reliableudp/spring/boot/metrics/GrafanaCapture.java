@@ -1,5 +1,6 @@
 package io.reliableudp.spring.boot.metrics;
 
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.reliableudp.link.LinkConditionerConfig;
@@ -62,7 +63,7 @@ public final class GrafanaCapture {
         Map<String, ReliableUdpNode> nodes = new LinkedHashMap<>();
         nodes.put("client", client);
         nodes.put("server", server);
-        ReliableUdpMetrics metrics = new ReliableUdpMetrics(registry, nodes, new ConfiguredPeers(names), Duration.ofHours(1), null);
+        ReliableUdpMetrics metrics = new ReliableUdpMetrics(registry, nodes, UdpPeerDirectory.of(names), Duration.ofHours(1), null);
         metrics.start(); // subscribes to the RTT samples; the refreshes below are made by hand
 
         LinkConditionerConfig impaired = new LinkConditionerConfig(40, 10, 0.03, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 11);

@@ -1,5 +1,6 @@
 package io.reliableudp.spring.boot.metrics;
 
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.boot.autoconfigure.metrics.ReliableUdpMetricsAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -39,10 +40,8 @@ class ReliableUdpMetricsTest {
             .withConfiguration(AutoConfigurations.of(ReliableUdpMetricsAutoConfiguration.class))
             .withBean("udp", ReliableUdpNode.class, () -> node)
             .withBean(MeterRegistry.class, () -> registry)
-            .withPropertyValues("reliable-udp.peers.server.address=127.0.0.1:40000",
-                    "reliable-udp.peers.backup.address=localhost:40009",
-                    "reliable-udp.peers.server.channels=ignored-by-metrics",
-                    "reliable-udp.metrics.refresh-interval=1h");
+            .withBean(UdpPeerDirectory.class, () -> FakeNode.names("server", "127.0.0.1:40000", "backup", "localhost:40009"))
+            .withPropertyValues("reliable-udp.metrics.refresh-interval=1h");
 
     @Test
     void everyDocumentedMeterExistsMovesWithTrafficAndNothingUndocumentedIsRegistered() throws Exception {
@@ -241,7 +240,7 @@ class ReliableUdpMetricsTest {
         node.connect(40000).traffic(3);
         node.connect(50000).traffic(3);
         ReliableUdpMetrics metrics = new ReliableUdpMetrics(prometheus, Map.of("udp", node),
-                new ConfiguredPeers(Map.of("server", new java.net.InetSocketAddress("127.0.0.1", 40000))),
+                UdpPeerDirectory.of(Map.of("server", new java.net.InetSocketAddress("127.0.0.1", 40000))),
                 Duration.ofSeconds(1), null);
         metrics.refresh();
         String scrape = prometheus.scrape();
@@ -266,7 +265,7 @@ class ReliableUdpMetricsTest {
         node.connect(40000);
         new ApplicationContextRunner().withConfiguration(boot)
                 .withBean("udp", ReliableUdpNode.class, () -> node)
-                .withPropertyValues("reliable-udp.peers.server.address=127.0.0.1:40000")
+                .withBean(UdpPeerDirectory.class, () -> FakeNode.names("server", "127.0.0.1:40000"))
                 .run(context -> {
                     assertThat(context).hasSingleBean(ReliableUdpMetrics.class);
                     MeterRegistry boots = context.getBean(MeterRegistry.class);
@@ -314,9 +313,6 @@ class ReliableUdpMetricsTest {
         runner.withPropertyValues("reliable-udp.metrics.refresh-interval=1ms")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
                         .hasMessageContaining("reliable-udp.metrics.refresh-interval"));
-        runner.withPropertyValues("reliable-udp.peers.bad.address=nohostport")
-                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                        .hasMessageContaining("reliable-udp.peers.bad.address"));
     }
 
     private Map<Meter.Id, Double> counterValues() {

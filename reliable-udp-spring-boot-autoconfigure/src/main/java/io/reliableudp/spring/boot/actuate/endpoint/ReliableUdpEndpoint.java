@@ -5,7 +5,7 @@ import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryMode;
-import io.reliableudp.spring.boot.metrics.ConfiguredPeers;
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.message.ChannelStats;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeStats;
@@ -54,7 +54,7 @@ public class ReliableUdpEndpoint {
     public static final String ID = "reliableudp";
 
     private final Map<String, ReliableUdpNode> nodes;
-    private final ConfiguredPeers names;
+    private final UdpPeerDirectory names;
     private final Map<String, LinkConditionerConfig> conditioners = new ConcurrentHashMap<>();
 
     /**
@@ -63,7 +63,7 @@ public class ReliableUdpEndpoint {
      * @param nodes the nodes by bean name
      * @param names the configured peer names
      */
-    public ReliableUdpEndpoint(Map<String, ReliableUdpNode> nodes, ConfiguredPeers names) {
+    public ReliableUdpEndpoint(Map<String, ReliableUdpNode> nodes, UdpPeerDirectory names) {
         this.nodes = new TreeMap<>(nodes);
         this.names = names;
     }
@@ -122,7 +122,7 @@ public class ReliableUdpEndpoint {
                 done.add(name);
             }
         });
-        return done.isEmpty() ? null : new DisconnectResult(names.nameOf(address), UdpAddresses.format(address), done);
+        return done.isEmpty() ? null : new DisconnectResult(names.tagName(address), UdpAddresses.format(address), done);
     }
 
     /**
@@ -243,7 +243,7 @@ public class ReliableUdpEndpoint {
                     c.messagesResent(), c.messagesReceived(), c.messagesDropped(), c.duplicatesDropped(),
                     c.queuedMessages(), c.queuedBytes()));
         }
-        return new PeerReport(names.nameOf(p.address()), UdpAddresses.format(p.address()), s.state(),
+        return new PeerReport(names.tagName(p.address()), UdpAddresses.format(p.address()), s.state(),
                 p.disconnectReason(), s.rttMillis(), s.rttMinMillis(), s.rttMaxMillis(), s.rttAvgMillis(),
                 s.jitterAvgVsMinMillis(), s.jitterMaxVsMinMillis(), s.jitterStddevMillis(),
                 Math.min(1.0, Math.max(0.0, s.packetLossPercent() / 100.0)),
@@ -302,7 +302,7 @@ public class ReliableUdpEndpoint {
     /**
      * One peer. Times in milliseconds, loss as a ratio 0..1, bandwidth in kilobits per second.
      *
-     * @param name configured name or {@value ConfiguredPeers#OTHER}
+     * @param name configured name or {@value io.reliableudp.spring.core.UdpPeerDirectory#OTHER}
      * @param address {@code host:port}
      * @param state connection state
      * @param disconnectReason why it ended, null while it has not
@@ -363,7 +363,7 @@ public class ReliableUdpEndpoint {
     /**
      * Response of the disconnect operation.
      *
-     * @param peer configured name or {@value ConfiguredPeers#OTHER}
+     * @param peer configured name or {@value io.reliableudp.spring.core.UdpPeerDirectory#OTHER}
      * @param address the peer's address
      * @param nodes the nodes that disconnected it
      */

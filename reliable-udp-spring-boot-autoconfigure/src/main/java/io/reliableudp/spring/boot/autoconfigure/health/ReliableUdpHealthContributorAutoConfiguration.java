@@ -1,9 +1,11 @@
 package io.reliableudp.spring.boot.autoconfigure.health;
 
+import io.reliableudp.spring.boot.autoconfigure.ReliableUdpAutoConfiguration;
 import io.reliableudp.spring.boot.health.ReliableUdpHealthIndicator;
-import io.reliableudp.spring.boot.metrics.ConfiguredPeers;
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -13,7 +15,6 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 
 /**
  * The {@code reliableUdp} health contributor: one {@link ReliableUdpHealthIndicator} for a single
@@ -31,16 +32,16 @@ public final class ReliableUdpHealthContributorAutoConfiguration {
     /**
      * The health of every node bean.
      *
+     * @param directories the peer directory beans (names of peers)
      * @param nodes node beans by name
      * @param properties thresholds
-     * @param environment where {@code reliable-udp.peers.*} is read
      * @return an indicator (one node) or a composite by bean name (several)
      */
     @Bean
     @ConditionalOnMissingBean(name = { "reliableUdpHealthIndicator", "reliableUdpHealthContributor" })
-    HealthContributor reliableUdpHealthContributor(Map<String, ReliableUdpNode> nodes,
-            ReliableUdpHealthProperties properties, Environment environment) {
-        ConfiguredPeers names = ConfiguredPeers.from(environment);
+    HealthContributor reliableUdpHealthContributor(Map<String, ReliableUdpNode> nodes, ObjectProvider<UdpPeerDirectory> directories,
+            ReliableUdpHealthProperties properties) {
+        UdpPeerDirectory names = ReliableUdpAutoConfiguration.peerNames(directories, nodes);
         if (nodes.size() == 1) {
             return new ReliableUdpHealthIndicator(nodes.values().iterator().next(), names, properties.maxRtt(), properties.maxLoss(), true);
         }

@@ -2,7 +2,7 @@ package io.reliableudp.spring.boot.autoconfigure.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reliableudp.spring.boot.autoconfigure.ReliableUdpAutoConfiguration;
-import io.reliableudp.spring.boot.metrics.ConfiguredPeers;
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.boot.metrics.ReliableUdpMetrics;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.util.Map;
@@ -14,7 +14,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 import org.springframework.scheduling.TaskScheduler;
 
 /**
@@ -35,19 +34,19 @@ public final class ReliableUdpMetricsAutoConfiguration {
      * The meters of every node bean, tagged with its bean name.
      *
      * @param registry the application's registry
+     * @param directories the peer directory beans (names of peers)
      * @param nodes the node beans by name
      * @param properties refresh interval
-     * @param environment where {@code reliable-udp.peers.*} is read
      * @param schedulers the application's schedulers
      * @param ownScheduler the starter's scheduler when the application has none
      * @return the publisher (a {@code SmartLifecycle})
      */
     @Bean
     @ConditionalOnMissingBean
-    ReliableUdpMetrics reliableUdpMetrics(MeterRegistry registry, Map<String, ReliableUdpNode> nodes,
-            ReliableUdpMetricsProperties properties, Environment environment, ObjectProvider<TaskScheduler> schedulers,
+    ReliableUdpMetrics reliableUdpMetrics(MeterRegistry registry, Map<String, ReliableUdpNode> nodes, ObjectProvider<UdpPeerDirectory> directories,
+            ReliableUdpMetricsProperties properties, ObjectProvider<TaskScheduler> schedulers,
             @Qualifier(ReliableUdpAutoConfiguration.TASK_SCHEDULER_BEAN_NAME) ObjectProvider<TaskScheduler> ownScheduler) {
-        return new ReliableUdpMetrics(registry, nodes, ConfiguredPeers.from(environment), properties.refreshInterval(),
+        return new ReliableUdpMetrics(registry, nodes, ReliableUdpAutoConfiguration.peerNames(directories, nodes), properties.refreshInterval(),
                 ReliableUdpAutoConfiguration.scheduler(schedulers, ownScheduler));
     }
 }

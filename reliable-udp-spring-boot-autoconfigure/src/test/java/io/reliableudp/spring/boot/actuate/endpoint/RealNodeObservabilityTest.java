@@ -89,7 +89,11 @@ class RealNodeObservabilityTest {
                             assertThat(counter(registry, "reliable.udp.packets", "event", "sent")).isPositive();
                             assertThat(counter(registry, "reliable.udp.packets", "event", "acked")).isPositive();
                             assertThat(counter(registry, "reliable.udp.peer.bytes", "direction", "sent")).isGreaterThan(200 * 100);
-                            assertThat(registry.get("reliable.udp.rtt").tag("peer", "server").timeGauge().value()).isPositive();
+                            // a loopback round trip can be 0 at the packet layer's time resolution (it failed
+                            // about one run in three on a loaded machine with isPositive): a sane value is asserted,
+                            // and that samples flow is the timer's count below
+                            assertThat(registry.get("reliable.udp.rtt").tag("peer", "server").timeGauge().value(TimeUnit.SECONDS))
+                                    .isGreaterThanOrEqualTo(0.0).isLessThan(1.0);
                             assertThat(registry.get("reliable.udp.rtt.samples").tag("peer", "server").timer().count()).isPositive();
                         });
                         assertThat(registry.get("reliable.udp.datagrams").tags("direction", "sent").functionCounter().count())

@@ -1,5 +1,6 @@
 package io.reliableudp.spring.boot.actuate.endpoint;
 
+import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.boot.autoconfigure.endpoint.ReliableUdpEndpointAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -45,8 +46,8 @@ class ReliableUdpEndpointTest {
             .withConfiguration(AutoConfigurations.of(ReliableUdpEndpointAutoConfiguration.class,
                     EndpointAutoConfiguration.class, JacksonEndpointAutoConfiguration.class))
             .withBean("udp", ReliableUdpNode.class, () -> node)
-            .withPropertyValues("reliable-udp.peers.server.address=127.0.0.1:40000",
-                    "management.endpoints.web.exposure.include=health,reliableudp");
+            .withBean(UdpPeerDirectory.class, () -> FakeNode.names("server", "127.0.0.1:40000"))
+            .withPropertyValues("management.endpoints.web.exposure.include=health,reliableudp");
 
     @Test
     void theReadJsonHasTheDocumentedShape() throws IOException {
@@ -167,7 +168,8 @@ class ReliableUdpEndpointTest {
                         EndpointAutoConfiguration.class, JacksonEndpointAutoConfiguration.class,
                         JmxAutoConfiguration.class, JmxEndpointAutoConfiguration.class))
                 .withBean("udp", ReliableUdpNode.class, () -> node)
-                .withPropertyValues("reliable-udp.peers.server.address=127.0.0.1:40000", "spring.jmx.enabled=true",
+                .withBean(UdpPeerDirectory.class, () -> FakeNode.names("server", "127.0.0.1:40000"))
+                .withPropertyValues("spring.jmx.enabled=true",
                         "management.endpoints.jmx.exposure.include=reliableudp",
                         "management.endpoints.jmx.unique-names=true");
     }

@@ -1,0 +1,62 @@
+package io.reliableudp.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The extractor takes the doc's marked snippets as written, and refuses a doc that cannot make the project. */
+class DocsAppGeneratorTests {
+
+    @Test
+    void takesEachMarkedBlockAsWrittenAndNothingElse() {
+        String md = """
+                Some text.
+
+                <!-- docs-app: pom.xml -->
+                ```xml
+                <project><version>1.0</version></project>
+                ```
+
+                ```java
+                // not marked: not part of the project
+                ```
+                <!-- docs-app: src/test/java/a/ATest.java -->
+
+                ```java
+                class ATest { }
+                ```
+                """;
+        Map<String, String> files = DocsAppGenerator.extract(md);
+        assertThat(files).containsOnlyKeys("pom.xml", "src/test/java/a/ATest.java");
+        assertThat(files.get("src/test/java/a/ATest.java")).isEqualTo("class ATest { }\n");
+        DocsAppGenerator.check(files, "1.0");
+        assertThatIllegalArgumentException().isThrownBy(() -> DocsAppGenerator.check(files, "2.0")).withMessageContaining("version 2.0");
+    }
+
+    @Test
+    void refusesMarkersWithoutBlocksRepeatedOrEscapingPaths() {
+        assertThatIllegalArgumentException().isThrownBy(() -> DocsAppGenerator.extract("<!-- docs-app: a.txt -->\ntext\n"))
+                .withMessageContaining("line 1").withMessageContaining("not followed by a code block");
+        assertThatIllegalArgumentException().isThrownBy(() -> DocsAppGenerator.extract(
+                "<!-- docs-app: a.txt -->\n```\nx\n```\n<!-- docs-app: a.txt -->\n```\ny\n```\n")).withMessageContaining("marked twice");
+        assertThatIllegalArgumentException().isThrownBy(() -> DocsAppGenerator.extract("<!-- docs-app: ../evil -->\n```\nx\n```\n"))
+                .withMessageContaining("relative path");
+        assertThatIllegalArgumentException().isThrownBy(() -> DocsAppGenerator.check(Map.of("pom.xml", "<version>1</version>"), "1"))
+                .withMessageContaining("no test");
+    }
+
+    @Test
+    void theRealDocMakesAProjectOfThisVersion() throws Exception {
+        Path doc = Path.of(System.getProperty("docs.file", "../docs/spring.md"));
+        Map<String, String> files = DocsAppGenerator.extract(Files.readString(doc, StandardCharsets.UTF_8));
+        DocsAppGenerator.check(files, System.getProperty("project.version", "0.1.0-SNAPSHOT"));
+        assertThat(files).containsKeys("pom.xml", "src/main/resources/application.yml");
+        assertThat(files.get("pom.xml")).contains("<artifactId>reliable-udp-spring-boot-starter</artifactId>")
+                .contains("<artifactId>reliable-udp-test</artifactId>");
+    }
+}

@@ -1,0 +1,422 @@
+package io.reliableudp.spring.core;
+
+import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.message.DeliveryException;
+import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.spring.observation.ReliableUdpObservation;
+import io.reliableudp.transport.Peer;
+import io.reliableudp.transport.PeerState;
+import io.reliableudp.transport.ReliableUdpNode;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledFuture;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.util.backoff.BackOffExecution;
+
+/**
+ * The peers of one node by name: which address a configured name ({@code reliable-udp.peers.<name>})
+ * stands for, what a peer is called in headers, logs, meters and the actuator endpoint, how a
+ * {@code host:port} target is read (through {@link UdpAddresses}, the one parser), and the connection
+ * of named peers: connected when the node starts, reconnected with the {@link ReconnectPolicy} after a
+ * failed handshake or a lost connection.
+ *
+ * <p>Names are fixed when the directory is built; metrics, health and the actuator endpoint read them
+ * from here rather than binding the properties again. A peer without a configured name is named by its
+ * {@code host:port} in headers ({@link #label}) and {@value #OTHER} in meter tags ({@link #tagName}).
+ *
+ * <p>Thread-safe. The reconnect state is per named peer, under that peer's lock.
+ */
+public final class UdpPeerDirectory {
+
+    /** The bounded name of every peer without a configured name (meter tags, health, observations). */
+    public static final String OTHER = ReliableUdpObservation.UNKNOWN_PEER;
+
+    private static final Log logger = LogFactory.getLog(UdpPeerDirectory.class);
+
+    private final Map<String, NamedPeer> byName;
+    private final Map<InetSocketAddress, String> byAddress;
+    private final Map<String, InetSocketAddress> addresses;
+    private final ReconnectPolicy reconnectPolicy;
+
+    private volatile @Nullable ReliableUdpNode node;
+    private volatile @Nullable TaskScheduler scheduler;
+
+    /**
+     * Builds the directory.
+     *
+     * @param peers configured name to address; a name must not be blank nor {@value #OTHER}, and two
+     *     names must not share an address
+     * @param reconnectPolicy the backoff of named peers
+     * @throws IllegalArgumentException naming the offending entry
+     */
+    public UdpPeerDirectory(Map<String, InetSocketAddress> peers, ReconnectPolicy reconnectPolicy) {
+        this.reconnectPolicy = Objects.requireNonNull(reconnectPolicy, "reconnectPolicy");
+        Map<String, NamedPeer> named = new LinkedHashMap<>();
+        Map<InetSocketAddress, String> reverse = new LinkedHashMap<>();
+        Map<String, InetSocketAddress> plain = new LinkedHashMap<>();
+        peers.forEach((name, address) -> {
+            if (name.isBlank() || OTHER.equals(name)) {
+                throw new IllegalArgumentException("a peer name must not be blank nor '" + OTHER + "', was '" + name + "'");
+            }
+            String previous = reverse.putIfAbsent(address, name);
+            if (previous != null) {
+                throw new IllegalArgumentException("peer '" + name + "' has the address " + UdpAddresses.format(address)
+                        + " of peer '" + previous + "'");
+            }
+            named.put(name, new NamedPeer(name, address));
+            plain.put(name, address);
+        });
+        this.byName = Collections.unmodifiableMap(named);
+        this.byAddress = Collections.unmodifiableMap(reverse);
+        this.addresses = Collections.unmodifiableMap(plain);
+    }
+
+    /**
+     * A directory without named peers (every peer is {@value #OTHER}).
+     *
+     * @return the empty directory
+     */
+    public static UdpPeerDirectory none() {
+        return new UdpPeerDirectory(Map.of(), ReconnectPolicy.DEFAULT);
+    }
+
+    /**
+     * A directory of names only (no node attached): for meters, health and endpoint tests.
+     *
+     * @param peers name to address
+     * @return the directory
+     */
+    public static UdpPeerDirectory of(Map<String, InetSocketAddress> peers) {
+        return new UdpPeerDirectory(peers, ReconnectPolicy.DEFAULT);
+    }
+
+    /**
+     * The names of the managed nodes among some nodes, in one directory (names only, no node attached):
+     * how metrics, health and the actuator endpoint name peers without binding the properties again. A
+     * name or address already taken by an earlier node is skipped.
+     *
+     * @param nodes the nodes (those that are not a {@link ManagedReliableUdpNode} name no peer)
+     * @return the directory
+     */
+    public static UdpPeerDirectory namesOf(Collection<? extends ReliableUdpNode> nodes) {
+        Map<String, InetSocketAddress> merged = new LinkedHashMap<>();
+        Set<InetSocketAddress> taken = new HashSet<>();
+        for (ReliableUdpNode n : nodes) {
+            if (n instanceof ManagedReliableUdpNode managed) {
+                managed.peerDirectory().byName().forEach((name, address) -> {
+                    if (!merged.containsKey(name) && taken.add(address)) {
+                        merged.put(name, address);
+                    }
+                });
+            }
+        }
+        return of(merged);
+    }
+
+    // ---- names
+
+    /** The configured names, in configuration order. */
+    public Set<String> names() {
+        return byName.keySet();
+    }
+
+    /** Name to address, in configuration order. */
+    public Map<String, InetSocketAddress> byName() {
+        return addresses;
+    }
+
+    /** True when no peer is named. */
+    public boolean isEmpty() {
+        return byName.isEmpty();
+    }
+
+    /**
+     * The configured name of the peer at an address.
+     *
+     * @param address the address
+     * @return the name, or null when no configured peer has that address
+     */
+    public @Nullable String nameOf(InetSocketAddress address) {
+        return byAddress.get(address);
+    }
+
+    /**
+     * The configured address of a name.
+     *
+     * @param name the name
+     * @return the address, or null
+     */
+    public @Nullable InetSocketAddress addressOf(String name) {
+        NamedPeer p = byName.get(name);
+        return p == null ? null : p.address;
+    }
+
+    /**
+     * How a peer is called in message headers and logs: its configured name, else its {@code host:port}.
+     *
+     * @param address the peer's address
+     * @return the label, never null
+     */
+    public String label(InetSocketAddress address) {
+        String name = byAddress.get(address);
+        return name != null ? name : UdpAddresses.format(address);
+    }
+
+    /**
+     * How a peer is called in meter tags, health details and observations: its configured name, else
+     * {@value #OTHER} (bounded cardinality).
+     *
+     * @param address the peer's address
+     * @return the tag value
+     */
+    public String tagName(InetSocketAddress address) {
+        String name = byAddress.get(address);
+        return name != null ? name : OTHER;
+    }
+
+    /**
+     * Reads a target as the template and the listener filters take it: a configured name, else
+     * {@code host:port} ({@code [v6]:port}).
+     *
+     * @param nameOrAddress the text
+     * @return the address (a name's configured address)
+     * @throws IllegalArgumentException when it is neither a name nor {@code host:port}
+     */
+    public InetSocketAddress parseTarget(String nameOrAddress) {
+        InetSocketAddress named = addressOf(nameOrAddress);
+        if (named != null) {
+            return named;
+        }
+        if (!UdpAddresses.looksLikeAddress(nameOrAddress)) {
+            throw new IllegalArgumentException("'" + nameOrAddress + "' is neither a configured peer name nor host:port"
+                    + " (configured peers: " + names() + ")");
+        }
+        return UdpAddresses.parse(nameOrAddress);
+    }
+
+    // ---- connections
+
+    /**
+     * Attaches the running node: from now on targets resolve to its peers, and named peers reconnect.
+     * Called by {@link ManagedReliableUdpNode#start()}.
+     *
+     * @param running the started node
+     * @param reconnectScheduler runs reconnect attempts
+     */
+    void attach(ReliableUdpNode running, TaskScheduler reconnectScheduler) {
+        this.scheduler = reconnectScheduler;
+        this.node = running;
+    }
+
+    /** Detaches the node (it stops): targets fail with {@code CLOSED}, reconnects stop. */
+    void detach() {
+        this.node = null;
+        this.scheduler = null;
+        for (NamedPeer p : byName.values()) {
+            p.cancel();
+        }
+    }
+
+    /** Connects every named peer (without waiting): called once the node is attached. */
+    void connectAll() {
+        for (NamedPeer p : byName.values()) {
+            p.connect();
+        }
+    }
+
+    /**
+     * The connected peer for a configured name or a {@code host:port}, connecting when needed.
+     *
+     * @param nameOrAddress a configured peer name, or {@code host:port}
+     * @return a future completed with the connected peer, or failed with a {@link DeliveryException}
+     *     ({@link DeliveryFailure#NOT_CONNECTED}, or {@link DeliveryFailure#CLOSED} when the node is not running)
+     * @throws IllegalArgumentException when the text is neither a name nor {@code host:port}
+     */
+    public CompletableFuture<Peer> resolve(String nameOrAddress) {
+        NamedPeer named = byName.get(nameOrAddress);
+        if (named != null) {
+            return named.resolve();
+        }
+        return resolve(parseTarget(nameOrAddress));
+    }
+
+    /**
+     * The connected peer at an address, connecting when needed (named peers keep their backoff).
+     *
+     * @param address the peer's address
+     * @return a future completed with the connected peer, or failed with the reason
+     */
+    public CompletableFuture<Peer> resolve(InetSocketAddress address) {
+        String name = byAddress.get(address);
+        if (name != null) {
+            return byName.get(name).resolve();
+        }
+        ReliableUdpNode n = node;
+        if (n == null) {
+            return notRunning();
+        }
+        Peer p = n.peer(address);
+        if (p != null && p.state() == PeerState.CONNECTED) {
+            return CompletableFuture.completedFuture(p);
+        }
+        return wrapConnectFailure(n.connect(address), address);
+    }
+
+    /**
+     * Tells the directory a connection ended: a named peer that was not closed locally is reconnected.
+     *
+     * @param peer the peer
+     * @param reason why it ended
+     */
+    void onDisconnected(Peer peer, DisconnectReason reason) {
+        String name = byAddress.get(peer.address());
+        if (name != null && node != null && reason != DisconnectReason.CLOSED_LOCALLY) {
+            byName.get(name).scheduleReconnect();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "UdpPeerDirectory" + addresses;
+    }
+
+    private static CompletableFuture<Peer> notRunning() {
+        return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "the node is not running"));
+    }
+
+    private static CompletableFuture<Peer> wrapConnectFailure(CompletableFuture<Peer> connect, InetSocketAddress address) {
+        return connect.exceptionallyCompose(e -> {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof DeliveryException) {
+                return CompletableFuture.failedFuture(cause);
+            }
+            DeliveryException de = new DeliveryException(DeliveryFailure.NOT_CONNECTED,
+                    "could not connect to " + address + ": " + cause.getMessage());
+            de.initCause(cause);
+            return CompletableFuture.failedFuture(de);
+        });
+    }
+
+    /** One named peer's connection attempts and backoff. */
+    private final class NamedPeer {
+        private final String name;
+        private final InetSocketAddress address;
+        private @Nullable CompletableFuture<Peer> attempt;
+        private BackOffExecution backOff = reconnectPolicy.start();
+        private long retryAtNanos = System.nanoTime();
+        /** Why the last attempt failed (e.g. DENIED for a wrong key), told to sends refused during the backoff. */
+        private @Nullable Throwable lastFailure;
+        private @Nullable ScheduledFuture<?> scheduled;
+
+        NamedPeer(String name, InetSocketAddress address) {
+            this.name = name;
+            this.address = address;
+        }
+
+        synchronized CompletableFuture<Peer> resolve() {
+            ReliableUdpNode n = node;
+            if (n == null) {
+                return notRunning();
+            }
+            Peer p = n.peer(address);
+            if (p != null && p.state() == PeerState.CONNECTED) {
+                return CompletableFuture.completedFuture(p);
+            }
+            if (attempt != null && !attempt.isDone()) {
+                return attempt;
+            }
+            if (System.nanoTime() - retryAtNanos < 0) {
+                Throwable last = lastFailure;
+                DeliveryException refused = new DeliveryException(DeliveryFailure.NOT_CONNECTED,
+                        "peer '" + name + "' (" + address + ") is not connected; next attempt in "
+                                + Duration.ofNanos(retryAtNanos - System.nanoTime()).toMillis() + " ms"
+                                + (last == null ? "" : "; last attempt failed: " + last.getMessage()));
+                if (last != null) {
+                    refused.initCause(last);
+                }
+                return CompletableFuture.failedFuture(refused);
+            }
+            return connect();
+        }
+
+        synchronized CompletableFuture<Peer> connect() {
+            ReliableUdpNode n = node;
+            if (n == null) {
+                return notRunning();
+            }
+            if (attempt != null && !attempt.isDone()) {
+                return attempt;
+            }
+            Peer existing = n.peer(address);
+            if (existing != null && existing.state() == PeerState.CONNECTED) {
+                return CompletableFuture.completedFuture(existing);
+            }
+            CompletableFuture<Peer> f;
+            try {
+                f = wrapConnectFailure(n.connect(address), address);
+            } catch (RuntimeException e) {
+                f = CompletableFuture.failedFuture(e);
+            }
+            attempt = f;
+            f.whenComplete((peer, e) -> {
+                if (e == null) {
+                    synchronized (this) {
+                        backOff = reconnectPolicy.start();
+                        retryAtNanos = System.nanoTime();
+                        lastFailure = null;
+                    }
+                } else {
+                    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                    synchronized (this) {
+                        // keep the root reason (ConnectionFailedException DENIED, CONNECT_TIMEOUT...) for later sends
+                        lastFailure = cause.getCause() != null ? cause.getCause() : cause;
+                    }
+                    if (node != null) {
+                        logger.warn("reliable-udp peer '" + name + "' (" + address + ") not connected: " + e.getMessage());
+                    }
+                    scheduleReconnect();
+                }
+            });
+            return f;
+        }
+
+        synchronized void scheduleReconnect() {
+            TaskScheduler s = scheduler;
+            if (node == null || s == null || (scheduled != null && !scheduled.isDone())) {
+                return;
+            }
+            Duration backoff = Duration.ofMillis(Math.max(1, backOff.nextBackOff()));
+            retryAtNanos = System.nanoTime() + backoff.toNanos();
+            try {
+                scheduled = s.schedule(this::connect, Instant.now().plus(backoff));
+            } catch (RuntimeException e) {
+                logger.debug("reconnect of '" + name + "' not scheduled: " + e);
+            }
+        }
+
+        synchronized void cancel() {
+            ScheduledFuture<?> f = scheduled;
+            scheduled = null;
+            if (f != null) {
+                f.cancel(false);
+            }
+            backOff = reconnectPolicy.start();
+            retryAtNanos = System.nanoTime();
+            lastFailure = null;
+            attempt = null;
+        }
+    }
+}
