@@ -226,7 +226,8 @@ final class PacketComposer {
     private double resendDeadline() {
         double d = Double.POSITIVE_INFINITY;
         for (SendChannel ch : channels) {
-            if (ch.reliable && ch.nextUnsent != ch.tail) {
+            // a large message at nextUnsent whose slices are partly sent counts too: they wait for resend
+            if (ch.reliable && SendQueue.hasSentUnacked(ch)) {
                 // EVERY_PACKET resends in every round: without new traffic, rounds at the send rate
                 d = Math.min(d, everyPacket ? lastRoundTime + 1.0 / congestion.sendRateHz() : ch.nextResendTime);
             }

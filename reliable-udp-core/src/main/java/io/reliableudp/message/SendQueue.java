@@ -190,7 +190,7 @@ final class SendQueue {
      * {@code nextUnsent}, or slices of the large message at it (its other slices are still unsent).
      * A channel with only unsent messages is not waiting for a resend (and its due time may be stale).
      */
-    private static boolean hasSentUnacked(SendChannel ch) {
+    static boolean hasSentUnacked(SendChannel ch) {
         if (ch.nextUnsent != ch.tail) {
             return true;
         }
