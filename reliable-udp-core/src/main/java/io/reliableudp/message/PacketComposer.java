@@ -301,7 +301,8 @@ final class PacketComposer {
             resendInterval = resendIntervalSeconds();
             int limit = congestion.packetsPerRound(config.maxPacketsPerUpdate());
             int sent = 0;
-            while (sent < limit && congestion.canSend(now, payloadBudget) && composeAndSend()) {
+            while (sent < limit && !log.slotBusy(link.nextPacketSequence()) && congestion.canSend(now, payloadBudget)
+                    && composeAndSend()) {
                 sent++;
             }
             if (immediate) {
@@ -563,6 +564,9 @@ final class PacketComposer {
         ch.lastTick[i] = tick;
         ch.lastSeq[i] = packetSeq;
         long e = PacketLog.entry(ch.index, id);
+        if (ch.reliable) {
+            log.markReliable();
+        }
         log.add(copy ? e | PacketLog.COPY_FLAG : e);
         return true;
     }
@@ -669,6 +673,7 @@ final class PacketComposer {
         ls.lastSent[s] = time;
         ls.lastTick[s] = tick;
         ls.lastSeq[s] = packetSeq;
+        log.markReliable();
         log.add(PacketLog.sliceEntry(ch.index, id, s));
         return true;
     }

@@ -41,6 +41,8 @@ final class PacketLog {
     private final boolean[] valid;
     private final boolean[] acked;
     private final boolean[] tracked;
+    /** The packet carried a reliable message or slice (its ack must be matched: see {@link #slotBusy}). */
+    private final boolean[] holdsReliable;
     /** Declared lost by the loss detector (before the loss timeout's verdict, which is separate). */
     private final boolean[] declaredLost;
     private final double[] sendTime;
@@ -97,6 +99,7 @@ final class PacketLog {
         this.valid = new boolean[size];
         this.acked = new boolean[size];
         this.tracked = new boolean[size];
+        this.holdsReliable = new boolean[size];
         this.declaredLost = new boolean[size];
         this.sendTime = new double[size];
         this.start = new long[size];
@@ -146,6 +149,17 @@ final class PacketLog {
     }
 
     /** Starts recording the packet that will be sent with {@code seq}. */
+    /**
+     * Whether sending packet {@code seq} now would reuse the slot of a packet with reliable content still
+     * waiting for its acknowledgement (not acked, not yet found lost): its ack could then no longer be matched, and its
+     * messages would wait for their resend timer although they arrived. The composer holds the next data
+     * packet back instead, so at most one ring of data packets is in flight.
+     */
+    boolean slotBusy(int seq) {
+        int slot = seq & mask;
+        return valid[slot] && holdsReliable[slot] && !acked[slot] && !declaredLost[slot] && !evidenceLost[slot];
+    }
+
     void begin(int seq, double time) {
         int slot = seq & mask;
         current = slot;
@@ -157,6 +171,7 @@ final class PacketLog {
         valid[slot] = false;
         acked[slot] = false;
         tracked[slot] = false;
+        holdsReliable[slot] = false;
         declaredLost[slot] = false;
         sendTime[slot] = time;
         evidenceLost[slot] = false;
@@ -164,6 +179,11 @@ final class PacketLog {
         count[slot] = 0;
         ordinalStart[(int) (ordinal & mask)] = head;
         floor = oldestLiveStart();
+    }
+
+    /** The packet being composed carries a reliable message or slice. */
+    void markReliable() {
+        holdsReliable[current] = true;
     }
 
     void add(long e) {
