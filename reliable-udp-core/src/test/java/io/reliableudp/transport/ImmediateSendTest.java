@@ -142,8 +142,10 @@ class ImmediateSendTest {
             release.countDown();
             await().atMost(Duration.ofSeconds(10)).until(() -> received.get() == 1000);
             long sentPackets = peer.stats().packetCounters().get("num_packets_sent") - packets;
-            // 36 messages of 32 bytes fit a 1200-byte datagram: 28 packets, plus an ack or two
-            assertThat(sentPackets).as("packets for 1000 messages of 32 bytes").isBetween(28L, 40L);
+            // 36 messages of 32 bytes fit a 1200-byte datagram: 28 data packets, plus the ack-only packets
+            // and, on a loaded machine, a timer resend or two (the count is the packet layer's, all packets);
+            // unpacked it would be 1000
+            assertThat(sentPackets).as("packets for 1000 messages of 32 bytes").isBetween(28L, 50L);
         }
     }
 }
