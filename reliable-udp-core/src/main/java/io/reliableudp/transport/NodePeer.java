@@ -260,23 +260,16 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
 
     /** I/O thread, IMMEDIATE: writes what application threads queued (within the congestion limits), then reschedules. */
     void writeQueued(double now) {
-        double next;
-        lock.lock();
-        try {
-            Connection c = connection;
-            if (c == null) {
-                return;
-            }
-            c.flush(now);
-            next = c.nextDeadline();
-        } finally {
-            lock.unlock();
-        }
-        node.schedule(this, next);
+        drive(now, true);
     }
 
     /** I/O thread, IMMEDIATE: a deadline of the message layer came (resend, ack delay, pacing). */
     void onDeadline(double now) {
+        drive(now, false);
+    }
+
+    /** Under the lock: a flush (queued sends) or an update (a deadline), then the peer's next deadline. */
+    private void drive(double now, boolean flush) {
         double next;
         lock.lock();
         try {
@@ -284,7 +277,11 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             if (c == null) {
                 return;
             }
-            c.update(now);
+            if (flush) {
+                c.flush(now);
+            } else {
+                c.update(now);
+            }
             next = c.nextDeadline();
         } finally {
             lock.unlock();
