@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -17,12 +18,17 @@ import java.util.regex.Pattern;
  * (no template, no substitution), so the project is exactly what a reader copying the doc gets. The
  * generator fails, naming the line, when a marker has no code block, a path repeats or leaves the
  * project, the project has no {@code pom.xml} or no test, or the pom does not name the version being
- * built (the doc's dependency snippet must be the release it documents).
+ * built (the doc's dependency snippet must be the release it documents). On the getting-started page
+ * every Java, XML, YAML and properties block must be marked ({@link #unmarkedSourceBlocks}): a snippet
+ * of that page that is not part of the project would be one the build never compiles.
  */
 public final class DocsAppGenerator {
 
     private static final Pattern MARKER = Pattern.compile("^\\s*<!--\\s*docs-app:\\s*(\\S+)\\s*-->\\s*$");
     private static final Pattern FENCE = Pattern.compile("^\\s*```.*$");
+    private static final Pattern OPENING_FENCE = Pattern.compile("^\\s*```\\s*(\\S*).*$");
+    /** Info strings of the blocks that are source of the project (shell commands and output are not). */
+    private static final Set<String> SOURCE_LANGUAGES = Set.of("java", "xml", "yaml", "yml", "properties");
 
     private DocsAppGenerator() {
     }
@@ -71,6 +77,41 @@ public final class DocsAppGenerator {
     }
 
     /**
+     * Finds the source blocks (Java, XML, YAML, properties) that no marker names.
+     *
+     * @param markdown the document's text
+     * @return a description per unmarked block ("line N (java)"), in document order; empty when all are marked
+     */
+    public static List<String> unmarkedSourceBlocks(String markdown) {
+        List<String> lines = markdown.lines().toList();
+        List<String> unmarked = new ArrayList<>();
+        boolean marked = false;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            if (MARKER.matcher(line).matches()) {
+                marked = true;
+                continue;
+            }
+            Matcher open = OPENING_FENCE.matcher(line);
+            if (open.matches()) {
+                String language = open.group(1).toLowerCase(java.util.Locale.ROOT);
+                if (!marked && SOURCE_LANGUAGES.contains(language)) {
+                    unmarked.add("line " + (i + 1) + " (" + language + ")");
+                }
+                int close = i + 1;
+                while (close < lines.size() && !FENCE.matcher(lines.get(close)).matches()) {
+                    close++;
+                }
+                i = close;
+                marked = false;
+            } else if (!line.isBlank()) {
+                marked = false;
+            }
+        }
+        return unmarked;
+    }
+
+    /**
      * Checks that the snippets make a project of the given version with a test.
      *
      * @param files the extracted files
@@ -102,8 +143,14 @@ public final class DocsAppGenerator {
         }
         Path doc = Path.of(args[0]);
         Path out = Path.of(args[1]);
-        Map<String, String> files = extract(Files.readString(doc, StandardCharsets.UTF_8));
+        String markdown = Files.readString(doc, StandardCharsets.UTF_8);
+        Map<String, String> files = extract(markdown);
         check(files, args[2]);
+        List<String> unmarked = unmarkedSourceBlocks(markdown);
+        if (!unmarked.isEmpty()) {
+            throw new IllegalArgumentException(doc + ": source blocks without a <!-- docs-app: path --> marker, so never compiled: "
+                    + unmarked + " (mark them as files of the project, or move them to a reference page)");
+        }
         if (Files.exists(out)) {
             try (var walk = Files.walk(out)) {
                 for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {

@@ -51,12 +51,41 @@ class DocsAppGeneratorTests {
     }
 
     @Test
+    void findsSourceBlocksThatNoMarkerNames() {
+        String md = """
+                <!-- docs-app: A.java -->
+
+                ```java
+                class A { }
+                ```
+
+                ```sh
+                mvn verify
+                ```
+
+                ```java
+                class NotCompiled { }
+                ```
+                <!-- docs-app: b.yml -->
+                Text between the marker and the block ends the marker.
+                ```yaml
+                a: 1
+                ```
+                """;
+        assertThat(DocsAppGenerator.unmarkedSourceBlocks(md)).containsExactly("line 11 (java)", "line 16 (yaml)");
+        assertThat(DocsAppGenerator.unmarkedSourceBlocks("<!-- docs-app: a.xml -->\n```xml\n<a/>\n```\n")).isEmpty();
+    }
+
+    @Test
     void theRealDocMakesAProjectOfThisVersion() throws Exception {
-        Path doc = Path.of(System.getProperty("docs.file", "../docs/spring.md"));
-        Map<String, String> files = DocsAppGenerator.extract(Files.readString(doc, StandardCharsets.UTF_8));
+        Path doc = Path.of(System.getProperty("docs.file", "../docs/getting-started.md"));
+        String markdown = Files.readString(doc, StandardCharsets.UTF_8);
+        Map<String, String> files = DocsAppGenerator.extract(markdown);
         DocsAppGenerator.check(files, System.getProperty("project.version", "0.1.0-SNAPSHOT"));
         assertThat(files).containsKeys("pom.xml", "src/main/resources/application.yml");
         assertThat(files.get("pom.xml")).contains("<artifactId>reliable-udp-spring-boot-starter</artifactId>")
                 .contains("<artifactId>reliable-udp-test</artifactId>");
+        assertThat(files.get("src/test/java/com/example/rover/RoverStationTests.java")).contains("@InMemoryReliableUdp");
+        assertThat(DocsAppGenerator.unmarkedSourceBlocks(markdown)).as("Java/XML/YAML blocks of the page that are not compiled").isEmpty();
     }
 }
