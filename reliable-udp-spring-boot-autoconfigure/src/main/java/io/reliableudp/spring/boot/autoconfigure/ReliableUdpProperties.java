@@ -17,7 +17,7 @@ import org.springframework.util.unit.DataSize;
  *
  * @param enabled Whether to auto-configure the reliable-udp node, template and listeners.
  * @param bindAddress Local address to bind the UDP socket to ("0.0.0.0" for every IPv4 interface, "::" for every interface).
- * @param port Local UDP port to bind (0 picks a free port).
+ * @param port Local UDP port to bind (0 picks a free port: read it with ManagedReliableUdpNode.localAddress().getPort() once the context started).
  * @param acceptIncoming Whether this node accepts connections from other nodes (server role); a pure client sets false.
  * @param maxConnections Most simultaneous connections, 1..65536.
  * @param protocolId 64-bit protocol id; nodes only talk to nodes with the same id (default 0x5255445000010000; hex such as 0x1234 is accepted).
@@ -79,7 +79,7 @@ public record ReliableUdpProperties(
      * @param maxResendInterval Longest resend interval, also the cap of the backoff while nothing is acknowledged (at most 60s).
      * @param ackDelay IMMEDIATE mode: longest time a received data packet waits for its acknowledgement (a packet going back within it carries the ack; a gap is acknowledged at once), 0..500ms.
      * @param fastRecovery Whether a reliable message is resent as soon as the acknowledgements show its packet lost, not only when its resend timer runs out.
-     * @param maxMessageSize Largest message a send accepts; larger ones fail with TOO_LARGE.
+     * @param maxMessageSize Largest message a send accepts, envelope included (a byte[] without headers adds 4 bytes, so a 1 MiB byte[] fails); larger ones fail with TOO_LARGE.
      * @param sliceSize Slice size of large messages (64..1024 bytes).
      * @param maxBytesInFlight Cap on unacknowledged large-message bytes in flight per connection.
      * @param congestionAvoidance Whether to lower the send rate while the link is congested.

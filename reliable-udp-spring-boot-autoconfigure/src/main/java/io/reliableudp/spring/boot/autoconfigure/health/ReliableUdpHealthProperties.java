@@ -8,8 +8,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * Thresholds of the reliable-UDP health indicator. A configured peer whose smoothed RTT or packet
  * loss is above them makes the node {@code DEGRADED}.
  *
- * @param maxRtt highest acceptable smoothed round-trip time to a configured peer
- * @param maxLoss highest acceptable packet loss to a configured peer, as a ratio 0..1 (0.1 = 10 %)
+ * @param maxRtt Highest acceptable smoothed round-trip time to a configured peer before the health is DEGRADED.
+ * @param maxLoss Highest acceptable packet loss to a configured peer, as a ratio 0..1 (0.1 = 10 %), before the health is DEGRADED.
  */
 @ConfigurationProperties("reliable-udp.health")
 public record ReliableUdpHealthProperties(@DefaultValue("1s") Duration maxRtt, @DefaultValue("0.1") double maxLoss) {

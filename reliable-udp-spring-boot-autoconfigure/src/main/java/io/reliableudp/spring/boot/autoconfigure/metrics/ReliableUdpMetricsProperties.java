@@ -7,8 +7,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * Settings of the reliable-UDP meters.
  *
- * @param refreshInterval how often the node and peer statistics are read into the meters and
- *     meters of new or departed peers are registered or removed (at least 10 ms)
+ * @param refreshInterval How often the node and peer statistics are read into the meters and
+ *     meters of new or departed peers are registered or removed (at least 10ms).
  */
 @ConfigurationProperties("reliable-udp.metrics")
 public record ReliableUdpMetricsProperties(@DefaultValue("1s") Duration refreshInterval) {
