@@ -26,6 +26,7 @@ public final class DocsAppGenerator {
 
     private static final Pattern MARKER = Pattern.compile("^\\s*<!--\\s*docs-app:\\s*(\\S+)\\s*-->\\s*$");
     private static final Pattern FENCE = Pattern.compile("^\\s*```.*$");
+    private static final Pattern EXCERPT = Pattern.compile("^\\s*<!--\\s*excerpt-of:\\s*(\\S+)\\s*-->\\s*$");
     private static final Pattern OPENING_FENCE = Pattern.compile("^\\s*```\\s*(\\S*).*$");
     /** Info strings of the blocks that are source of the project (shell commands and output are not). */
     private static final Set<String> SOURCE_LANGUAGES = Set.of("java", "xml", "yaml", "yml", "properties");
@@ -109,6 +110,61 @@ public final class DocsAppGenerator {
             }
         }
         return unmarked;
+    }
+
+    /**
+     * Checks the excerpts of another page (the README) against the project: every block after a marker
+     * {@code <!-- excerpt-of: docs/getting-started.md -->} must consist of lines of the project's files,
+     * in their order (compared without leading and trailing blanks; lines may be left out between
+     * them, as an excerpt does). So a shortened example elsewhere cannot say what the compiled project
+     * does not.
+     *
+     * @param page the text of the page with the excerpts
+     * @param files the project's files, in document order ({@link #extract})
+     * @return one sentence per excerpt line that the project does not have at that point; empty when all match
+     */
+    public static List<String> excerptProblems(String page, Map<String, String> files) {
+        List<String> source = new ArrayList<>();
+        for (String content : files.values()) {
+            content.lines().map(String::strip).forEach(source::add);
+        }
+        List<String> lines = page.lines().toList();
+        List<String> problems = new ArrayList<>();
+        int excerpts = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            if (!EXCERPT.matcher(lines.get(i)).matches()) {
+                continue;
+            }
+            excerpts++;
+            int open = i + 1;
+            while (open < lines.size() && lines.get(open).isBlank()) {
+                open++;
+            }
+            if (open >= lines.size() || !FENCE.matcher(lines.get(open)).matches()) {
+                problems.add("line " + (i + 1) + ": the excerpt marker is not followed by a code block");
+                continue;
+            }
+            int at = 0;
+            int close = open + 1;
+            for (; close < lines.size() && !FENCE.matcher(lines.get(close)).matches(); close++) {
+                String line = lines.get(close).strip();
+                if (line.isEmpty()) {
+                    continue;
+                }
+                int found = source.subList(at, source.size()).indexOf(line);
+                if (found < 0) {
+                    problems.add("line " + (close + 1) + ": '" + line + "' is not in the project"
+                            + (source.contains(line) ? " after the excerpt's previous line" : ""));
+                } else {
+                    at += found + 1;
+                }
+            }
+            i = close;
+        }
+        if (excerpts == 0) {
+            problems.add("the page has no <!-- excerpt-of: ... --> marker");
+        }
+        return problems;
     }
 
     /**

@@ -77,6 +77,24 @@ class DocsAppGeneratorTests {
     }
 
     @Test
+    void anExcerptIsLinesOfTheProjectInTheirOrder() {
+        Map<String, String> files = Map.of("A.java", "class A {\n    int x;\n    int y;\n}\n");
+        assertThat(DocsAppGenerator.excerptProblems("<!-- excerpt-of: doc.md -->\n```java\nclass A {\n  int y;\n\n}\n```\n", files)).isEmpty();
+        assertThat(DocsAppGenerator.excerptProblems("<!-- excerpt-of: doc.md -->\n```java\nint y;\nint x;\nint z;\n```\n", files))
+                .containsExactly("line 4: 'int x;' is not in the project after the excerpt's previous line", "line 5: 'int z;' is not in the project");
+        assertThat(DocsAppGenerator.excerptProblems("no excerpt\n", files)).containsExactly("the page has no <!-- excerpt-of: ... --> marker");
+    }
+
+    @Test
+    void theReadmeExampleIsAnExcerptOfTheGettingStartedProject() throws Exception {
+        Path doc = Path.of(System.getProperty("docs.file", "../docs/getting-started.md"));
+        Path readme = Path.of(System.getProperty("readme.file", "../README.md"));
+        Map<String, String> files = DocsAppGenerator.extract(Files.readString(doc, StandardCharsets.UTF_8));
+        assertThat(DocsAppGenerator.excerptProblems(Files.readString(readme, StandardCharsets.UTF_8), files))
+                .as("README.md lines that docs/getting-started.md's project does not have").isEmpty();
+    }
+
+    @Test
     void theRealDocMakesAProjectOfThisVersion() throws Exception {
         Path doc = Path.of(System.getProperty("docs.file", "../docs/getting-started.md"));
         String markdown = Files.readString(doc, StandardCharsets.UTF_8);
