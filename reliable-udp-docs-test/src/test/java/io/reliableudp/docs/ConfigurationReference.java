@@ -233,7 +233,7 @@ final class ConfigurationReference {
             out.append("\n### `").append(shown(e.getKey())).append(recordOfMap(typeOf(e.getKey())) != null ? ".<name>.*" : ".*")
                     .append("`\n\n");
             if (e.getKey().equals("reliable-udp")) {
-                out.append("The node: socket, connections, timing, threads.\n\n");
+                out.append("The node: socket, connections, timing, threads; the maps of channels and named peers.\n\n");
             }
             out.append("| property | type | default | description |\n|---|---|---|---|\n");
             for (Property p : e.getValue()) {
