@@ -232,7 +232,7 @@ public final class NodeProbe {
                     p1.rttMillis(), p1.packetLossPercent(), congested, samples);
             System.out.println("client packet counters: " + p1.packetCounters());
             NodeStats ns = server.stats();
-            System.out.println("server node drops: " + ns);
+            System.out.println("server node: " + ns);
         }
     }
 }
