@@ -36,6 +36,8 @@ public final class Bench {
                 + "TCP, Aeron and KCP", PingPongBench::main));
         COMMANDS.put("soak", new Entry("N reliable-ordered messages over loopback through loss, duplication, reordering and jitter: 0 lost, heap flat",
                 SoakBench::main));
+        COMMANDS.put("report", new Entry("rewrite the generated tables of docs/benchmarks.md and README.md from docs/benchmarks/*.json "
+                + "(--check: only compare)", io.reliableudp.bench.kit.DocsReport::main));
         COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
                 org.openjdk.jmh.Main::main));
     }

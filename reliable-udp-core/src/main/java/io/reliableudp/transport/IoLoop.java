@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * busy-poll window, and runs a turn (conditioners, the tick when due, the handler's due timers,
  * listener events, queued sends) after each datagram, each wake-up and each timeout. It waits until
  * the earliest of the next tick, a requested deadline and the handler's {@link Handler#nextDeadline()}. Other threads wake it with {@link #wakeup()} (at most one port wake-up per batch: an atomic
- * "wake pending" flag that the loop clears before each turn) or ask for a turn at a time with
+ * "wake pending" flag that the loop clears before each turn, and none while the loop is not waiting) or ask for a turn at a time with
  * {@link #wakeAt(long)}; neither closes or interrupts the port.
  */
 final class IoLoop {
@@ -23,6 +23,11 @@ final class IoLoop {
 
     /** Larger than any UDP payload (65,507 over IPv4, 65,527 over IPv6): nothing is ever truncated. */
     static final int RECEIVE_BUFFER_BYTES = 65_536;
+    /**
+     * Turns in a row that a wake-up from the loop's own thread may ask for (a listener that sends in
+     * each); past them the next wait only looks at the port, so the loop still reads between them.
+     */
+    static final int SELF_WAKE_TURNS = 2;
     /** Longest wait while a link conditioner holds delayed datagrams to release. */
     static final long CONDITIONER_POLL_NANOS = 1_000_000;
 
@@ -70,6 +75,8 @@ final class IoLoop {
     private volatile long waitingUntil = Long.MAX_VALUE;
     private volatile boolean running = true;
     private long nextTick;
+    /** Set by {@link #wakeup()} on the loop's own thread: another turn is wanted before the next wait. Loop thread only. */
+    private boolean selfWake;
 
     IoLoop(DatagramPort port, Handler handler, double tickSeconds, long busyPollNanos, ReceiveThreadMode mode, String name) {
         this.port = port;
@@ -93,15 +100,21 @@ final class IoLoop {
 
     /**
      * Makes the loop run a turn promptly. Any thread; a burst of calls costs one port wake-up until
-     * the loop has run its next turn. From the loop's own thread (a listener that sends) it costs no
-     * port wake-up: the next wait only looks at the port without blocking.
+     * the loop has run its next turn, and none while the loop is not waiting. From the loop's own
+     * thread (a listener that sends) it costs no port call: the loop runs one more turn before it
+     * waits again (up to {@link #SELF_WAKE_TURNS} in a row, then its next wait only looks at the port).
      */
     void wakeup() {
         if (inLoop()) {
-            wakePending.set(true);
+            selfWake = true; // served by one more turn before the loop waits: no port call at all
             return;
         }
-        if (!wakePending.get() && !wakePending.getAndSet(true)) {
+        // Only a loop that waits (or is about to) needs the port's wake-up (an eventfd write here, an
+        // epoll return and an eventfd read there, and a context switch): a running loop sees the flag
+        // before its next wait and only looks at the port then. The loop publishes waitingUntil before
+        // it reads the flag, this thread sets the flag before it reads waitingUntil (both volatile), so
+        // at least one of the two sees the other: no wake-up is lost.
+        if (!wakePending.get() && !wakePending.getAndSet(true) && waitingUntil != Long.MAX_VALUE) {
             port.wakeup();
         }
     }
@@ -189,8 +202,24 @@ final class IoLoop {
         }
     }
 
-    /** The work after a datagram or a wake-up: clears the wake-up flag, runs the tick when due, then the handler's turn. */
+    /**
+     * The work after a datagram or a wake-up: one turn, and another while the turn woke the loop
+     * itself (a listener's send: a turn served it already when the handler writes after the listener
+     * calls, the next one finds nothing, without the selectNow and empty receive a port look costs).
+     */
     private void turn() {
+        int turns = 0;
+        do {
+            selfWake = false;
+            oneTurn();
+        } while (selfWake && ++turns < SELF_WAKE_TURNS && running);
+        if (selfWake) {
+            wakePending.set(true); // still asked for: the next wait only looks at the port
+        }
+    }
+
+    /** One turn: clears the wake-up flag, runs the tick when due, then the handler's turn. */
+    private void oneTurn() {
         wakePending.set(false); // wake-ups from here on make the next wait return at once
         long now = System.nanoTime();
         boolean tick = now - nextTick >= 0;

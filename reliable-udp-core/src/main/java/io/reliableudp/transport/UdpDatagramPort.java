@@ -15,6 +15,7 @@ import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,6 +31,9 @@ import org.jspecify.annotations.Nullable;
 public final class UdpDatagramPort implements DatagramPort {
 
     private static final System.Logger LOG = System.getLogger(UdpDatagramPort.class.getName());
+
+    /** The selector's per-key action: nothing to do, the I/O loop reads the channel until it is empty. */
+    private static final Consumer<SelectionKey> IGNORE_KEY = key -> { };
 
     private final DatagramChannel channel;
     private final Selector selector;
@@ -112,13 +116,14 @@ public final class UdpDatagramPort implements DatagramPort {
     @Override
     public void awaitReadable(long timeoutNanos) throws IOException {
         try {
+            // the action forms: a ready key is not added to the selected-key set (a HashSet node per
+            // wake-up that returns the key: garbage on every busy wait), the loop reads until empty anyway
             if (timeoutNanos <= 0) {
-                selector.selectNow();
+                selector.selectNow(IGNORE_KEY);
             } else {
                 // select takes milliseconds (0 would mean forever): round up, so a short wait never spins
-                selector.select(Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
+                selector.select(IGNORE_KEY, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
             }
-            selector.selectedKeys().clear();
         } catch (ClosedSelectorException e) {
             throw new ClosedChannelException();
         }

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -32,6 +33,8 @@ class IoLoopTest {
     private static final class CountingPort implements DatagramPort {
         final DatagramPort port;
         final AtomicLong wakeups = new AtomicLong();
+        /** Waits that only looked at the port (a zero timeout: selectNow). */
+        final AtomicLong looks = new AtomicLong();
 
         CountingPort(DatagramPort port) {
             this.port = port;
@@ -49,6 +52,9 @@ class IoLoopTest {
 
         @Override
         public void awaitReadable(long timeoutNanos) throws IOException {
+            if (timeoutNanos <= 0) {
+                looks.incrementAndGet();
+            }
             port.awaitReadable(timeoutNanos);
         }
 
@@ -78,7 +84,7 @@ class IoLoopTest {
     }
 
     /** Records turns and datagrams; can hold the loop inside a turn. */
-    private static final class Recorder implements IoLoop.Handler {
+    private static class Recorder implements IoLoop.Handler {
         /** Each turn: its thread's name and when it ran (System.nanoTime). */
         final BlockingQueue<Turn> turns = new LinkedBlockingQueue<>();
         final BlockingQueue<String> datagrams = new LinkedBlockingQueue<>();
@@ -159,7 +165,7 @@ class IoLoopTest {
 
     @ParameterizedTest
     @EnumSource(ReceiveThreadMode.class)
-    void aBurstOfWakeupsWhileTheLoopWorksCostsOneSelectorWakeup(ReceiveThreadMode mode) throws Exception {
+    void aBurstOfWakeupsWhileTheLoopWorksCostsNoSelectorWakeup(ReceiveThreadMode mode) throws Exception {
         Recorder recorder = new Recorder();
         CountingPort port = new CountingPort(loopbackPort());
         IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
@@ -173,7 +179,8 @@ class IoLoopTest {
             for (int i = 0; i < 10_000; i++) {
                 loop.wakeup();
             }
-            assertThat(port.wakeups.get() - before).as("selector wake-ups for 10,000 wakeup() calls").isEqualTo(1);
+            // the loop is not waiting: it sees the flag before its next wait, so the port is not woken at all
+            assertThat(port.wakeups.get() - before).as("selector wake-ups for 10,000 wakeup() calls").isZero();
             release.countDown();
             assertThat(recorder.turns.poll(30, TimeUnit.SECONDS)).isNotNull(); // the held turn
             assertThat(recorder.turns.poll(30, TimeUnit.SECONDS)).as("the burst's one turn").isNotNull();
@@ -183,6 +190,103 @@ class IoLoopTest {
             port.close();
             loop.join(5_000);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ReceiveThreadMode.class)
+    void aWakeupWhileTheLoopWaitsCostsOneSelectorWakeup(ReceiveThreadMode mode) throws Exception {
+        Recorder recorder = new Recorder();
+        CountingPort port = new CountingPort(loopbackPort());
+        IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
+        loop.start();
+        try {
+            // the loop settles into its hour-long wait (no turn for 200 ms)
+            assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
+            for (int round = 0; round < 3; round++) {
+                long before = port.wakeups.get();
+                // (a burst may cost one more when the loop is back in its wait before the burst ends; while
+                // the loop works it costs none: the test above)
+                Thread.ofPlatform().start(loop::wakeup).join();
+                assertThat(recorder.turns.poll(30, TimeUnit.SECONDS)).as("the woken turn, round %d", round).isNotNull();
+                assertThat(port.wakeups.get() - before).as("selector wake-ups of round %d", round).isEqualTo(1);
+                // back to waiting before the next round
+                assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
+            }
+        } finally {
+            loop.stop();
+            port.close();
+            loop.join(5_000);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ReceiveThreadMode.class)
+    void aWakeupFromTheLoopItselfIsOneMoreTurnWithoutTouchingThePort(ReceiveThreadMode mode) throws Exception {
+        AtomicInteger selfWakes = new AtomicInteger();
+        IoLoop[] self = new IoLoop[1];
+        Recorder recorder = new Recorder() {
+            @Override
+            public void onTurn(boolean tick) {
+                super.onTurn(tick);
+                if (selfWakes.getAndDecrement() > 0) {
+                    self[0].wakeup(); // as a listener that sends does, from inside the turn
+                }
+            }
+        };
+        CountingPort port = new CountingPort(loopbackPort());
+        IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
+        self[0] = loop;
+        loop.start();
+        try {
+            assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull(); // settled into its wait
+            long looks = port.looks.get();
+            long wakeups = port.wakeups.get();
+            selfWakes.set(1);
+            Thread.ofPlatform().start(loop::wakeup).join();
+            assertThat(recorder.turns.poll(30, TimeUnit.SECONDS)).as("the woken turn").isNotNull();
+            assertThat(recorder.turns.poll(30, TimeUnit.SECONDS)).as("the turn the loop asked of itself").isNotNull();
+            assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).as("then it waits again").isNull();
+            assertThat(port.wakeups.get() - wakeups).as("port wake-ups: only the other thread's").isEqualTo(1);
+            assertThat(port.looks.get() - looks).as("selectNow calls for the loop's own wake-up").isZero();
+
+            // a loop that keeps waking itself still reads: past SELF_WAKE_TURNS its next wait looks at the port
+            selfWakes.set(IoLoop.SELF_WAKE_TURNS + 1);
+            Thread.ofPlatform().start(loop::wakeup).join();
+            for (int i = 0; i < IoLoop.SELF_WAKE_TURNS + 2; i++) {
+                assertThat(recorder.turns.poll(30, TimeUnit.SECONDS)).as("turn %d", i).isNotNull();
+            }
+            assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
+            assertThat(port.looks.get() - looks).as("one look at the port between the self-woken turns").isEqualTo(1);
+        } finally {
+            loop.stop();
+            port.close();
+            loop.join(5_000);
+        }
+    }
+
+    @Test
+    void waitingOnAReadyPortAllocatesNothing() throws Exception {
+        try (UdpDatagramPort port = loopbackPort(); DatagramChannel sender = DatagramChannel.open()) {
+            // one datagram left unread: every wait finds the key ready, as a busy loop's waits do
+            sender.send(ByteBuffer.wrap(new byte[] {1}), port.localAddress());
+            port.awaitReadable(TimeUnit.SECONDS.toNanos(10));
+            for (int i = 0; i < 20_000; i++) { // warm-up
+                port.awaitReadable(0);
+                port.awaitReadable(1_000_000);
+            }
+            long before = allocated();
+            for (int i = 0; i < 10_000; i++) {
+                port.awaitReadable(0);
+                port.awaitReadable(1_000_000);
+            }
+            // a selected-key set would take a HashSet node for each of these 20,000 ready waits (32 B each)
+            assertThat(allocated() - before).as("bytes allocated by 20,000 waits on a ready port").isLessThan(20_000);
+        }
+    }
+
+    private static long allocated() {
+        return ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
+                .getCurrentThreadAllocatedBytes();
     }
 
     @ParameterizedTest

@@ -1,0 +1,238 @@
+package io.reliableudp.bench.throughput;
+
+import io.reliableudp.message.ChannelConfig;
+import io.reliableudp.message.ChannelStats;
+import io.reliableudp.message.DeliveryMode;
+import io.reliableudp.message.MessageConfig;
+import io.reliableudp.transport.DatagramPort;
+import io.reliableudp.transport.NodeConfig;
+import io.reliableudp.transport.NodeListener;
+import io.reliableudp.transport.NodeStats;
+import io.reliableudp.transport.Peer;
+import io.reliableudp.transport.PeerStats;
+import io.reliableudp.transport.ReceiveThreadMode;
+import io.reliableudp.transport.ReliableUdpNode;
+import io.reliableudp.transport.UdpDatagramPort;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A counting probe of one node-to-node stream (a diagnostic for profiling, not a benchmark of record):
+ * the loop of the former {@code TransportBench} (one sender thread, {@code offer} or {@code send} one
+ * message at a time, {@code flush} every 64, a window of 3,840 undelivered) over two nodes whose UDP
+ * ports are wrapped to count what the I/O loops do: waits, wake-ups asked for, receives that found
+ * nothing, datagrams each way, sends refused by a full socket buffer. It prints the rate and every
+ * count <b>per delivered message</b>, which load does not distort the way it distorts the rate; run it
+ * under JFR or {@code perf stat -e 'syscalls:sys_enter_*'} for the rest.
+ *
+ * <pre>java -cp benchmarks.jar io.reliableudp.bench.throughput.NodeProbe --size 256 --seconds 5 --offer --mode platform</pre>
+ */
+public final class NodeProbe {
+
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+
+    private NodeProbe() {
+    }
+
+    /** A {@link UdpDatagramPort} that counts what its I/O loop asks of it. */
+    static final class CountingPort implements DatagramPort {
+        final DatagramPort port;
+        final LongAdder waits = new LongAdder();
+        final LongAdder zeroWaits = new LongAdder();
+        final LongAdder wakeups = new LongAdder();
+        final LongAdder received = new LongAdder();
+        final LongAdder emptyReceives = new LongAdder();
+        final LongAdder sent = new LongAdder();
+        final LongAdder refused = new LongAdder();
+
+        CountingPort(DatagramPort port) {
+            this.port = port;
+        }
+
+        @Override
+        public InetSocketAddress receive(ByteBuffer into) throws IOException {
+            InetSocketAddress from = port.receive(into);
+            (from == null ? emptyReceives : received).increment();
+            return from;
+        }
+
+        @Override
+        public boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException {
+            boolean ok = port.send(datagram, to);
+            (ok ? sent : refused).increment();
+            return ok;
+        }
+
+        @Override
+        public void awaitReadable(long timeoutNanos) throws IOException {
+            (timeoutNanos <= 0 ? zeroWaits : waits).increment();
+            port.awaitReadable(timeoutNanos);
+        }
+
+        @Override
+        public void wakeup() {
+            wakeups.increment();
+            port.wakeup();
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return port.localAddress();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return port.isOpen();
+        }
+
+        @Override
+        public void close() {
+            port.close();
+        }
+
+        long[] snapshot() {
+            return new long[] {waits.sum(), zeroWaits.sum(), wakeups.sum(), received.sum(), emptyReceives.sum(), sent.sum(), refused.sum()};
+        }
+    }
+
+    private static final String[] COUNTS = {"waits (blocking)", "waits (selectNow)", "wake-ups asked", "datagrams received",
+        "receives finding nothing", "datagrams sent", "sends refused (buffer full)"};
+
+    public static void main(String[] args) throws Exception {
+        int size = 32;
+        double seconds = 5;
+        boolean offer = false;
+        ReceiveThreadMode mode = ReceiveThreadMode.PLATFORM;
+        int flushEvery = 64;
+        MessageConfig.CongestionControl congestion = MessageConfig.CongestionControl.DELIVERY_RATE;
+        int budget = 0;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--size" -> size = Integer.parseInt(args[++i]);
+                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                case "--offer" -> offer = true;
+                case "--mode" -> mode = ReceiveThreadMode.valueOf(args[++i].toUpperCase(Locale.ROOT));
+                case "--flush-every" -> flushEvery = Integer.parseInt(args[++i]);
+                case "--congestion" -> congestion = MessageConfig.CongestionControl.valueOf(args[++i].toUpperCase(Locale.ROOT));
+                case "--budget" -> budget = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]
+                        + " (--size N --seconds S --offer --mode platform|virtual --flush-every N --congestion delivery_rate|gaffer|none"
+                        + " --budget BYTES)");
+            }
+        }
+        MessageConfig.Builder message = MessageConfig.builder()
+                .channels(List.of(ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED), ChannelConfig.of(DeliveryMode.UNRELIABLE)))
+                .congestionControl(congestion);
+        if (budget > 0) {
+            message.datagramBudget(budget);
+        }
+        NodeConfig config = config(mode, message.build());
+        run(config, size, 1, offer, flushEvery); // warm-up
+        run(config, size, seconds, offer, flushEvery);
+    }
+
+    private static NodeConfig config(ReceiveThreadMode mode, MessageConfig message) {
+        return NodeConfig.builder().bindAddress(new InetSocketAddress(LOOPBACK, 0)).receiveThreadMode(mode)
+                .message(message).timeout(Duration.ofSeconds(10)).build();
+    }
+
+    private static final class Counter implements NodeListener {
+        volatile long count;
+
+        @Override
+        public void onMessage(Peer peer, int channel, int messageId, byte[] payload) {
+            count++; // one writer: the server's I/O thread
+        }
+    }
+
+    private static void run(NodeConfig sc, int size, double seconds, boolean offer, int flushEvery) throws Exception {
+        ReceiveThreadMode mode = sc.receiveThreadMode();
+        NodeConfig cc = sc.toBuilder().acceptIncoming(false).build();
+        CountingPort serverPort = new CountingPort(UdpDatagramPort.open(sc));
+        CountingPort clientPort = new CountingPort(UdpDatagramPort.open(cc));
+        Counter counter = new Counter();
+        try (ReliableUdpNode server = ReliableUdpNode.start(sc, counter, serverPort);
+             ReliableUdpNode client = ReliableUdpNode.start(cc, (p, c, i, d) -> { }, clientPort)) {
+            Peer peer = client.connect(new InetSocketAddress(LOOPBACK, server.localAddress().getPort())).get(5, TimeUnit.SECONDS);
+            byte[] payload = new byte[size];
+            AtomicBoolean stop = new AtomicBoolean();
+            int window = ChannelConfig.DEFAULT_MAX_QUEUED_MESSAGES - 256;
+            boolean useOffer = offer;
+            long[] sentBox = new long[1];
+            Thread sender = Thread.ofPlatform().name("probe-sender").start(() -> {
+                long sent = 0;
+                while (!stop.get()) {
+                    if (sent - counter.count >= window) {
+                        peer.flush();
+                        Thread.yield();
+                        continue;
+                    }
+                    boolean accepted = useOffer ? peer.offer(0, payload) : !peer.send(0, payload).isCompletedExceptionally();
+                    if (!accepted) {
+                        peer.flush();
+                        Thread.yield();
+                        continue;
+                    }
+                    sent++;
+                    if (sent % flushEvery == 0) {
+                        peer.flush();
+                    }
+                }
+                sentBox[0] = sent;
+            });
+            Thread.sleep(300);
+            long[] s0 = serverPort.snapshot();
+            long[] c0 = clientPort.snapshot();
+            PeerStats p0 = peer.stats();
+            long before = counter.count;
+            long start = System.nanoTime();
+            // the controller's state, sampled every 10 ms: how often it holds the rate back (congested)
+            int samples = 0;
+            int congested = 0;
+            long end = start + (long) (seconds * 1e9);
+            while (System.nanoTime() - end < 0) {
+                Thread.sleep(10);
+                samples++;
+                congested += peer.stats().congested() ? 1 : 0;
+            }
+            long after = counter.count;
+            double elapsed = (System.nanoTime() - start) / 1e9;
+            long[] s1 = serverPort.snapshot();
+            long[] c1 = clientPort.snapshot();
+            PeerStats p1 = peer.stats();
+            stop.set(true);
+            sender.join();
+            long delivered = after - before;
+            System.out.printf(Locale.ROOT, "%d B %s, %s I/O thread, flush every %d, %s, budget %d: %.0f msg/s over %.1f s (%d delivered)%n",
+                    size, offer ? "offer" : "send", mode.name().toLowerCase(Locale.ROOT), flushEvery, sc.message().congestionControl(),
+                    sc.message().datagramBudget(), delivered / elapsed, elapsed, delivered);
+            if (seconds < 2) {
+                return; // warm-up: the rate only
+            }
+            System.out.printf("%-30s %14s %14s%n", "per delivered message", "client", "server");
+            for (int i = 0; i < COUNTS.length; i++) {
+                System.out.printf(Locale.ROOT, "%-30s %14.4f %14.4f%n", COUNTS[i],
+                        (c1[i] - c0[i]) / (double) delivered, (s1[i] - s0[i]) / (double) delivered);
+            }
+            ChannelStats ch0 = p0.channels().get(0);
+            ChannelStats ch1 = p1.channels().get(0);
+            System.out.printf(Locale.ROOT, "messages per data datagram (client): %.2f; resent per message: %.5f%n",
+                    delivered / (double) (c1[5] - c0[5]), (ch1.messagesResent() - ch0.messagesResent()) / (double) delivered);
+            System.out.printf(Locale.ROOT, "server datagrams (acks) per client datagram: %.3f; wake-ups per client datagram: %.3f%n",
+                    (s1[5] - s0[5]) / (double) (c1[5] - c0[5]), (c1[2] - c0[2]) / (double) (c1[5] - c0[5]));
+            System.out.printf(Locale.ROOT, "client peer: rtt %.3f ms, loss %.2f %%, congested in %d of %d samples (10 ms apart)%n",
+                    p1.rttMillis(), p1.packetLossPercent(), congested, samples);
+            System.out.println("client packet counters: " + p1.packetCounters());
+            NodeStats ns = server.stats();
+            System.out.println("server node: " + ns);
+        }
+    }
+}

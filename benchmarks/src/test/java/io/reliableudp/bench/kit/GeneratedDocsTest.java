@@ -1,0 +1,95 @@
+package io.reliableudp.bench.kit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The benchmark documents cannot drift from their measurements: every generated region of
+ * {@code docs/benchmarks.md} and {@code README.md} is what {@link DocsReport} writes from its JSON now
+ * (run {@code java -jar benchmarks/target/benchmarks.jar report} after a new result or a change of the
+ * generator), and a region edited by hand, or a JSON changed under it, is caught.
+ */
+class GeneratedDocsTest {
+
+    /** The repository root: the benchmarks module's parent (surefire runs in the module directory). */
+    private static Path root() {
+        Path here = Path.of("").toAbsolutePath();
+        return Files.exists(here.resolve("docs/benchmarks.md")) ? here : here.getParent();
+    }
+
+    @Test
+    void everyGeneratedRegionIsUpToDateWithItsJson() throws Exception {
+        Path root = root();
+        String benchmarks = Files.readString(root.resolve("docs/benchmarks.md"), StandardCharsets.UTF_8);
+        String readme = Files.readString(root.resolve("README.md"), StandardCharsets.UTF_8);
+        assertThat(DocsReport.regions(benchmarks)).as("generated regions of docs/benchmarks.md").isNotEmpty();
+        assertThat(DocsReport.regions(readme)).as("generated regions of README.md").anyMatch(s -> s.startsWith("headline "));
+        assertThat(DocsReport.staleRegions(root))
+                .as("stale generated regions: run java -jar benchmarks/target/benchmarks.jar report from the repository root")
+                .isEmpty();
+    }
+
+    @Test
+    void everyResultFileHasItsRegion() throws Exception {
+        Path root = root();
+        List<String> regions = DocsReport.regions(Files.readString(root.resolve("docs/benchmarks.md"), StandardCharsets.UTF_8));
+        try (var files = Files.list(root.resolve(DocsReport.RESULTS_DIR))) {
+            List<String> names = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".json"))
+                    .map(n -> n.substring(0, n.length() - 5)).sorted().toList();
+            assertThat(regions).as("a generated region per JSON under docs/benchmarks").containsAll(names);
+        }
+    }
+
+    @Test
+    void aHandEditOrAChangedJsonMakesTheRegionStale(@TempDir Path dir) throws Exception {
+        Path results = Files.createDirectories(dir.resolve(DocsReport.RESULTS_DIR));
+        String json = "{\"benchmark\":\"pingpong\",\"params\":{\"size_bytes\":32},\"environment\":{\"started\":\"2026-12-01T10:00Z\","
+                + "\"cores\":2,\"java\":\"JDK\",\"os\":\"Linux\",\"load1_at_start\":0.2,\"command_line\":[\"-jar\",\"b.jar\",\"pingpong\"]},"
+                + "\"results\":{\"raw-udp\":{\"load1\":0.2,\"p50_us\":5.5,\"p99_us\":12,\"runs\":[{\"run\":1,\"load1\":0.2,\"p50_us\":5.5,\"p99_us\":12},"
+                + "{\"run\":2,\"load1\":0.3,\"p50_us\":6.25,\"p99_us\":14}]}},\"skipped\":{}}";
+        Files.writeString(results.resolve("pp.json"), json);
+        Path doc = Files.createDirectories(dir.resolve("docs")).resolve("benchmarks.md");
+        Files.writeString(doc, "# B\n\n<!-- generated: pp -->\nold text\n<!-- end generated -->\n\nkept\n");
+        Files.writeString(dir.resolve("README.md"), "# R\n");
+
+        assertThat(DocsReport.staleRegions(dir)).containsEntry("docs/benchmarks.md", List.of("pp"));
+        DocsReport.main(new String[] {"--root", dir.toString()});
+        String written = Files.readString(doc);
+        assertThat(DocsReport.staleRegions(dir)).isEmpty();
+        // every run, not only the median, with its load; the text outside the region is kept
+        assertThat(written).contains("| `raw-udp` | 1 | 0.20 | 5.50 | 12 |").contains("| `raw-udp` | 2 | 0.30 | 6.25 | 14 |")
+                .contains("[benchmarks/pp.json](benchmarks/pp.json)").contains("java -jar b.jar pingpong")
+                .startsWith("# B\n\n<!-- generated: pp -->\n").endsWith("<!-- end generated -->\n\nkept\n");
+
+        Files.writeString(doc, written.replace("| 5.50 |", "| 4.00 |"));
+        assertThat(DocsReport.staleRegions(dir)).as("a hand edit").containsEntry("docs/benchmarks.md", List.of("pp"));
+        DocsReport.main(new String[] {"--root", dir.toString()});
+        Files.writeString(results.resolve("pp.json"), json.replace("6.25", "7.25"));
+        assertThat(DocsReport.staleRegions(dir)).as("a changed JSON").containsEntry("docs/benchmarks.md", List.of("pp"));
+    }
+
+    @Test
+    void aRegionWithoutItsEndOrJsonIsAnError(@TempDir Path dir) throws Exception {
+        Files.createDirectories(dir.resolve(DocsReport.RESULTS_DIR));
+        assertThatThrownBy(() -> DocsReport.regenerate("<!-- generated: nothing -->\n<!-- end generated -->\n", dir, "README.md"))
+                .hasMessageContaining("no result file docs/benchmarks/nothing.json");
+        assertThatThrownBy(() -> DocsReport.regenerate("a\n<!-- generated: x -->\nb\n", dir, "README.md"))
+                .hasMessageContaining("has no <!-- end generated -->");
+    }
+
+    @Test
+    void theJsonReaderReadsWhatTheWriterWrites() {
+        Map<String, Object> back = JsonReader.object(Json.write(Map.of("a", List.of(1, 2.5, "x\"y\n"), "b", Map.of("c", true))));
+        assertThat(back.get("a")).isEqualTo(List.of(1L, 2.5, "x\"y\n"));
+        assertThat(back.get("b")).isEqualTo(Map.of("c", true));
+        assertThatThrownBy(() -> JsonReader.parse("{\"a\":1,}")).isInstanceOf(IllegalArgumentException.class);
+    }
+}
