@@ -298,8 +298,16 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         }
     }
 
+    /**
+     * TICK: every peer sends. IMMEDIATE: only the peers whose connection timers may be due (keepalive,
+     * timeout, handshake, the session's housekeeping): one tick serves every peer due by then, and an
+     * idle peer costs a comparison per tick and an update per keepalive interval.
+     */
     private void tick(double now) {
         for (NodePeer peer : peers.all()) {
+            if (immediate && !peer.housekeepingDue(now)) {
+                continue;
+            }
             try {
                 peer.tick(now);
             } catch (RuntimeException e) {

@@ -63,6 +63,8 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     private int timerIndex = -1;
     /** This peer's deadline in {@link PeerTimers} (System.nanoTime); I/O thread only. */
     private long deadlineNanos = Long.MAX_VALUE;
+    /** IMMEDIATE: when the connection's own timers are next due ({@link Connection#nextHousekeeping()}); I/O thread only. */
+    private double housekeepingAt = Double.NEGATIVE_INFINITY;
 
     NodePeer(DatagramNode node, InetSocketAddress address, boolean client) {
         this.node = node;
@@ -312,7 +314,11 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         }
     }
 
-    /** The node's tick (I/O thread): keepalive, timeout, handshake retries, and the message layer's update. */
+    /**
+     * The node's tick (I/O thread): keepalive, timeout, handshake retries, and the message layer's
+     * update. In {@code IMMEDIATE} mode only when {@link #housekeepingDue} (a connected peer with nothing
+     * due costs the tick one comparison, not a lock and an update).
+     */
     void tick(double now) {
         double next;
         lock.lock();
@@ -320,12 +326,23 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             Connection c = connection();
             c.update(now);
             next = c.nextDeadline();
+            housekeepingAt = c.nextHousekeeping();
         } finally {
             lock.unlock();
         }
         if (immediate) {
             node.schedule(this, next);
         }
+    }
+
+    /**
+     * IMMEDIATE, I/O thread: whether the connection's own timers (keepalive, timeout, handshake, the
+     * session's housekeeping) may be due at {@code now}. The stored time is the connection's answer at
+     * the last tick; events since then only move the true time later, so a stale answer costs at most one
+     * update that finds nothing to do, never a late keepalive or timeout.
+     */
+    boolean housekeepingDue(double now) {
+        return now >= housekeepingAt;
     }
 
     /** A datagram from this peer's address (I/O thread). */
