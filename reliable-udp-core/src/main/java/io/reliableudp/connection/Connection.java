@@ -479,7 +479,8 @@ public final class Connection implements Session.Output, Session.Input {
                 }
             }
             case CONNECTED -> {
-                if (time - lastReceive > settings.timeout()) {
+                // written as nextHousekeeping() computes the times, so that "due" and "done" agree to the bit
+                if (time > lastReceive + settings.timeout()) {
                     end(DisconnectReason.TIMEOUT, "nothing heard for " + settings.timeout() + " s", false);
                     return;
                 }
@@ -488,7 +489,7 @@ public final class Connection implements Session.Output, Session.Input {
                     lastSessionUpdate = time;
                     s.update(time);
                 }
-                if (state == State.CONNECTED && time - lastSend >= settings.keepAliveInterval()) {
+                if (state == State.CONNECTED && time >= lastSend + settings.keepAliveInterval()) {
                     sendFrame(Protocol.KEEPALIVE, headroom, 0);
                 }
             }
