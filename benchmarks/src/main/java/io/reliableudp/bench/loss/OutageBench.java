@@ -21,8 +21,10 @@ import java.util.concurrent.TimeUnit;
  * another over loopback and cuts the path for {@code --blackhole} seconds after {@code --before}: inside a
  * network namespace of its own with an nftables input policy of drop (root), or else with a 100% loss link
  * conditioner on both nodes. From its 100 ms bins it reports when the last QUEUE_FULL came after the path
- * returned, when the full rate was back (from then on every send accepted and at least 90% of the rate
- * delivered in every bin), and when the backlog was delivered. Targets: no QUEUE_FULL later than 1 s after
+ * returned, when the full rate was back (from then on every send accepted and at most 100 ms worth of the rate
+ * accepted but not yet delivered at the end of every bin), and when the backlog was delivered. Times count
+ * from just before the {@code nft} call that reopens the path (it takes milliseconds, more under load), so
+ * they err long. Targets: no QUEUE_FULL later than 1 s after
  * the path returns; full rate back within 1 s.
  */
 public final class OutageBench {
@@ -135,7 +137,10 @@ public final class OutageBench {
             if (back == null) {
                 throw new IllegalStateException("the peer never reopened the path (see " + child.log() + ")");
             }
-            double backMs = Double.parseDouble(back.substring(5).trim());
+            // the path returned between the two times: measured from the first, so figures err long, never short
+            String[] times = back.substring(5).trim().split(" ");
+            double backMs = Double.parseDouble(times[0]);
+            f.put("back_change_ms", Double.parseDouble(times[1]) - backMs);
             List<long[]> bins = new ArrayList<>();
             for (String line; (line = child.awaitLine("", deadline)) != null && !line.startsWith("DONE"); ) {
                 if (line.startsWith("BIN ")) {
@@ -159,6 +164,17 @@ public final class OutageBench {
         }
     }
 
+    /** The offered rate per second before the blackhole (the bins before the return, from the second on). */
+    private static double rate(List<long[]> bins, double backMs) {
+        long offered = 0;
+        int n = 0;
+        for (int i = 1; i < bins.size() && bins.get(i)[0] + OutagePeer.BIN_MS < backMs; i++) {
+            offered += bins.get(i)[1];
+            n++;
+        }
+        return n == 0 ? 0 : offered * 1000.0 / (n * OutagePeer.BIN_MS);
+    }
+
     /** The figures from the bins ({@code t_ms offered queue_full refused delivered}). */
     static void analyse(List<long[]> bins, double backMs, Map<String, Object> f) {
         long qfDuring = 0;
@@ -177,14 +193,25 @@ public final class OutageBench {
                 }
             }
         }
-        // full rate: from this bin on, every send accepted and >= 90% of the offered rate delivered
+        // full rate: from this bin on, every send accepted and no more than one bin's worth of the rate waiting
+        // (accepted but not delivered) at the end of every bin; so the messages flow at the rate they come
+        long[] waiting = new long[last + 1];
+        long acc = 0;
+        long del = 0;
+        for (int i = 0; i <= last; i++) {
+            long[] b = bins.get(i);
+            acc += b[1] - b[2] - b[3];
+            del += b[4];
+            waiting[i] = acc - del;
+        }
+        double oneBin = rate(bins, backMs) * OutagePeer.BIN_MS / 1000.0;
         int fullFrom = -1;
         for (int i = last; i >= 0; i--) {
             long[] b = bins.get(i);
             if (b[0] + OutagePeer.BIN_MS <= backMs) {
                 break;
             }
-            boolean full = b[2] == 0 && b[3] == 0 && b[4] >= 0.9 * b[1];
+            boolean full = b[2] == 0 && b[3] == 0 && waiting[i] <= oneBin;
             if (!full) {
                 break;
             }

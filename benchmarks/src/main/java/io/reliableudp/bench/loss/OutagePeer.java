@@ -23,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * for {@code blackhole} seconds: with {@code nft} (run inside the network namespace it was started in: drop
  * every packet at input) or, with {@code conditioner}, a 100% loss link conditioner on both nodes. Per 100 ms
  * bin it counts sends offered, refused with QUEUE_FULL and otherwise refused, and messages delivered, and
- * prints them as {@code BIN t_ms offered queue_full refused delivered} lines, then {@code DONE ...}.
+ * prints them as {@code BIN t_ms offered queue_full refused delivered} lines, then {@code DONE ...}; before them
+ * {@code CUT} and {@code BACK} with the times (ms from the start) before and after the path changed.
  */
 public final class OutagePeer {
 
@@ -65,15 +66,19 @@ public final class OutagePeer {
                 if (now - end >= 0) {
                     break;
                 }
+                // each printed with the time before and after the change: nft is a process (milliseconds; more
+                // on a loaded machine) and the rule changes somewhere in between
                 if (!cut && now - cutAt >= 0) {
                     cut = true;
+                    double t0 = (System.nanoTime() - start[0]) / 1e6;
                     path(false, nft, sender, receiver);
-                    System.out.printf(Locale.ROOT, "CUT %.1f%n", (System.nanoTime() - start[0]) / 1e6);
+                    System.out.printf(Locale.ROOT, "CUT %.1f %.1f%n", t0, (System.nanoTime() - start[0]) / 1e6);
                 }
                 if (cut && !back && now - backAt >= 0) {
                     back = true;
+                    double t0 = (System.nanoTime() - start[0]) / 1e6;
                     path(true, nft, sender, receiver);
-                    System.out.printf(Locale.ROOT, "BACK %.1f%n", (System.nanoTime() - start[0]) / 1e6);
+                    System.out.printf(Locale.ROOT, "BACK %.1f %.1f%n", t0, (System.nanoTime() - start[0]) / 1e6);
                 }
                 if (now - next < 0) {
                     LockSupport.parkNanos(Math.min(next - now, 200_000));
