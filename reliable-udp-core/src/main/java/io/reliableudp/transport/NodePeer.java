@@ -154,9 +154,11 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             int id;
             lock.lock();
             try {
-                id = connection().send(channel, payload, f, node.now());
+                double now = node.now();
+                id = connection().send(channel, payload, f, now);
                 if (id >= 0) {
                     queueFullSince = -1;
+                    writeNowIfIdle(now);
                 }
             } finally {
                 lock.unlock();
@@ -183,9 +185,11 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         int id;
         lock.lock();
         try {
-            id = connection().offer(channel, payload, node.now());
+            double now = node.now();
+            id = connection().offer(channel, payload, now);
             if (id >= 0) {
                 queueFullSince = -1;
+                writeNowIfIdle(now);
             }
         } finally {
             lock.unlock();
@@ -200,6 +204,20 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             queueStayedFull();
         }
         return false;
+    }
+
+    /**
+     * IMMEDIATE, under the lock, on an application thread: when nothing of this peer waits for the I/O
+     * thread and the loop is idle, writes what is queued (the message just offered) on this thread, as
+     * TCP's {@code write} does, instead of waiting for the loop's wake-up: the wake-up is then off the
+     * message's path. The caller still marks the peer ({@link DatagramNode#sendSoon}), so the I/O thread
+     * takes over the message layer's deadlines (resend, ack delay) as before. A burst writes only its
+     * first message here: the mark makes the rest queue for the loop, which packs them as before.
+     */
+    private void writeNowIfIdle(double now) {
+        if (immediate && !dirty.get() && node.callerMayWrite()) {
+            connection().flush(now);
+        }
     }
 
     /**
