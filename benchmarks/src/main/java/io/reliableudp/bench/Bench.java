@@ -1,6 +1,8 @@
 package io.reliableudp.bench;
 
+import io.reliableudp.bench.idle.IdleBench;
 import io.reliableudp.bench.loss.LossBench;
+import io.reliableudp.bench.loss.OutageBench;
 import io.reliableudp.bench.pingpong.PingPongBench;
 import io.reliableudp.bench.soak.SoakBench;
 import io.reliableudp.bench.throughput.ThroughputBench;
@@ -38,6 +40,10 @@ public final class Bench {
                 SoakBench::main));
         COMMANDS.put("report", new Entry("rewrite the generated tables of docs/benchmarks.md and README.md from docs/benchmarks/*.json "
                 + "(--check: only compare)", io.reliableudp.bench.kit.DocsReport::main));
+        COMMANDS.put("outage", new Entry("a 2 s blackhole at 2,000 msg/s: the last QUEUE_FULL and the full rate after the path returns",
+                OutageBench::main));
+        COMMANDS.put("idle", new Entry("CPU of a node's JVM with N idle connections over 10 s, from /proc (target < 1% of a core at 100)",
+                IdleBench::main));
         COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
                 org.openjdk.jmh.Main::main));
     }

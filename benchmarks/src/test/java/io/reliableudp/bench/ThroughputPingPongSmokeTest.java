@@ -59,7 +59,7 @@ class ThroughputPingPongSmokeTest {
                 "--out", out.toString());
         JsonNode root = json.readTree(line);
         assertThat(root.get("benchmark").asString()).isEqualTo("pingpong");
-        List<String> measured = expectedSystems(root, List.of("reliable-udp/defaults", "reliable-udp/low-latency", "raw-udp",
+        List<String> measured = expectedSystems(root, List.of("reliable-udp/defaults", "reliable-udp/low-latency", "reliable-udp/spring", "raw-udp",
                 "tcp", "aeron/shared", "aeron/dedicated", "kcp"));
         for (String system : measured) {
             JsonNode figures = root.get("results").get(system);

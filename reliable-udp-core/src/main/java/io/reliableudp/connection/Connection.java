@@ -115,6 +115,8 @@ public final class Connection implements Session.Output, Session.Input {
     private double lastReceive;
     private double lastSend = Double.NEGATIVE_INFINITY;
     private double lastHandshakeSend;
+    /** When {@link #update} last ran the session's update while connected (its housekeeping: statistics, loss timeout). */
+    private double lastSessionUpdate = Double.NEGATIVE_INFINITY;
 
     private long datagramsSent;
     private long datagramsReceived;
@@ -439,6 +441,26 @@ public final class Connection implements Session.Output, Session.Input {
         return state == State.CONNECTED && s != null ? s.nextDeadline() : Double.POSITIVE_INFINITY;
     }
 
+    /**
+     * When {@link #update} next has work of its own (seconds on the owner's clock; at or before now: at
+     * once): connected, the earliest of the keepalive ({@code keepAliveInterval} after the last packet
+     * sent), the timeout ({@code timeout} after the last valid packet heard) and the session's
+     * housekeeping update (once per {@code keepAliveInterval}); in the handshake, at once (the owner's
+     * tick paces handshake resends); ended, never. Between now and then an {@code update} would do
+     * nothing but the session's own deadlines ({@link #nextDeadline}), so an owner with many idle
+     * connections calls it only for those that are due. Every event moves the answer later or leaves it,
+     * never earlier, so an owner may keep the last answer and ask again only when it has come.
+     */
+    public double nextHousekeeping() {
+        return switch (state) {
+            case CONNECTED -> Math.min(Math.min(lastSend + settings.keepAliveInterval(),
+                    // strictly after the timeout: update ends the connection only when more than timeout passed
+                    Math.nextUp(lastReceive + settings.timeout())), lastSessionUpdate + settings.keepAliveInterval());
+            case REQUESTING, RESPONDING -> Double.NEGATIVE_INFINITY;
+            default -> Double.POSITIVE_INFINITY;
+        };
+    }
+
     /** Whether reliable messages still wait for acknowledgement. */
     public boolean hasPendingReliable() {
         Session s = session;
@@ -457,15 +479,17 @@ public final class Connection implements Session.Output, Session.Input {
                 }
             }
             case CONNECTED -> {
-                if (time - lastReceive > settings.timeout()) {
+                // written as nextHousekeeping() computes the times, so that "due" and "done" agree to the bit
+                if (time > lastReceive + settings.timeout()) {
                     end(DisconnectReason.TIMEOUT, "nothing heard for " + settings.timeout() + " s", false);
                     return;
                 }
                 Session s = session;
                 if (s != null) {
+                    lastSessionUpdate = time;
                     s.update(time);
                 }
-                if (state == State.CONNECTED && time - lastSend >= settings.keepAliveInterval()) {
+                if (state == State.CONNECTED && time >= lastSend + settings.keepAliveInterval()) {
                     sendFrame(Protocol.KEEPALIVE, headroom, 0);
                 }
             }

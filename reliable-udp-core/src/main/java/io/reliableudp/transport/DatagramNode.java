@@ -173,6 +173,15 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
     }
 
     /**
+     * IMMEDIATE: whether a sending thread may write its message itself (the I/O loop is waiting and no
+     * wake-up is pending, so the message would leave alone after a wake-up of the loop anyway). False
+     * on the I/O thread (a listener's reply leaves with the turn's write) and while a link conditioner is set.
+     */
+    boolean callerMayWrite() {
+        return linkConditioner == null && loop.idle();
+    }
+
+    /**
      * IMMEDIATE, I/O thread: {@code peer}'s message layer wants its next update at {@code deadline}
      * (seconds on {@link #now()}'s clock; +inf: none).
      */
@@ -298,8 +307,16 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         }
     }
 
+    /**
+     * TICK: every peer sends. IMMEDIATE: only the peers whose connection timers may be due (keepalive,
+     * timeout, handshake, the session's housekeeping): one tick serves every peer due by then, and an
+     * idle peer costs a comparison per tick and an update per keepalive interval.
+     */
     private void tick(double now) {
         for (NodePeer peer : peers.all()) {
+            if (immediate && !peer.housekeepingDue(now)) {
+                continue;
+            }
             try {
                 peer.tick(now);
             } catch (RuntimeException e) {

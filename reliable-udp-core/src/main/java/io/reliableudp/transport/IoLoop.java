@@ -119,6 +119,15 @@ final class IoLoop {
         }
     }
 
+    /**
+     * Whether the loop is in (or entering) its wait with no wake-up pending: a message another thread
+     * writes itself now would have left alone anyway, after this thread's wake-up. Any thread; a hint
+     * (it may change at once), never needed for correctness.
+     */
+    boolean idle() {
+        return waitingUntil != Long.MAX_VALUE && !wakePending.get();
+    }
+
     /** Makes the loop run a turn at {@code nanoTime} (System.nanoTime) at the latest. Any thread. */
     void wakeAt(long nanoTime) {
         long current;

@@ -63,6 +63,8 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     private int timerIndex = -1;
     /** This peer's deadline in {@link PeerTimers} (System.nanoTime); I/O thread only. */
     private long deadlineNanos = Long.MAX_VALUE;
+    /** IMMEDIATE: when the connection's own timers are next due ({@link Connection#nextHousekeeping()}); I/O thread only. */
+    private double housekeepingAt = Double.NEGATIVE_INFINITY;
 
     NodePeer(DatagramNode node, InetSocketAddress address, boolean client) {
         this.node = node;
@@ -152,9 +154,11 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             int id;
             lock.lock();
             try {
-                id = connection().send(channel, payload, f, node.now());
+                double now = node.now();
+                id = connection().send(channel, payload, f, now);
                 if (id >= 0) {
                     queueFullSince = -1;
+                    writeNowIfIdle(now);
                 }
             } finally {
                 lock.unlock();
@@ -181,9 +185,11 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         int id;
         lock.lock();
         try {
-            id = connection().offer(channel, payload, node.now());
+            double now = node.now();
+            id = connection().offer(channel, payload, now);
             if (id >= 0) {
                 queueFullSince = -1;
+                writeNowIfIdle(now);
             }
         } finally {
             lock.unlock();
@@ -198,6 +204,20 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             queueStayedFull();
         }
         return false;
+    }
+
+    /**
+     * IMMEDIATE, under the lock, on an application thread: when nothing of this peer waits for the I/O
+     * thread and the loop is idle, writes what is queued (the message just offered) on this thread, as
+     * TCP's {@code write} does, instead of waiting for the loop's wake-up: the wake-up is then off the
+     * message's path. The caller still marks the peer ({@link DatagramNode#sendSoon}), so the I/O thread
+     * takes over the message layer's deadlines (resend, ack delay) as before. A burst writes only its
+     * first message here: the mark makes the rest queue for the loop, which packs them as before.
+     */
+    private void writeNowIfIdle(double now) {
+        if (immediate && !dirty.get() && node.callerMayWrite()) {
+            connection().flush(now);
+        }
     }
 
     /**
@@ -312,7 +332,11 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         }
     }
 
-    /** The node's tick (I/O thread): keepalive, timeout, handshake retries, and the message layer's update. */
+    /**
+     * The node's tick (I/O thread): keepalive, timeout, handshake retries, and the message layer's
+     * update. In {@code IMMEDIATE} mode only when {@link #housekeepingDue} (a connected peer with nothing
+     * due costs the tick one comparison, not a lock and an update).
+     */
     void tick(double now) {
         double next;
         lock.lock();
@@ -320,12 +344,23 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             Connection c = connection();
             c.update(now);
             next = c.nextDeadline();
+            housekeepingAt = c.nextHousekeeping();
         } finally {
             lock.unlock();
         }
         if (immediate) {
             node.schedule(this, next);
         }
+    }
+
+    /**
+     * IMMEDIATE, I/O thread: whether the connection's own timers (keepalive, timeout, handshake, the
+     * session's housekeeping) may be due at {@code now}. The stored time is the connection's answer at
+     * the last tick; events since then only move the true time later, so a stale answer costs at most one
+     * update that finds nothing to do, never a late keepalive or timeout.
+     */
+    boolean housekeepingDue(double now) {
+        return now >= housekeepingAt;
     }
 
     /** A datagram from this peer's address (I/O thread). */

@@ -101,9 +101,11 @@ class HardeningFindingsTest {
         MessageConfig small = MessageConfig.defaults().toBuilder()
                 .channels(List.of(new ChannelConfig(DeliveryMode.RELIABLE_ORDERED, 64, 1 << 20))).build();
         RecordingListener clientEvents = new RecordingListener();
-        NodeConfig serverConfig = NodeConfig.builder().message(small).timeout(Duration.ofSeconds(20)).build();
+        // keepalives every 100 ms (not the 500 ms default): the client's 600 ms timeout must only end it through its full queue
+        NodeConfig serverConfig = NodeConfig.builder().message(small).keepAliveInterval(Duration.ofMillis(100))
+                .timeout(Duration.ofSeconds(20)).build();
         NodeConfig clientConfig = NodeConfig.builder().message(small).acceptIncoming(false)
-                .timeout(Duration.ofMillis(600)).build();
+                .keepAliveInterval(Duration.ofMillis(100)).timeout(Duration.ofMillis(600)).build();
         try (ReliableUdpNode server = ReliableUdpNode.start(serverConfig, new RecordingListener(), network.open());
              ReliableUdpNode client = ReliableUdpNode.start(clientConfig, clientEvents, network.open())) {
             Peer toServer = client.connect(server.localAddress()).get(5, TimeUnit.SECONDS);

@@ -11,6 +11,7 @@ import io.reliableudp.bench.systems.Cpu;
 import io.reliableudp.bench.systems.PeerProcess;
 import io.reliableudp.bench.systems.PingPongSystem;
 import io.reliableudp.bench.systems.RawUdp;
+import io.reliableudp.bench.systems.SpringRoundTrip;
 import io.reliableudp.bench.systems.ReliableUdp;
 import io.reliableudp.bench.systems.Tcp;
 import io.reliableudp.transport.ReceiveThreadMode;
@@ -40,7 +41,7 @@ public final class PingPongBench {
 
     static final String NAME = "pingpong";
     static final List<String> SYSTEMS = List.of(
-            "reliable-udp/defaults", "reliable-udp/low-latency", "raw-udp", "tcp", "aeron/shared", "aeron/dedicated", "kcp");
+            "reliable-udp/defaults", "reliable-udp/low-latency", SpringRoundTrip.NAME, "raw-udp", "tcp", "aeron/shared", "aeron/dedicated", "kcp");
     private static final String[] FIGURES = {"avg_us", "p50_us", "p90_us", "p99_us", "p99_9_us", "max_us"};
 
     private final double seconds;
@@ -140,6 +141,7 @@ public final class PingPongBench {
                     case "reliable-udp/defaults" -> ReliableUdp.pingPongDefaults(psk);
                     case "reliable-udp/low-latency" -> ReliableUdp.pingPongLowLatency(psk);
                     case "raw-udp" -> new RawUdp();
+                    case SpringRoundTrip.NAME -> new SpringRoundTrip();
                     case "tcp" -> new Tcp();
                     default -> child.pingPong(name);
                 });
@@ -192,6 +194,9 @@ public final class PingPongBench {
                 + "Peer.send + flush from the listener, echoed the same way");
         description.put("reliable-udp/low-latency", "this library with the low-latency setting (" + d.lowLatency() + "), "
                 + "otherwise as reliable-udp/defaults");
+        description.put(SpringRoundTrip.NAME, "two Boot applications on the starter with every default in this JVM: "
+                + "ReliableUdpOperations.send from an application thread -> @UdpMessageListener @SendTo(\"pong\") -> "
+                + "@UdpMessageListener that wakes the application thread (reliable-ordered ping and pong channels)");
         description.put("raw-udp", "connected DatagramChannel client, blocking echo thread");
         description.put("tcp", "plain sockets, TCP_NODELAY both ends, 4-byte length prefix, echo thread");
         description.put("aeron/shared", "Aeron 1.47.4 embedded media driver, ThreadingMode.SHARED, JDK 17 child JVM; ping and pong "
@@ -276,7 +281,17 @@ public final class PingPongBench {
                 }
             }
             v.print(System.out, "this library against raw UDP of the same run (targets, with the defaults: p50 within raw + 10 us,"
-                    + " p99 within 2x raw)");
+                    + " p99 within 2x raw; Spring: p50 within 2x raw + 50 us)");
+            for (int r = 1; r <= runs && systems.stream().anyMatch(s -> s.name().equals(SpringRoundTrip.NAME)); r++) {
+                Map<String, Object> f = report.run(SpringRoundTrip.NAME, r);
+                Map<String, Object> raw = report.run("raw-udp", r);
+                if (f.get("p50_us") instanceof Number p50 && raw.get("p50_us") instanceof Number r50) {
+                    double target = 2 * r50.doubleValue() + 50;
+                    System.out.printf(Locale.ROOT, "run %d: Spring round trip p50 %.1f us, target 2 x raw p50 + 50 us = %.1f us: %s%n",
+                            r, p50.doubleValue(), target, p50.doubleValue() <= target ? "met"
+                                    : String.format(Locale.ROOT, "missed by %.1f us", p50.doubleValue() - target));
+                }
+            }
         }
         for (PingPongSystem s : systems) {
             for (int r = 1; r <= runs; r++) {
