@@ -1,5 +1,6 @@
 package io.reliableudp.bench;
 
+import io.reliableudp.bench.flood.FloodBench;
 import io.reliableudp.bench.loss.LossBench;
 import io.reliableudp.bench.pingpong.PingPongBench;
 import io.reliableudp.bench.soak.SoakBench;
@@ -36,6 +37,8 @@ public final class Bench {
                 + "TCP, Aeron and KCP", PingPongBench::main));
         COMMANDS.put("soak", new Entry("N reliable-ordered messages over loopback through loss, duplication, reordering and jitter: 0 lost, heap flat",
                 SoakBench::main));
+        COMMANDS.put("flood", new Entry("a client/server pair at 2,000 msg/s while child JVMs flood the server with 200k garbage datagrams/s: "
+                + "latency and QUEUE_FULL quiet vs flooded, with and without dedicated sockets", FloodBench::main));
         COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
                 org.openjdk.jmh.Main::main));
     }
