@@ -35,7 +35,9 @@ import org.jspecify.annotations.Nullable;
  * that address's datagrams to it (an exact 4-tuple match wins over the unconnected group), into a
  * kernel buffer of its own that a flood of the shared socket cannot fill. Until the first one is
  * opened {@link #receive} reads the one socket exactly as before; from then on it reads, one
- * datagram at a time in turn, every socket the last select found readable.
+ * datagram at a time in turn, every socket the last select found readable, and selects again (without
+ * blocking) every {@link #RESELECT_EVERY} datagrams, so that a flooded shared socket, which never runs
+ * empty, cannot keep a peer's socket out of the turn.
  */
 public final class UdpDatagramPort implements DatagramPort {
 
@@ -54,10 +56,17 @@ public final class UdpDatagramPort implements DatagramPort {
     /** Set once the first dedicated socket is open: from then on {@link #receive} reads several sockets. */
     private volatile boolean grouped;
     // I/O loop only (grouped mode): the sockets the last select found readable, read in turn
-    private DatagramChannel[] ready = new DatagramChannel[4];
+    private Member[] ready = new Member[4];
     private int readyCount;
     private int cursor;
     private boolean justSelected;
+    /** Datagrams read since the last select (grouped mode). */
+    private int sinceSelect;
+    /**
+     * Grouped mode: a select at least every this many datagrams, so that a socket that became readable
+     * while another kept the loop busy (a flooded shared socket never runs empty) joins the turn.
+     */
+    static final int RESELECT_EVERY = 16;
     private final Consumer<SelectionKey> collect = this::collect;
 
     private UdpDatagramPort(DatagramChannel channel, Selector selector, InetSocketAddress bind, int receiveBufferBytes,
@@ -140,7 +149,7 @@ public final class UdpDatagramPort implements DatagramPort {
             channel.bind(bind);
             channel.configureBlocking(false);
             selector = Selector.open();
-            channel.register(selector, SelectionKey.OP_READ, channel);
+            channel.register(selector, SelectionKey.OP_READ, new Member(channel));
             return new UdpDatagramPort(channel, selector, bind, receiveBufferBytes, sendBufferBytes, reusePort);
         } catch (IOException | RuntimeException e) {
             channel.close();
@@ -180,11 +189,15 @@ public final class UdpDatagramPort implements DatagramPort {
      */
     private @Nullable InetSocketAddress receiveGrouped(ByteBuffer into) throws IOException {
         while (true) {
+            if (sinceSelect >= RESELECT_EVERY) {
+                select(0);
+            }
             while (readyCount > 0) {
                 if (cursor >= readyCount) {
                     cursor = 0;
                 }
-                DatagramChannel ch = ready[cursor];
+                Member m = ready[cursor];
+                DatagramChannel ch = m.channel;
                 InetSocketAddress from;
                 try {
                     from = (InetSocketAddress) ch.receive(into);
@@ -203,8 +216,10 @@ public final class UdpDatagramPort implements DatagramPort {
                 }
                 if (from != null) {
                     cursor++;
+                    sinceSelect++;
                     return from;
                 }
+                m.listed = false;
                 readyCount--;
                 ready[cursor] = ready[readyCount];
                 ready[readyCount] = null;
@@ -229,17 +244,28 @@ public final class UdpDatagramPort implements DatagramPort {
             throw new ClosedChannelException();
         }
         justSelected = true;
+        sinceSelect = 0;
     }
 
     private void collect(SelectionKey key) {
-        if (!(key.attachment() instanceof DatagramChannel ch)) {
-            return;
+        if (!(key.attachment() instanceof Member m) || m.listed) {
+            return; // listed already: it is still being read in turn
         }
-        // a socket listed twice (a select before the last drain ended) reads empty once and is dropped: harmless
+        m.listed = true;
         if (readyCount == ready.length) {
             ready = java.util.Arrays.copyOf(ready, readyCount * 2);
         }
-        ready[readyCount++] = ch;
+        ready[readyCount++] = m;
+    }
+
+    /** One socket of a grouped port, as its selection key's attachment; {@code listed} is the I/O loop's. */
+    private static final class Member {
+        final DatagramChannel channel;
+        boolean listed;
+
+        Member(DatagramChannel channel) {
+            this.channel = channel;
+        }
     }
 
     @Override
@@ -271,7 +297,7 @@ public final class UdpDatagramPort implements DatagramPort {
             ch.configureBlocking(false);
             // grouped before the first registration, so that the loop's next receive selects this socket too
             grouped = true;
-            ch.register(selector, SelectionKey.OP_READ, ch);
+            ch.register(selector, SelectionKey.OP_READ, new Member(ch));
             DatagramChannel raced = dedicated.putIfAbsent(remote, ch);
             if (raced != null) {
                 ch.close();

@@ -40,6 +40,7 @@ public final class FloodBench {
     private final double rate;
     private final double seconds;
     private final double quietSeconds;
+    private final double warmupSeconds;
     private final double msgRate;
     private final int size;
     private final int flooders;
@@ -53,6 +54,7 @@ public final class FloodBench {
         rate = o.number("rate", 200_000, "garbage datagrams per second, all flooders together (paced)");
         seconds = o.number("seconds", 5, "how long the flood lasts");
         quietSeconds = o.number("quiet-seconds", 5, "how long the pair runs before the flood (the quiet figures)");
+        warmupSeconds = o.number("warmup-seconds", 3, "traffic before the quiet phase, not measured (JIT)");
         msgRate = o.number("msg-rate", 2000, "reliable messages per second from the client to the server");
         size = o.integer("size", 64, "bytes of one garbage datagram");
         flooders = o.integer("flooders", 2, "flooder child JVMs (the rate is split among them)");
@@ -91,6 +93,7 @@ public final class FloodBench {
         params.put("garbage_rate", rate);
         params.put("flood_seconds", seconds);
         params.put("quiet_seconds", quietSeconds);
+        params.put("warmup_seconds", warmupSeconds);
         params.put("msg_rate", msgRate);
         params.put("garbage_bytes", size);
         params.put("flooders", flooders);
@@ -157,7 +160,7 @@ public final class FloodBench {
         String tag = "dedicated" + dedicatedSockets;
         Path logs = out.resolve("logs");
         Files.createDirectories(logs);
-        String life = String.format(Locale.ROOT, "%.0f", quietSeconds + seconds + 120);
+        String life = String.format(Locale.ROOT, "%.0f", warmupSeconds + quietSeconds + seconds + 180);
         List<ChildProcess> floods = new ArrayList<>();
         try (ChildProcess server = ChildProcess.start("flood server", peer(List.of("server", String.valueOf(dedicatedSockets),
                 String.valueOf(ioThreads), String.valueOf(receiveBuffer), life)), logs.resolve(tag + "-server.log"))) {
@@ -189,10 +192,12 @@ public final class FloodBench {
                     error(f, "client did not connect within 60 s (see " + client.log() + ")");
                     return;
                 }
+                Thread.sleep((long) (warmupSeconds * 1000));
+                client.send("PHASE 1");
                 Thread.sleep((long) (quietSeconds * 1000));
                 Map<String, Long> before = udpCounters();
-                client.send("PHASE 1");
-                server.send("PHASE 1");
+                client.send("PHASE 2");
+                server.send("PHASE 2");
                 for (ChildProcess fl : floods) {
                     fl.send("GO");
                 }
@@ -209,11 +214,11 @@ public final class FloodBench {
                     floodSeconds = Math.max(floodSeconds, Double.parseDouble(s.getOrDefault("seconds", "0")));
                 }
                 Map<String, Long> after = udpCounters();
-                client.send("PHASE 2");
-                server.send("PHASE 2");
+                client.send("PHASE 3");
+                server.send("PHASE 3");
                 Thread.sleep(1000);
                 client.send("STOP");
-                String sentLine = client.awaitLine("SENT", System.nanoTime() + 60 * SECOND);
+                String sentLine = client.awaitLine("SENT", System.nanoTime() + 120 * SECOND);
                 server.send("STOP");
                 String done = server.awaitLine("DONE", System.nanoTime() + 30 * SECOND);
                 if (sentLine == null || done == null) {
@@ -230,8 +235,8 @@ public final class FloodBench {
                 }
                 f.put("sent", sent);
                 f.put("delivered", delivered);
-                String[] phases = {"quiet", "flood"};
-                for (int p = 0; p < 2; p++) {
+                String[] phases = {"warmup", "quiet", "flood", "after"};
+                for (int p = 1; p < 3; p++) {
                     for (String k : new String[] {"p50", "p99", "max", "avg"}) {
                         String v = s.get(k + p);
                         if (v != null) {
@@ -241,9 +246,16 @@ public final class FloodBench {
                     f.put("messages_" + phases[p], Long.parseLong(c.getOrDefault("sent" + p, "0")));
                     f.put("queue_full_" + phases[p], Long.parseLong(c.getOrDefault("refused" + p, "0")));
                 }
+                long refusedAll = 0;
+                for (int p = 0; p < FloodPeer.PHASES; p++) {
+                    refusedAll += Long.parseLong(c.getOrDefault("refused" + p, "0"));
+                }
+                f.put("queue_full_total", refusedAll);
+                f.put("client_drain_seconds", Double.parseDouble(c.getOrDefault("drain_seconds", "0")));
                 f.put("garbage_sent", garbageSent);
                 f.put("garbage_rate_reached", floodSeconds > 0 ? garbageSent / floodSeconds : 0);
                 f.put("garbage_rejected_flood", Long.parseLong(s.getOrDefault("garbage_rejected_flood", "0")));
+                f.put("garbage_rejected", Long.parseLong(s.getOrDefault("garbage_rejected", "0")));
                 f.put("server_dropped", s.getOrDefault("dropped", ""));
                 if (!before.isEmpty() && !after.isEmpty()) {
                     f.put("kernel_rcvbuf_errors", after.get("RcvbufErrors") - before.get("RcvbufErrors"));

@@ -34,16 +34,17 @@ import java.util.concurrent.locks.LockSupport;
  *                                                     SECONDS from SOCKETS source ports, prints SENT n=N seconds=S
  * </pre>
  * A client message is 24 bytes: its sequence number, its send time ({@code System.nanoTime()}: Linux's
- * CLOCK_MONOTONIC, the same in every process of the machine) and its phase (0 quiet, 1 flooded, 2 after),
- * big-endian. The server records each message's one-way latency by phase. Every peer gives up by itself
- * after its lifetime.
+ * CLOCK_MONOTONIC, the same in every process of the machine) and its phase (0 warm-up, 1 quiet, 2
+ * flooded, 3 after), big-endian. The server records each message's one-way latency by phase. On STOP the
+ * client shuts its node down with a drain of up to 60 s (every reliable message acknowledged, or the
+ * time is up) before it reports. Every peer gives up by itself after its lifetime.
  */
 public final class FloodPeer {
 
     private static final LinkedBlockingQueue<String> STDIN = new LinkedBlockingQueue<>();
     private static final String END = "\u0000end";
     static final int MESSAGE_BYTES = 24;
-    static final int PHASES = 3;
+    static final int PHASES = 4;
 
     private FloodPeer() {
     }
@@ -145,7 +146,7 @@ public final class FloodPeer {
                 }
             }
             out.append(" garbage_rejected=").append(foreign(s));
-            out.append(" garbage_rejected_flood=").append(foreign(s) - malformedAtPhase[1]);
+            out.append(" garbage_rejected_flood=").append(foreign(s) - malformedAtPhase[2]);
             out.append(" datagrams_received=").append(s.datagramsReceived());
             out.append(" dropped=").append(s.datagramsDropped().toString().replace(' ', '_'));
             System.out.println(out);
@@ -204,16 +205,18 @@ public final class FloodPeer {
                     refused[phase]++; // QUEUE_FULL (or a closing connection): the message was not taken
                 }
             }
-            // serve the connection a little longer (resends, acks) so that what was sent arrives
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-            while (System.nanoTime() < until && peer.state() != PeerState.DISCONNECTED) {
-                LockSupport.parkNanos(10_000_000);
-            }
+            PeerState before = peer.state();
+            long datagrams = node.stats().datagramsSent();
+            // drain: the node closes once every reliable message is acknowledged (or after 60 s)
+            long drainStart = System.nanoTime();
+            node.shutdown(Duration.ofSeconds(60)).get(90, TimeUnit.SECONDS);
+            double drained = (System.nanoTime() - drainStart) / 1e9;
             StringBuilder out = new StringBuilder("SENT");
             for (int p = 0; p < PHASES; p++) {
                 out.append(" sent").append(p).append('=').append(sent[p]).append(" refused").append(p).append('=').append(refused[p]);
             }
-            out.append(" state=").append(peer.state()).append(" datagrams_sent=").append(node.stats().datagramsSent());
+            out.append(" state=").append(before).append(" datagrams_sent=").append(datagrams)
+                    .append(String.format(Locale.ROOT, " drain_seconds=%.3f", drained));
             System.out.println(out);
         }
     }

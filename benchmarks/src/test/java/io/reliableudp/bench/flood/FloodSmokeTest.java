@@ -22,7 +22,7 @@ class FloodSmokeTest {
     @Timeout(300)
     void thePairDeliversEverythingWhileGarbageIsSentAndRejected() throws Exception {
         Path out = Path.of("target", "smoke-flood");
-        String line = FloodBench.run("--rate", "5000", "--seconds", "2", "--quiet-seconds", "1", "--msg-rate", "200",
+        String line = FloodBench.run("--rate", "5000", "--seconds", "2", "--quiet-seconds", "1", "--warmup-seconds", "1", "--msg-rate", "200",
                 "--flooders", "1", "--sockets", "2", "--dedicated", "0,1", "--out", out.toString());
         JsonNode result = new ObjectMapper().readTree(line);
         assertThat(result.path("benchmark").asString()).isEqualTo("flood");
