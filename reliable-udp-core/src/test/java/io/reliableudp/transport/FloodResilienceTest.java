@@ -118,6 +118,45 @@ class FloodResilienceTest {
     }
 
     @Test
+    void aPeerSocketJoinsTheTurnWhileTheSharedSocketNeverRunsEmpty() throws Exception {
+        Assumptions.assumeTrue(UdpDatagramPort.reusePortWorks(), "dedicated sockets need Linux SO_REUSEPORT");
+        InetSocketAddress lo = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        try (UdpDatagramPort port = UdpDatagramPort.open(lo, 1 << 20, 0, true);
+             DatagramChannel peer = DatagramChannel.open();
+             DatagramChannel stranger = DatagramChannel.open()) {
+            peer.bind(lo);
+            stranger.bind(lo);
+            InetSocketAddress peerAddress = (InetSocketAddress) peer.getLocalAddress();
+            assertThat(port.dedicate(peerAddress)).isTrue();
+            assertThat(port.dedicatedSockets()).isEqualTo(1);
+            // the shared socket holds 500 datagrams: a flood the loop is still working through
+            for (int i = 0; i < 500; i++) {
+                stranger.send(ByteBuffer.wrap(new byte[] {0x7f, (byte) i}), port.localAddress());
+            }
+            Thread.sleep(100);
+            ByteBuffer into = ByteBuffer.allocate(64);
+            port.awaitReadable(1_000_000_000L);
+            into.clear();
+            assertThat(port.receive(into)).isNotEqualTo(peerAddress); // the loop is busy with the shared socket
+            // now the peer's datagram comes: it lands in its own socket, which the last select did not see
+            peer.send(ByteBuffer.wrap(new byte[] {1, 2, 3}), port.localAddress());
+            Thread.sleep(100);
+            int reads = 0;
+            InetSocketAddress from;
+            do {
+                into.clear();
+                from = port.receive(into);
+                reads++;
+            } while (from != null && !from.equals(peerAddress) && reads < 400);
+            // it is read within one reselect interval (and a turn), not after the shared socket's 499 others
+            assertThat(from).isEqualTo(peerAddress);
+            assertThat(reads).isLessThanOrEqualTo(UdpDatagramPort.RESELECT_EVERY + 2);
+            port.undedicate(peerAddress);
+            assertThat(port.dedicatedSockets()).isZero();
+        }
+    }
+
+    @Test
     void dedicatedSocketsAreBoundedAndReleased() throws Exception {
         Assumptions.assumeTrue(UdpDatagramPort.reusePortWorks(), "dedicated sockets need Linux SO_REUSEPORT");
         DatagramNode server = DatagramNode.start(loopback().dedicatedSockets(2).build(), new RecordingListener(), Sessions.DEFAULT);
