@@ -208,9 +208,9 @@ final class DatagramNode implements ReliableUdpNode {
 
     /**
      * IMMEDIATE, I/O thread: {@code peer}'s message layer wants its next update at {@code deadline}
-     * (seconds on {@link #now()}'s clock; +inf: none). On another lane's thread (a datagram of this
-     * peer that the kernel handed to another socket) the peer's own lane is asked to write it, which
-     * schedules it there.
+     * (seconds on {@link #now()}'s clock; +inf: none). Off the peer's lane's thread (which the
+     * transport avoids: another lane hands such datagrams over) the peer's own lane is asked to write
+     * it, which schedules it there.
      */
     void schedule(NodePeer peer, double deadline) {
         IoLane lane = peer.lane();
@@ -270,7 +270,10 @@ final class DatagramNode implements ReliableUdpNode {
             return;
         }
         if (peer.lane() != lane) {
-            counters.otherLane.increment(); // the kernel moved this address to another socket: served under the lock all the same
+            // the kernel moved this address to another socket: its own lane handles it (rare; a copy)
+            counters.otherLane.increment();
+            peer.lane().handOver(peer, data, length);
+            return;
         }
         peer.receive(data, 0, length, now);
     }
@@ -283,6 +286,13 @@ final class DatagramNode implements ReliableUdpNode {
 
     /** {@code lane}'s turn (its thread): conditioners and tick of its peers, their deadlines, events, writes. */
     void onTurn(IoLane lane, boolean tick) {
+        if (lanes.length > 1 && lane.hasHandedOver()) {
+            try {
+                lane.receiveHandedOver(now());
+            } catch (RuntimeException e) {
+                onDatagramFailed(e);
+            }
+        }
         if (linkConditioner != null || tick) {
             double now = now();
             if (linkConditioner != null) {

@@ -1,6 +1,7 @@
 package io.reliableudp.transport;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * One I/O thread's share of a node ({@link NodeConfig#ioThreads()}): its {@link DatagramPort} (one of
@@ -10,6 +11,10 @@ import java.net.InetSocketAddress;
  * lane for its life (the one whose socket received its first datagram, or the one a connect picked),
  * so one peer's timers, writes and listener calls stay on one thread. The shared state (peer table,
  * acceptor, counters) stays in the {@link DatagramNode}; this class hands the loop's calls to it.
+ *
+ * <p>A datagram of this lane's peer that another lane's socket read (the kernel's socket group
+ * changed) is copied and handed over ({@link #handOver}), so that every call into the peer, and so
+ * the order of its listener calls, stays on this lane's thread.
  */
 final class IoLane implements IoLoop.Handler {
 
@@ -20,6 +25,8 @@ final class IoLane implements IoLoop.Handler {
     final PeerTimers<NodePeer> timers = new PeerTimers<>();
     final NodeEvents events;
     private final DatagramNode node;
+    /** Datagrams of this lane's peers read by other lanes, for this lane's next turn. */
+    private final ConcurrentLinkedQueue<HandedOver> handedOver = new ConcurrentLinkedQueue<>();
     /** Ticks this lane's loop ran; its thread only writes it. */
     private volatile long ticks;
 
@@ -42,6 +49,30 @@ final class IoLane implements IoLoop.Handler {
         if (dirty.mark(peer)) {
             loop.wakeup();
         }
+    }
+
+    /** Another lane read a datagram of {@code peer} (of this lane): a copy is handled in this lane's next turn. */
+    void handOver(NodePeer peer, byte[] data, int length) {
+        handedOver.add(new HandedOver(peer, java.util.Arrays.copyOf(data, length)));
+        loop.wakeup();
+    }
+
+    /** This lane's thread: the datagrams other lanes handed over, in the order they came. */
+    void receiveHandedOver(double now) {
+        HandedOver h;
+        while ((h = handedOver.poll()) != null) {
+            if (h.peer.state() != PeerState.DISCONNECTED) {
+                h.peer.receive(h.data, 0, h.data.length, now);
+            }
+        }
+    }
+
+    boolean hasHandedOver() {
+        return !handedOver.isEmpty();
+    }
+
+    /** A datagram read by another lane, copied. */
+    private record HandedOver(NodePeer peer, byte[] data) {
     }
 
     long ticks() {

@@ -26,8 +26,9 @@ import org.junit.jupiter.api.Timeout;
  * {@link NodeConfig#ioThreads()} over real loopback sockets: a server with two I/O threads (two
  * sockets on one port, SO_REUSEPORT) serves many clients, every reliable message arrives and is
  * echoed, each peer is served by exactly one thread, the statistics add up, and close ends both
- * threads; a client node's connections take the threads in turn; a port that cannot share its
- * address runs one thread.
+ * threads; a client node's connections take the threads in turn and stay there (the servers'
+ * datagrams, which the kernel hashes onto any of the client's sockets, are handed to the peer's own
+ * thread: order and thread hold); a port that cannot share its address runs one thread.
  */
 @Timeout(180)
 class IoThreadsTest {
@@ -130,21 +131,49 @@ class IoThreadsTest {
     }
 
     @Test
-    void connectionsThisNodeOpensTakeTheThreadsInTurn() throws Exception {
+    void connectionsThisNodeOpensTakeTheThreadsInTurnAndStayThere() throws Exception {
         Assumptions.assumeTrue(UdpDatagramPort.reusePortWorks(), "SO_REUSEPORT port sharing needs Linux");
+        // the servers' datagrams reach the client's sockets by the kernel's hash, not by the lane a connect
+        // picked: those read by another lane are handed to the peer's own, so its calls stay on one thread, in order
+        Map<InetSocketAddress, List<Integer>> order = new ConcurrentHashMap<>();
+        Map<InetSocketAddress, Set<String>> threads = new ConcurrentHashMap<>();
+        NodeListener recording = (peer, channel, id, payload) -> {
+            order.computeIfAbsent(peer.address(), a -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                    .add(ByteBuffer.wrap(payload).getInt());
+            threads.computeIfAbsent(peer.address(), a -> ConcurrentHashMap.newKeySet()).add(Thread.currentThread().getName());
+        };
         List<ReliableUdpNode> servers = new ArrayList<>();
-        DatagramNode client = DatagramNode.start(loopback().ioThreads(3).acceptIncoming(false).build(), new RecordingListener(),
-                Sessions.DEFAULT);
+        DatagramNode client = DatagramNode.start(loopback().ioThreads(3).acceptIncoming(false).build(), recording, Sessions.DEFAULT);
+        int port = client.localAddress().getPort();
+        int perServer = 200;
         try {
-            List<Integer> lanes = new ArrayList<>();
+            List<NodePeer> peers = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
                 ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), new RecordingListener());
                 servers.add(server);
                 NodePeer peer = (NodePeer) client.connect(target(server)).get(10, TimeUnit.SECONDS);
-                lanes.add(peer.lane().index);
-                assertThat(peer.send(0, new byte[] {(byte) i}).get(10, TimeUnit.SECONDS).acknowledged()).isTrue();
+                peers.add(peer);
+                assertThat(peer.send(0, ByteBuffer.allocate(4).putInt(-1).array()).get(10, TimeUnit.SECONDS).acknowledged()).isTrue();
             }
-            assertThat(lanes).containsExactly(0, 1, 2, 0, 1, 2);
+            assertThat(peers.stream().map(p -> p.lane().index).toList()).containsExactly(0, 1, 2, 0, 1, 2);
+            // each server streams numbered messages to the client on the reliable-ordered channel
+            for (ReliableUdpNode server : servers) {
+                await().atMost(Duration.ofSeconds(5)).until(() -> server.peers().size() == 1);
+                Peer toClient = server.peers().iterator().next();
+                for (int m = 0; m < perServer; m++) {
+                    toClient.send(0, ByteBuffer.allocate(4).putInt(m).array());
+                }
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> order.size() == servers.size()
+                    && order.values().stream().allMatch(l -> l.size() == perServer));
+            List<Integer> expected = java.util.stream.IntStream.range(0, perServer).boxed().toList();
+            for (NodePeer peer : peers) {
+                assertThat(order.get(peer.address())).as("order from " + peer.address()).isEqualTo(expected);
+                String laneThread = "reliable-udp-io-" + port + (peer.lane().index == 0 ? "" : "-" + peer.lane().index);
+                assertThat(threads.get(peer.address())).as("threads of " + peer.address()).containsExactly(laneThread);
+            }
+            // six connections all hashed onto the lanes they were given: probability (1/3)^6; so the hand-over ran
+            assertThat(client.counters().otherLane.sum()).as("datagrams read by another lane and handed over").isPositive();
         } finally {
             client.close();
             for (ReliableUdpNode s : servers) {
