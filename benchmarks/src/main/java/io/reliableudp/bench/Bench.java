@@ -1,6 +1,7 @@
 package io.reliableudp.bench;
 
 import io.reliableudp.bench.idle.IdleBench;
+import io.reliableudp.bench.flood.FloodBench;
 import io.reliableudp.bench.loss.LossBench;
 import io.reliableudp.bench.loss.OutageBench;
 import io.reliableudp.bench.pingpong.PingPongBench;
@@ -44,6 +45,8 @@ public final class Bench {
                 OutageBench::main));
         COMMANDS.put("idle", new Entry("CPU of a node's JVM with N idle connections over 10 s, from /proc (target < 1% of a core at 100)",
                 IdleBench::main));
+        COMMANDS.put("flood", new Entry("a client/server pair at 2,000 msg/s while child JVMs flood the server with 200k garbage datagrams/s: "
+                + "latency and QUEUE_FULL quiet vs flooded, with and without dedicated sockets", FloodBench::main));
         COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
                 org.openjdk.jmh.Main::main));
     }

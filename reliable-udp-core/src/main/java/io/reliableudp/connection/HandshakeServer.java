@@ -77,6 +77,29 @@ public final class HandshakeServer {
         return type == Protocol.RESPONSE;
     }
 
+    /**
+     * Whether {@code data[offset, offset+length)} has the shape of a request or a response, as their
+     * decoders check it: the magic after the type byte, and the exact length for our version (a request
+     * of another version needs only its header, to get its denial). Cheap (no allocation, no crypto),
+     * for dropping garbage before any handshake work.
+     */
+    public static boolean hasHandshakeShape(byte[] data, int offset, int length) {
+        if (length < 31) {
+            return false;
+        }
+        int magic = (data[offset + 1] & 0xff) << 24 | (data[offset + 2] & 0xff) << 16 | (data[offset + 3] & 0xff) << 8
+                | data[offset + 4] & 0xff;
+        if (magic != Protocol.MAGIC) {
+            return false;
+        }
+        boolean ours = (data[offset + 5] & 0xff) == Protocol.VERSION;
+        return switch (data[offset]) {
+            case Protocol.REQUEST -> !ours || length == Protocol.REQUEST_SIZE;
+            case Protocol.RESPONSE -> ours && length == Protocol.RESPONSE_SIZE;
+            default -> false;
+        };
+    }
+
     private final ConnectionSettings settings;
     private @Nullable CookieJar cookies;
     private final SecureRandom random;

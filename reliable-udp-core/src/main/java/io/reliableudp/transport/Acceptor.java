@@ -12,7 +12,10 @@ import java.nio.ByteBuffer;
  * over the handshake work (requests and responses), the answers to requests (cookie challenges and
  * denials, sent straight back to the source address), and turning a verified response into a peer
  * (or a repeat confirmation, a stale drop, a restart of the same address, a refusal when full).
- * Not thread-safe: the I/O loop owns it.
+ * With several I/O threads ({@link NodeConfig#ioThreads()}) they take turns ({@link #onHandshake} is
+ * synchronized): one token bucket and one cookie key per node, and handshakes are a small share of the
+ * work. A datagram without a handshake's shape (its exact length and the magic) is dropped as
+ * malformed before it takes a token, so a flood of garbage cannot spend the budget real clients need.
  */
 final class Acceptor {
 
@@ -20,7 +23,7 @@ final class Acceptor {
      * Handshake work budget: requests and responses that reach the cookie crypto, per second, with a
      * burst allowance. Beyond it they are dropped as {@code rate_limited}, so a flood of handshakes
      * cannot starve established connections of the I/O thread. Legitimate clients retry every 250 ms.
-     * Per node: N nodes on one port (SO_REUSEPORT) have N budgets.
+     * Per node (shared by its I/O threads): N nodes on one port (SO_REUSEPORT) have N budgets.
      */
     static final double HANDSHAKES_PER_SECOND = 10_000;
     static final double HANDSHAKE_BURST = 1_000;
@@ -46,8 +49,15 @@ final class Acceptor {
         return HandshakeServer.isRequest(type) || HandshakeServer.isResponse(type);
     }
 
-    /** Handles a request or a response from {@code from} in {@code data[0..length)}. */
-    void onHandshake(InetSocketAddress from, byte[] data, int length, double now) {
+    /**
+     * Handles a request or a response from {@code from} in {@code data[0..length)}, read by
+     * {@code lane}'s socket (answers leave by it; a new peer belongs to it).
+     */
+    synchronized void onHandshake(IoLane lane, InetSocketAddress from, byte[] data, int length, double now) {
+        if (!HandshakeServer.hasHandshakeShape(data, 0, length)) {
+            node.countDrop(DropReason.MALFORMED); // before the token bucket and any crypto
+            return;
+        }
         if (!takeToken(now)) {
             node.countDrop(DropReason.RATE_LIMITED);
             return;
@@ -57,10 +67,10 @@ final class Acceptor {
             int n = handshake.onRequest(from, data, 0, length, node.nowMillis(), config.acceptIncoming(),
                     peers.serverConnections() < config.maxConnections(), reply);
             if (n > 0) {
-                node.transmit(replyBuffer, from, reply, 0, n);
+                node.transmit(lane.port, replyBuffer, from, reply, 0, n);
             }
         } else {
-            onResponse(from, data, length, now);
+            onResponse(lane, from, data, length, now);
         }
     }
 
@@ -81,12 +91,12 @@ final class Acceptor {
         return true;
     }
 
-    private void onResponse(InetSocketAddress from, byte[] data, int length, double now) {
+    private void onResponse(IoLane lane, InetSocketAddress from, byte[] data, int length, double now) {
         HandshakeServer.Verified verified = handshake.onResponse(from, data, 0, length, node.nowMillis(), reply);
         if (verified == null) {
             int n = handshake.lastReplyLength();
             if (n > 0) {
-                node.transmit(replyBuffer, from, reply, 0, n);
+                node.transmit(lane.port, replyBuffer, from, reply, 0, n);
             }
             return;
         }
@@ -118,15 +128,16 @@ final class Acceptor {
         NodeConfig config = node.config();
         if (!config.acceptIncoming() || peers.serverConnections() >= config.maxConnections()) {
             int n = handshake.refuse(verified, config.acceptIncoming(), reply);
-            node.transmit(replyBuffer, from, reply, 0, n);
+            node.transmit(lane.port, replyBuffer, from, reply, 0, n);
             return;
         }
-        NodePeer peer = new NodePeer(node, from, false);
+        NodePeer peer = new NodePeer(node, lane, from, false);
         peer.lock.lock();
         try {
             peers.addServer(peer);
             node.counters().connectionsOpened.increment();
             peer.attach(Connection.server(node.settings(), peer, peer, verified, now), true);
+            node.connected(peer);
             node.post(NodeEvents.Event.connected(peer));
         } finally {
             peer.lock.unlock();

@@ -36,13 +36,24 @@ import org.jspecify.annotations.Nullable;
  * is written by whichever thread produced the datagram. Listener events caused by application threads (e.g. a local disconnect) are handed to
  * the I/O thread, so the listener sees the calls of one peer one at a time, in order. Nothing is
  * static: any number of nodes (and so of loops) may run in one process, also on one port.
+ *
+ * <p>With {@link NodeConfig#ioThreads()} N above 1 the node has N {@link IoLane}s: N sockets on its
+ * port ({@code SO_REUSEPORT}), one I/O thread each, each with its own dirty peers, timers and event
+ * queue; a peer belongs to one lane (see {@link IoLane}). Peer table, acceptor (one token bucket,
+ * serialized), counters and the public operations stay shared. With N = 1 there is one lane and the
+ * same work as before.
  */
-final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
+final class DatagramNode implements ReliableUdpNode {
 
     private static final System.Logger LOG = System.getLogger(DatagramNode.class.getName());
 
     private final NodeConfig config;
-    private final DatagramPort port;
+    /** The I/O threads with their sockets; lanes[0] owns the port the node was started on. */
+    private final IoLane[] lanes;
+    /** Round-robin of the lanes for connections this node opens. */
+    private final java.util.concurrent.atomic.AtomicInteger nextClientLane = new java.util.concurrent.atomic.AtomicInteger();
+    /** Dedicated sockets open now, at most {@link NodeConfig#dedicatedSockets()}. */
+    private final java.util.concurrent.atomic.AtomicInteger dedicatedOpen = new java.util.concurrent.atomic.AtomicInteger();
     private final InetSocketAddress localAddress;
     private final ConnectionSettings settings;
     /** Thread-safe; this node's own (nonces, salts, cookie keys): nodes never contend for one. */
@@ -51,16 +62,8 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
     private final int budget;
     private final NodeCounters counters = new NodeCounters();
     private final PeerTable peers = new PeerTable();
-    private final NodeEvents events;
     private final Acceptor acceptor;
-    private final IoLoop loop;
-    /** Ticks the I/O loop ran (tests check that a send did not wait for one). */
-    private volatile long ticks;
     private final boolean immediate;
-    /** IMMEDIATE: peers with something queued by other threads (or by listeners on the I/O thread). */
-    private final DirtyPeers dirty = new DirtyPeers();
-    /** IMMEDIATE: each peer's next message-layer deadline; I/O thread only. */
-    private final PeerTimers<NodePeer> timers = new PeerTimers<>();
     private final java.util.function.Consumer<NodePeer> writeQueued = p -> writeQueued(p);
 
     private volatile boolean open = true;
@@ -68,10 +71,9 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
     private volatile @Nullable LinkConditionerConfig linkConditioner;
     private volatile int conditionerGeneration;
 
-    private DatagramNode(NodeConfig config, NodeListener listener, Session.Factory sessions, DatagramPort port) {
+    private DatagramNode(NodeConfig config, NodeListener listener, Session.Factory sessions, DatagramPort[] ports) {
         this.config = config;
-        this.port = port;
-        this.localAddress = port.localAddress();
+        this.localAddress = ports[0].localAddress();
         MessageConfig requested = config.message();
         int overhead = Connection.frameOverhead(config.encrypted());
         MessageConfig message = requested.toBuilder()
@@ -96,10 +98,11 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
             }
         });
         this.acceptor = new Acceptor(this, handshake, peers);
-        this.events = new NodeEvents(listener, counters.listenerErrors);
-        this.loop = new IoLoop(port, this, tickSeconds(config, settings.handshakeResendInterval()), config.receiveBusyPoll().toNanos(),
-                config.receiveThreadMode(), "reliable-udp-io-" + localAddress.getPort());
-        events.attach(loop);
+        double tick = tickSeconds(config, settings.handshakeResendInterval());
+        this.lanes = new IoLane[ports.length];
+        for (int i = 0; i < ports.length; i++) {
+            lanes[i] = new IoLane(this, i, ports[i], listener, tick);
+        }
     }
 
     static ReliableUdpNode start(NodeConfig config, NodeListener listener) throws IOException {
@@ -111,21 +114,54 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         return start(config, listener, sessions, UdpDatagramPort.open(config));
     }
 
-    /** Starts a node on {@code port} (which it owns from now on and closes when it closes). */
+    /**
+     * Starts a node on {@code port} (which it owns from now on and closes when it closes); with
+     * {@link NodeConfig#ioThreads()} above 1 also on {@code port}'s siblings, or on {@code port} alone
+     * with a warning when it cannot share its address.
+     */
     static DatagramNode start(NodeConfig config, NodeListener listener, Session.Factory sessions, DatagramPort port) {
+        DatagramPort[] ports = openLanes(config, port);
         DatagramNode node;
         try {
-            node = new DatagramNode(config, listener, sessions, port);
+            node = new DatagramNode(config, listener, sessions, ports);
         } catch (RuntimeException e) {
-            port.close();
+            for (DatagramPort p : ports) {
+                p.close();
+            }
             throw e;
         }
         if (config.linkConditioner() != null) {
             node.setLinkConditioner(config.linkConditioner());
         }
-        node.loop.start();
+        for (IoLane lane : node.lanes) {
+            lane.loop.start();
+        }
         LOG.log(Level.DEBUG, () -> "reliable-udp node started on " + node.localAddress + " with " + config);
         return node;
+    }
+
+    /** {@code first} and, for {@link NodeConfig#ioThreads()} above 1, its siblings; fewer (logged) when the OS refuses. */
+    private static DatagramPort[] openLanes(NodeConfig config, DatagramPort first) {
+        int n = config.ioThreads();
+        if (n == 1) {
+            return new DatagramPort[] {first};
+        }
+        if (first instanceof UdpDatagramPort && !UdpDatagramPort.reusePortWorks()) {
+            return new DatagramPort[] {first}; // the probe logged why, once
+        }
+        DatagramPort[] ports = new DatagramPort[n];
+        ports[0] = first;
+        int opened = 1;
+        try {
+            for (; opened < n; opened++) {
+                ports[opened] = first.sibling();
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            LOG.log(Level.WARNING, "ioThreads=" + n + ": could not open more than " + opened + " socket(s) on "
+                    + first.localAddress() + "; running " + opened + " I/O thread(s): " + e);
+            return java.util.Arrays.copyOf(ports, opened);
+        }
+        return ports;
     }
 
     private static double seconds(Duration d) {
@@ -167,9 +203,7 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
      * thread; a burst of sends costs one mark per peer and one wake-up of the loop.
      */
     void sendSoon(NodePeer peer) {
-        if (dirty.mark(peer)) {
-            loop.wakeup();
-        }
+        peer.lane().sendSoon(peer);
     }
 
     /**
@@ -177,15 +211,22 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
      * wake-up is pending, so the message would leave alone after a wake-up of the loop anyway). False
      * on the I/O thread (a listener's reply leaves with the turn's write) and while a link conditioner is set.
      */
-    boolean callerMayWrite() {
-        return linkConditioner == null && loop.idle();
+    boolean callerMayWrite(NodePeer peer) {
+        return linkConditioner == null && peer.lane().loop.idle();
     }
 
     /**
      * IMMEDIATE, I/O thread: {@code peer}'s message layer wants its next update at {@code deadline}
-     * (seconds on {@link #now()}'s clock; +inf: none).
+     * (seconds on {@link #now()}'s clock; +inf: none). Off the peer's lane's thread (which the
+     * transport avoids: another lane hands such datagrams over) the peer's own lane is asked to write
+     * it, which schedules it there.
      */
     void schedule(NodePeer peer, double deadline) {
+        IoLane lane = peer.lane();
+        if (!lane.loop.inLoop()) {
+            lane.sendSoon(peer);
+            return;
+        }
         long nanos;
         if (deadline == Double.POSITIVE_INFINITY || Double.isNaN(deadline)) {
             nanos = Long.MAX_VALUE;
@@ -194,7 +235,7 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
             // a deadline beyond ~290 years is no deadline
             nanos = offset >= 9.0e18 ? Long.MAX_VALUE : startNanos + (long) Math.ceil(offset);
         }
-        timers.schedule(peer, nanos);
+        lane.timers.schedule(peer, nanos);
     }
 
     private void writeQueued(NodePeer peer) {
@@ -215,8 +256,8 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
 
     // ------------------------------------------------------------------ the I/O loop's work (I/O thread)
 
-    @Override
-    public void onDatagram(InetSocketAddress from, byte[] data, int length) {
+    /** One datagram read by {@code lane}'s thread. */
+    void onDatagram(IoLane lane, InetSocketAddress from, byte[] data, int length) {
         counters.received(length);
         if (length > budget) {
             countDrop(DropReason.TOO_LARGE);
@@ -229,7 +270,7 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         byte type = data[0];
         double now = now();
         if (Acceptor.handles(type)) {
-            acceptor.onHandshake(from, data, length, now);
+            acceptor.onHandshake(lane, from, data, length, now);
             return;
         }
         NodePeer peer = peers.get(from);
@@ -237,46 +278,57 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
             countDrop(Connection.belongsToConnection(type) ? DropReason.UNKNOWN_SENDER : DropReason.MALFORMED);
             return;
         }
+        if (peer.lane() != lane) {
+            // the kernel moved this address to another socket: its own lane handles it (rare; a copy)
+            counters.otherLane.increment();
+            peer.lane().handOver(peer, data, length);
+            return;
+        }
         peer.receive(data, 0, length, now);
     }
 
-    @Override
-    public void onDatagramFailed(RuntimeException e) {
+    /** A bug: handling a datagram threw (dropped, counted, logged). */
+    void onDatagramFailed(RuntimeException e) {
         LOG.log(Level.ERROR, "bug: datagram handling threw; datagram dropped", e);
         countDrop(DropReason.MALFORMED);
     }
 
-    @Override
-    public void onTurn(boolean tick) {
+    /** {@code lane}'s turn (its thread): conditioners and tick of its peers, their deadlines, events, writes. */
+    void onTurn(IoLane lane, boolean tick) {
+        if (lanes.length > 1 && lane.hasHandedOver()) {
+            try {
+                lane.receiveHandedOver(now());
+            } catch (RuntimeException e) {
+                onDatagramFailed(e);
+            }
+        }
         if (linkConditioner != null || tick) {
             double now = now();
             if (linkConditioner != null) {
                 for (NodePeer peer : peers.all()) {
-                    peer.pollConditioner(now);
+                    if (peer.lane() == lane) {
+                        peer.pollConditioner(now);
+                    }
                 }
             }
             if (tick) {
-                ticks++; // only the I/O thread writes it
-                tick(now);
+                lane.ticked();
+                tick(lane, now);
             }
         }
         if (immediate) {
-            runDeadlines();
+            runDeadlines(lane);
         }
-        events.dispatch();
-        if (immediate && !dirty.isEmpty()) {
+        lane.events.dispatch();
+        if (immediate && !lane.dirty.isEmpty()) {
             // after the listener calls, so that a reply a listener just sent leaves in this turn
-            dirty.drain(writeQueued);
+            lane.dirty.drain(writeQueued);
         }
     }
 
-    @Override
-    public long nextDeadline() {
-        return timers.earliest();
-    }
-
-    /** IMMEDIATE: updates every peer whose message-layer deadline has come (each reschedules itself). */
-    private void runDeadlines() {
+    /** IMMEDIATE: updates every peer of {@code lane} whose message-layer deadline has come (each reschedules itself). */
+    private void runDeadlines(IoLane lane) {
+        PeerTimers<NodePeer> timers = lane.timers;
         long nowNanos = System.nanoTime();
         if (timers.earliest() - nowNanos > 0) {
             return;
@@ -294,27 +346,28 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         }
     }
 
-    @Override
-    public boolean conditioned() {
+    /** Whether a link conditioner is set (the loops then wait at most 1 ms). */
+    boolean conditioned() {
         return linkConditioner != null;
     }
 
-    @Override
-    public void onFatal(Throwable cause) {
+    /** {@code lane}'s port failed for good or its loop died: the node closes. */
+    void onFatal(IoLane lane, Throwable cause) {
         if (open) {
             close();
-            events.dispatch();
+            lane.events.dispatch();
         }
     }
 
     /**
-     * TICK: every peer sends. IMMEDIATE: only the peers whose connection timers may be due (keepalive,
-     * timeout, handshake, the session's housekeeping): one tick serves every peer due by then, and an
-     * idle peer costs a comparison per tick and an update per keepalive interval.
+     * One lane's tick, for the peers of that lane. TICK: every peer sends. IMMEDIATE: only the peers
+     * whose connection timers may be due (keepalive, timeout, handshake, the session's housekeeping):
+     * one tick serves every peer due by then, and an idle peer costs a comparison per tick and an
+     * update per keepalive interval.
      */
-    private void tick(double now) {
+    private void tick(IoLane lane, double now) {
         for (NodePeer peer : peers.all()) {
-            if (immediate && !peer.housekeepingDue(now)) {
+            if (peer.lane() != lane || (immediate && !peer.housekeepingDue(now))) {
                 continue;
             }
             try {
@@ -333,24 +386,26 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         } catch (RuntimeException again) {
             peers.remove(peer); // cannot even disconnect: forget it
         }
-        timers.schedule(peer, Long.MAX_VALUE);
+        if (peer.lane().loop.inLoop()) {
+            peer.lane().timers.schedule(peer, Long.MAX_VALUE);
+        }
     }
 
     // ------------------------------------------------------------------ what peers and the acceptor call
 
     /** Queues a listener call (see {@link NodeEvents#post}). */
     void post(NodeEvents.Event event) {
-        events.post(event);
+        event.peer.lane().events.post(event);
     }
 
     /** Queues a delivered message (see {@link NodeEvents#postMessage}). */
     void postMessage(NodePeer peer, int channel, int messageId, byte[] payload) {
-        events.postMessage(peer, channel, messageId, payload);
+        peer.lane().events.postMessage(peer, channel, messageId, payload);
     }
 
     /** Queues an RTT sample (see {@link NodeEvents#postRttSample}). */
     void postRttSample(NodePeer peer, float rttMillis) {
-        events.postRttSample(peer, rttMillis);
+        peer.lane().events.postRttSample(peer, rttMillis);
     }
 
     /**
@@ -358,35 +413,37 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
      * without another copy); {@code buffer} is owned by the caller's peer (under its lock) or the I/O
      * thread.
      */
-    void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
-        transmit(buffer, to, data, offset, length, true);
+    void transmit(DatagramPort port, ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
+        transmit(port, buffer, to, data, offset, length, true);
     }
 
     /**
      * Writes a datagram the link conditioner releases: counted as sent when it was submitted to the
      * conditioner (which stands for the network: what it drops was sent, a duplicate was sent once).
      */
-    void transmitConditioned(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
-        transmit(buffer, to, data, offset, length, false);
+    void transmitConditioned(DatagramPort port, ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
+        transmit(port, buffer, to, data, offset, length, false);
     }
 
-    private void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length, boolean count) {
+    private void transmit(DatagramPort port, ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length,
+                          boolean count) {
         buffer.clear();
         buffer.put(0, data, offset, length);
-        transmit(buffer, 0, length, to, count);
+        transmit(port, buffer, 0, length, to, count);
     }
 
     /**
      * Writes the datagram {@code buffer[offset, offset+length)} as it lies (absolute indexes): a
      * direct buffer goes to the kernel without a copy. Leaves the buffer as {@link ByteBuffer#clear()}
-     * does. The buffer is owned by the caller's peer (under its lock) or the I/O thread.
+     * does. The buffer is owned by the caller's peer (under its lock) or the I/O thread. {@code port}
+     * is the peer's lane's: its datagrams leave by the socket its lane reads.
      */
-    void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to) {
-        transmit(buffer, offset, length, to, true);
+    void transmit(DatagramPort port, ByteBuffer buffer, int offset, int length, InetSocketAddress to) {
+        transmit(port, buffer, offset, length, to, true);
     }
 
     /** As {@link #transmit(ByteBuffer, int, int, InetSocketAddress)}; {@code count} false when the conditioner counted it. */
-    private void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to, boolean count) {
+    private void transmit(DatagramPort port, ByteBuffer buffer, int offset, int length, InetSocketAddress to, boolean count) {
         buffer.clear();
         buffer.position(offset).limit(offset + length);
         try {
@@ -417,6 +474,10 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
 
     void removed(NodePeer peer, DisconnectReason why, String detail) {
         peers.remove(peer);
+        if (peer.releaseDedicated()) {
+            peer.lane().port.undedicate(peer.address());
+            dedicatedOpen.decrementAndGet();
+        }
         if (!peer.serverSide() && why != DisconnectReason.CLOSED_LOCALLY) {
             switch (why) {
                 case DENIED, SERVER_FULL -> countFailure(HandshakeFailure.DENIED_BY_PEER);
@@ -446,14 +507,56 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         acceptor.budget(perSecond, burst);
     }
 
-    /** Ticks the I/O loop has run so far. */
-    long ticks() {
-        return ticks;
+    /**
+     * A peer became connected (under its lock, on an I/O thread): it gets a socket of its own while
+     * fewer than {@link NodeConfig#dedicatedSockets()} are open and the port can.
+     */
+    void connected(NodePeer peer) {
+        int max = config.dedicatedSockets();
+        if (max == 0 || !open) {
+            return;
+        }
+        int n;
+        do {
+            n = dedicatedOpen.get();
+            if (n >= max) {
+                return;
+            }
+        } while (!dedicatedOpen.compareAndSet(n, n + 1));
+        if (peer.lane().port.dedicate(peer.address())) {
+            peer.markDedicated();
+        } else {
+            dedicatedOpen.decrementAndGet();
+        }
     }
 
-    /** The I/O loop (tests wake it). */
+    /** Dedicated sockets open now. */
+    int dedicatedSocketsOpen() {
+        return dedicatedOpen.get();
+    }
+
+    /** The lane a connection this node opens goes to: in turn. */
+    private IoLane nextClientLane() {
+        return lanes.length == 1 ? lanes[0] : lanes[Math.floorMod(nextClientLane.getAndIncrement(), lanes.length)];
+    }
+
+    /** Ticks the I/O loops have run so far (summed over the lanes). */
+    long ticks() {
+        long sum = 0;
+        for (IoLane lane : lanes) {
+            sum += lane.ticks();
+        }
+        return sum;
+    }
+
+    /** The first lane's I/O loop (tests wake it). */
     IoLoop loop() {
-        return loop;
+        return lanes[0].loop;
+    }
+
+    /** The lanes (tests look at where peers live). */
+    IoLane[] lanes() {
+        return lanes.clone();
     }
 
     // ------------------------------------------------------------------ public API
@@ -476,7 +579,7 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
         if (remote.isUnresolved()) {
             return CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.DENIED, "unresolved address " + remote));
         }
-        NodePeer peer = new NodePeer(this, remote, true);
+        NodePeer peer = new NodePeer(this, nextClientLane(), remote, true);
         peer.lock.lock();
         try {
             NodePeer existing = peers.addClient(peer);
@@ -529,7 +632,9 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
     public synchronized void setLinkConditioner(@Nullable LinkConditionerConfig config) {
         this.linkConditioner = config;
         conditionerGeneration++;
-        loop.wakeup(); // a conditioner shortens the loop's wait (it releases delayed datagrams every millisecond)
+        for (IoLane lane : lanes) {
+            lane.loop.wakeup(); // a conditioner shortens the loop's wait (it releases delayed datagrams every millisecond)
+        }
     }
 
     @Override
@@ -574,15 +679,20 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
             p.disconnect(DisconnectReason.CLOSED_LOCALLY, "node closed");
         }
         open = false;
-        loop.stop();
-        port.close();
-        if (!loop.inLoop()) {
-            try {
-                loop.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        for (IoLane lane : lanes) {
+            lane.loop.stop();
+            lane.port.close();
+        }
+        for (IoLane lane : lanes) {
+            // from a lane's own thread (a listener, a fatal error) that lane dispatches after its turn
+            if (!lane.loop.inLoop()) {
+                try {
+                    lane.loop.join(5_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                lane.events.dispatchAfterStop();
             }
-            events.dispatchAfterStop();
         }
         LOG.log(Level.DEBUG, () -> "reliable-udp node on " + localAddress + " closed");
     }
@@ -594,10 +704,14 @@ final class DatagramNode implements ReliableUdpNode, IoLoop.Handler {
     void abort() {
         acceptingSends = false;
         open = false;
-        loop.stop();
-        port.close();
+        for (IoLane lane : lanes) {
+            lane.loop.stop();
+            lane.port.close();
+        }
         try {
-            loop.join(5_000);
+            for (IoLane lane : lanes) {
+                lane.loop.join(5_000);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

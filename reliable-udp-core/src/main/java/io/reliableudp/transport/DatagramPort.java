@@ -51,6 +51,31 @@ public interface DatagramPort extends AutoCloseable {
     /** The address this port receives on (its real port number). */
     InetSocketAddress localAddress();
 
+    /**
+     * Another port on the same address and port, for one more I/O thread ({@link NodeConfig#ioThreads()}):
+     * the kernel then spreads remote addresses between the two. The new port is the caller's to close.
+     *
+     * @throws UnsupportedOperationException where this kind of port cannot share its address (the default)
+     * @throws IOException when the OS refuses (e.g. this port was not opened with {@code SO_REUSEPORT})
+     */
+    default DatagramPort sibling() throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot share its port");
+    }
+
+    /**
+     * Gives {@code remote} a socket of its own on this port's address ({@link NodeConfig#dedicatedSockets()}),
+     * read by {@link #receive} like the shared one. Any thread. The default does nothing.
+     *
+     * @return whether {@code remote} now has a socket of its own (false: the OS refused or the port cannot)
+     */
+    default boolean dedicate(InetSocketAddress remote) {
+        return false;
+    }
+
+    /** Closes the socket {@link #dedicate} opened for {@code remote}, if any. Any thread; idempotent. */
+    default void undedicate(InetSocketAddress remote) {
+    }
+
     /** True until {@link #close()}. */
     boolean isOpen();
 

@@ -34,6 +34,11 @@ public final class NodeConfig {
     private final int socketReceiveBufferSize;
     private final int socketSendBufferSize;
     private final @Nullable LinkConditionerConfig linkConditioner;
+    private final int ioThreads;
+    private final int dedicatedSockets;
+
+    /** Upper bound of {@link #ioThreads()}. */
+    static final int MAX_IO_THREADS = 64;
 
     /** Upper bound of {@link #receiveBusyPoll()}. */
     static final Duration MAX_BUSY_POLL = Duration.ofMillis(1);
@@ -78,6 +83,12 @@ public final class NodeConfig {
             throw new InvalidConfigurationException(b.message == null ? "message" : "receiveThreadMode", null, "must not be null",
                     "message and receiveThreadMode must not be null");
         }
+        if (b.ioThreads < 1 || b.ioThreads > MAX_IO_THREADS) {
+            throw new InvalidConfigurationException("ioThreads", b.ioThreads, "must be within 1.." + MAX_IO_THREADS);
+        }
+        if (b.dedicatedSockets < 0 || b.dedicatedSockets > 65_536) {
+            throw new InvalidConfigurationException("dedicatedSockets", b.dedicatedSockets, "must be within 0..65536");
+        }
         this.bindAddress = b.bindAddress;
         this.message = b.message;
         this.acceptIncoming = b.acceptIncoming;
@@ -95,6 +106,8 @@ public final class NodeConfig {
         this.socketReceiveBufferSize = b.socketReceiveBufferSize;
         this.socketSendBufferSize = b.socketSendBufferSize;
         this.linkConditioner = b.linkConditioner;
+        this.ioThreads = b.ioThreads;
+        this.dedicatedSockets = b.dedicatedSockets;
     }
 
     private static void positive(String name, @Nullable Duration d) {
@@ -128,6 +141,8 @@ public final class NodeConfig {
         b.socketReceiveBufferSize = socketReceiveBufferSize;
         b.socketSendBufferSize = socketSendBufferSize;
         b.linkConditioner = linkConditioner;
+        b.ioThreads = ioThreads;
+        b.dedicatedSockets = dedicatedSockets;
         return b;
     }
 
@@ -205,6 +220,27 @@ public final class NodeConfig {
     /** Link conditioner applied to outgoing datagrams, or null (default: none). */
     public @Nullable LinkConditionerConfig linkConditioner() { return linkConditioner; }
 
+    /**
+     * I/O threads (default 1, at most 64): with N above 1 the node opens N UDP sockets on the same
+     * address and port with {@code SO_REUSEPORT}, one I/O thread each; the kernel spreads the remote
+     * addresses among them by its 4-tuple hash, a peer stays on the thread whose socket received its
+     * first datagram, and connections this node opens take the threads in turn. Linux only: elsewhere
+     * (or where the kernel refuses) the node runs one thread and logs a warning. The listener is then
+     * called from N threads (one peer's calls still from one thread, in order). See docs/connection.md,
+     * "All cores".
+     */
+    public int ioThreads() { return ioThreads; }
+
+    /**
+     * How many connected peers get a UDP socket of their own (default 0 = none, at most 65,536): a
+     * socket on the node's port, {@code connect()}ed to the peer, so its datagrams land in a kernel
+     * buffer of their own, which a flood of datagrams to the node's shared socket cannot fill (Linux
+     * prefers a connected socket's exact match). Costs one file descriptor per such peer and opens the
+     * node's socket with {@code SO_REUSEPORT}. Linux only: elsewhere (or where the kernel refuses)
+     * peers share the node's socket and a warning is logged. See docs/connection.md, "Dedicated sockets".
+     */
+    public int dedicatedSockets() { return dedicatedSockets; }
+
     @Override
     public String toString() {
         return "NodeConfig[bindAddress=" + bindAddress + ", acceptIncoming=" + acceptIncoming
@@ -217,7 +253,8 @@ public final class NodeConfig {
                 + ", receiveBusyPoll=" + receiveBusyPoll
                 + ", socketReceiveBufferSize=" + socketReceiveBufferSize
                 + ", socketSendBufferSize=" + socketSendBufferSize
-                + ", linkConditioner=" + linkConditioner + "]";
+                + ", linkConditioner=" + linkConditioner
+                + ", ioThreads=" + ioThreads + ", dedicatedSockets=" + dedicatedSockets + "]";
     }
 
     @Override
@@ -249,6 +286,8 @@ public final class NodeConfig {
         private int socketReceiveBufferSize = 4 * 1024 * 1024;
         private int socketSendBufferSize = 4 * 1024 * 1024;
         private @Nullable LinkConditionerConfig linkConditioner;
+        private int ioThreads = 1;
+        private int dedicatedSockets;
 
         private Builder() {
         }
@@ -287,6 +326,10 @@ public final class NodeConfig {
         public Builder socketSendBufferSize(int bytes) { this.socketSendBufferSize = bytes; return this; }
         /** See {@link NodeConfig#linkConditioner()}. */
         public Builder linkConditioner(@Nullable LinkConditionerConfig config) { this.linkConditioner = config; return this; }
+        /** See {@link NodeConfig#ioThreads()}. */
+        public Builder ioThreads(int threads) { this.ioThreads = threads; return this; }
+        /** See {@link NodeConfig#dedicatedSockets()}. */
+        public Builder dedicatedSockets(int peers) { this.dedicatedSockets = peers; return this; }
 
         /** Validates and builds; a wrong value raises {@link InvalidConfigurationException} naming the field. */
         public NodeConfig build() {

@@ -5,13 +5,18 @@ import io.reliableudp.connection.HandshakeFailure;
 import java.lang.System.Logger.Level;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The counters of one node (datagrams and bytes each way, drops by reason, handshake failures by
  * reason, connections opened, listener and send errors), updated from any thread without locks, and
- * their {@link NodeStats} snapshot.
+ * their {@link NodeStats} snapshot. Drops of datagrams that are not ours (malformed, too large, from
+ * an unknown sender, over the handshake budget) are also logged, rate-limited: one line per
+ * {@link #REPORT_INTERVAL_NANOS} at most with the counts since the last one (WARNING from
+ * {@link #FLOOD_REPORT_MIN} on, DEBUG below), so a flood is visible in
+ * the log without one line (or one allocation) per datagram.
  */
 final class NodeCounters {
 
@@ -24,7 +29,16 @@ final class NodeCounters {
     final LongAdder connectionsOpened = new LongAdder();
     final LongAdder listenerErrors = new LongAdder();
     final LongAdder sendErrors = new LongAdder();
+    /** Datagrams of a peer read by another lane's socket than the peer's own (io-threads above 1). */
+    final LongAdder otherLane = new LongAdder();
     private final AtomicLongArray drops = new AtomicLongArray(DropReason.values().length);
+    /** Rate limit of the drop report. */
+    static final long REPORT_INTERVAL_NANOS = 10_000_000_000L;
+    /** Foreign drops in one report from which it is a WARNING. */
+    static final long FLOOD_REPORT_MIN = 100;
+    private final AtomicLong nextReport = new AtomicLong(System.nanoTime());
+    /** The drop counts at the last report. */
+    private final long[] reported = new long[DropReason.values().length];
     private final AtomicLongArray handshakeFailures = new AtomicLongArray(HandshakeFailure.values().length);
 
     void received(int length) {
@@ -40,6 +54,44 @@ final class NodeCounters {
     void drop(DropReason reason) {
         drops.incrementAndGet(reason.ordinal());
         LOG.log(Level.TRACE, () -> "dropped a datagram: " + reason.key());
+        if (foreign(reason)) {
+            long now = System.nanoTime();
+            long next = nextReport.get();
+            if (now - next >= 0 && nextReport.compareAndSet(next, now + REPORT_INTERVAL_NANOS)) {
+                report();
+            }
+        }
+    }
+
+    /** Drops of datagrams that are not (or not yet) a peer's: what a flood produces. */
+    private static boolean foreign(DropReason reason) {
+        return switch (reason) {
+            case MALFORMED, TOO_LARGE, UNKNOWN_SENDER, RATE_LIMITED -> true;
+            default -> false;
+        };
+    }
+
+    /** One WARNING with the foreign drops since the last one (the caller won the rate limit's CAS). */
+    private synchronized void report() {
+        StringBuilder b = new StringBuilder("dropped datagrams that are not ours since the last report:");
+        long total = 0;
+        for (DropReason r : DropReason.values()) {
+            if (!foreign(r)) {
+                continue;
+            }
+            long now = drops.get(r.ordinal());
+            long delta = now - reported[r.ordinal()];
+            reported[r.ordinal()] = now;
+            if (delta > 0) {
+                b.append(' ').append(r.key()).append('=').append(delta);
+                total += delta;
+            }
+        }
+        if (total > 0) {
+            // a stray late datagram is normal; a hundred in one interval is someone else's traffic
+            LOG.log(total >= FLOOD_REPORT_MIN ? Level.WARNING : Level.DEBUG,
+                    b.append(" (next report in 10 s at the earliest; counts in NodeStats.dropped)").toString());
+        }
     }
 
     void failure(HandshakeFailure failure) {

@@ -31,11 +31,17 @@ import org.jspecify.annotations.Nullable;
  * <p>In the {@code IMMEDIATE} send mode an application thread's send only queues (under the lock)
  * and marks the peer for the I/O thread ({@link DirtyPeers}), which writes it; after every call of the
  * I/O thread into the connection the peer's next deadline goes to the node's {@link PeerTimers}.
+ *
+ * <p>A peer belongs to one {@link IoLane} for its life: its datagrams leave by that lane's socket,
+ * its timers, writes and listener calls run on that lane's thread.
  */
 final class NodePeer implements Peer, Connection.Events, Connection.Transmitter, RttSampleListener, PeerTimers.Entry {
 
     private final DatagramNode node;
+    private final IoLane lane;
     private final InetSocketAddress address;
+    /** Whether this peer has a dedicated socket ({@link NodeConfig#dedicatedSockets()}); under lock. */
+    private boolean dedicated;
     final ReentrantLock lock = new ReentrantLock();
     /** Direct: where a datagram that is not already in a direct buffer is copied to be sent. */
     private final ByteBuffer sendBuffer;
@@ -66,8 +72,9 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     /** IMMEDIATE: when the connection's own timers are next due ({@link Connection#nextHousekeeping()}); I/O thread only. */
     private double housekeepingAt = Double.NEGATIVE_INFINITY;
 
-    NodePeer(DatagramNode node, InetSocketAddress address, boolean client) {
+    NodePeer(DatagramNode node, IoLane lane, InetSocketAddress address, boolean client) {
         this.node = node;
+        this.lane = lane;
         this.address = address;
         this.sendBuffer = ByteBuffer.allocateDirect(node.config().message().datagramBudget() + 512);
         this.conditionerStaging = new byte[sendBuffer.capacity()];
@@ -109,6 +116,28 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             throw new IllegalStateException("peer without connection");
         }
         return c;
+    }
+
+    /** The lane this peer lives on. */
+    IoLane lane() {
+        return lane;
+    }
+
+    /** Notes that a dedicated socket was opened for this peer (under lock). */
+    void markDedicated() {
+        dedicated = true;
+    }
+
+    /** Whether this peer has a dedicated socket (tests). */
+    boolean dedicated() {
+        return dedicated;
+    }
+
+    /** Clears the dedicated mark (under lock); returns whether it was set, so the socket is closed once. */
+    boolean releaseDedicated() {
+        boolean was = dedicated;
+        dedicated = false;
+        return was;
     }
 
     boolean serverSide() {
@@ -215,7 +244,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
      * first message here: the mark makes the rest queue for the loop, which packs them as before.
      */
     private void writeNowIfIdle(double now) {
-        if (immediate && !dirty.get() && node.callerMayWrite()) {
+        if (immediate && !dirty.get() && node.callerMayWrite(this)) {
             connection().flush(now);
         }
     }
@@ -399,6 +428,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         if (c != null) {
             listenToRtt(c);
         }
+        node.connected(this);
         node.post(NodeEvents.Event.connected(this));
     }
 
@@ -431,7 +461,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     @Override
     public void transmit(ByteBuffer buffer, int offset, int length) {
         if (buffer.isDirect() && conditioner() == null) {
-            node.transmit(buffer, offset, length, address);
+            node.transmit(lane.port, buffer, offset, length, address);
         } else if (buffer.hasArray()) {
             transmit(buffer.array(), buffer.arrayOffset() + offset, length);
         } else {
@@ -446,7 +476,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     public void transmit(byte[] data, int offset, int length) {
         LinkConditioner c = conditioner();
         if (c == null) {
-            node.transmit(sendBuffer, address, data, offset, length);
+            node.transmit(lane.port, sendBuffer, address, data, offset, length);
         } else {
             double now = node.now();
             node.counters().sent(length); // sent into the simulated network, whatever it does with it
@@ -456,7 +486,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     }
 
     private void transmitNow(byte[] data, int offset, int length) {
-        node.transmitConditioned(sendBuffer, address, data, offset, length);
+        node.transmitConditioned(lane.port, sendBuffer, address, data, offset, length);
     }
 
     /** The peer's conditioner, following the node's current setting (under lock). */

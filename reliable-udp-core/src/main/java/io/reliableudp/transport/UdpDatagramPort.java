@@ -15,6 +15,7 @@ import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -26,7 +27,17 @@ import org.jspecify.annotations.Nullable;
  * <p>A virtual thread waiting here parks (on recent JDKs the selector's epoll descriptor is polled by
  * the JDK's poller; on JDK 21 the select blocks its carrier, which the scheduler compensates). With
  * {@code reusePort} several ports (and so several nodes, one loop each) can bind the same address and
- * port; the kernel spreads the senders among them (Linux {@code SO_REUSEPORT}).
+ * port; the kernel spreads the senders among them (Linux {@code SO_REUSEPORT}): {@link #sibling()}
+ * opens one more for another I/O thread of the same node.
+ *
+ * <p>Dedicated sockets ({@link #dedicate}): a socket bound to the same address and port and
+ * {@code connect()}ed to one remote address, registered with this port's selector. Linux delivers
+ * that address's datagrams to it (an exact 4-tuple match wins over the unconnected group), into a
+ * kernel buffer of its own that a flood of the shared socket cannot fill. Until the first one is
+ * opened {@link #receive} reads the one socket exactly as before; from then on it reads, one
+ * datagram at a time in turn, every socket the last select found readable, and selects again (without
+ * blocking) every {@link #RESELECT_EVERY} datagrams, so that a flooded shared socket, which never runs
+ * empty, cannot keep a peer's socket out of the turn.
  */
 public final class UdpDatagramPort implements DatagramPort {
 
@@ -38,16 +49,79 @@ public final class UdpDatagramPort implements DatagramPort {
     private final DatagramChannel channel;
     private final Selector selector;
     private final InetSocketAddress localAddress;
+    /** What {@link #open} was asked for: a sibling or a dedicated socket is opened the same way. */
+    private final InetSocketAddress bind;
+    private final int receiveBufferBytes;
+    private final int sendBufferBytes;
+    private final boolean reusePort;
+    /** Dedicated sockets by remote address; any thread adds and removes, the I/O loop reads. */
+    private final ConcurrentHashMap<InetSocketAddress, DatagramChannel> dedicated = new ConcurrentHashMap<>();
+    /** Set once the first dedicated socket is open: from then on {@link #receive} reads several sockets. */
+    private volatile boolean grouped;
+    // I/O loop only (grouped mode): the sockets the last select found readable, read in turn
+    private Member[] ready = new Member[4];
+    private int readyCount;
+    private int cursor;
+    private boolean justSelected;
+    /** Datagrams read since the last select (grouped mode). */
+    private int sinceSelect;
+    /**
+     * Grouped mode: a select at least every this many datagrams, so that a socket that became readable
+     * while another kept the loop busy (a flooded shared socket never runs empty) joins the turn.
+     */
+    static final int RESELECT_EVERY = 16;
+    private final Consumer<SelectionKey> collect = this::collect;
 
-    private UdpDatagramPort(DatagramChannel channel, Selector selector) throws IOException {
+    private UdpDatagramPort(DatagramChannel channel, Selector selector, InetSocketAddress bind, int receiveBufferBytes,
+                            int sendBufferBytes, boolean reusePort) throws IOException {
         this.channel = channel;
         this.selector = selector;
         this.localAddress = (InetSocketAddress) channel.getLocalAddress();
+        this.bind = bind;
+        this.receiveBufferBytes = receiveBufferBytes;
+        this.sendBufferBytes = sendBufferBytes;
+        this.reusePort = reusePort;
     }
 
-    /** A port bound to the node's {@link NodeConfig#bindAddress()} with its socket buffer sizes. */
+    /**
+     * A port bound to the node's {@link NodeConfig#bindAddress()} with its socket buffer sizes; with
+     * {@code SO_REUSEPORT} when the node wants more than one I/O thread or dedicated sockets and
+     * {@link #reusePortWorks()}.
+     */
     public static UdpDatagramPort open(NodeConfig config) throws IOException {
-        return open(config.bindAddress(), config.socketReceiveBufferSize(), config.socketSendBufferSize(), false);
+        boolean share = (config.ioThreads() > 1 || config.dedicatedSockets() > 0) && reusePortWorks();
+        return open(config.bindAddress(), config.socketReceiveBufferSize(), config.socketSendBufferSize(), share);
+    }
+
+    /**
+     * Whether this platform spreads UDP datagrams among sockets sharing a port and prefers a connected
+     * socket's exact match: Linux with {@code SO_REUSEPORT}. (BSD and macOS accept the option but hand
+     * unicast datagrams to one socket of the group; Windows lacks it.) Logs a warning once when not.
+     */
+    public static boolean reusePortWorks() {
+        return ReusePortSupport.WORKS;
+    }
+
+    /** Holds the one-time probe of {@link #reusePortWorks()}. */
+    private static final class ReusePortSupport {
+        static final boolean WORKS = probe();
+
+        private static boolean probe() {
+            String os = System.getProperty("os.name", "");
+            boolean linux = os.toLowerCase(java.util.Locale.ROOT).startsWith("linux");
+            boolean option;
+            try (DatagramChannel probe = DatagramChannel.open()) {
+                option = probe.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT);
+            } catch (IOException | RuntimeException e) {
+                option = false;
+            }
+            if (!linux || !option) {
+                LOG.log(Level.WARNING, "SO_REUSEPORT port sharing is not available on " + os
+                        + (option ? " (only Linux spreads datagrams among the sockets)" : " (no SO_REUSEPORT)")
+                        + ": ioThreads and dedicatedSockets fall back to one shared socket and one I/O thread");
+            }
+            return linux && option;
+        }
     }
 
     /**
@@ -78,8 +152,8 @@ public final class UdpDatagramPort implements DatagramPort {
             channel.bind(bind);
             channel.configureBlocking(false);
             selector = Selector.open();
-            channel.register(selector, SelectionKey.OP_READ);
-            return new UdpDatagramPort(channel, selector);
+            channel.register(selector, SelectionKey.OP_READ, new Member(channel));
+            return new UdpDatagramPort(channel, selector, bind, receiveBufferBytes, sendBufferBytes, reusePort);
         } catch (IOException | RuntimeException e) {
             channel.close();
             if (selector != null) {
@@ -105,7 +179,164 @@ public final class UdpDatagramPort implements DatagramPort {
 
     @Override
     public @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException {
-        return (InetSocketAddress) channel.receive(into);
+        if (!grouped) {
+            return (InetSocketAddress) channel.receive(into);
+        }
+        return receiveGrouped(into);
+    }
+
+    /**
+     * Grouped mode: one datagram from the readable sockets in turn (so a flooded shared socket does not
+     * starve a peer's own), selecting again without blocking once they are all empty; null when a fresh
+     * select found nothing more.
+     */
+    private @Nullable InetSocketAddress receiveGrouped(ByteBuffer into) throws IOException {
+        while (true) {
+            if (sinceSelect >= RESELECT_EVERY) {
+                select(0);
+            }
+            while (readyCount > 0) {
+                if (cursor >= readyCount) {
+                    cursor = 0;
+                }
+                Member m = ready[cursor];
+                DatagramChannel ch = m.channel;
+                InetSocketAddress from;
+                try {
+                    from = (InetSocketAddress) ch.receive(into);
+                } catch (ClosedChannelException e) {
+                    if (ch == channel) {
+                        throw e; // the port itself: fatal, as in the single-socket mode
+                    }
+                    from = null; // a dedicated socket closed as its peer left
+                } catch (IOException e) {
+                    if (ch == channel) {
+                        throw e;
+                    }
+                    // e.g. an ICMP error reported on a connected socket: that socket is empty for now
+                    LOG.log(Level.DEBUG, () -> "receive on the dedicated socket of " + localAddress + " failed: " + e);
+                    from = null;
+                }
+                if (from != null) {
+                    cursor++;
+                    sinceSelect++;
+                    return from;
+                }
+                m.listed = false;
+                readyCount--;
+                ready[cursor] = ready[readyCount];
+                ready[readyCount] = null;
+            }
+            if (justSelected) {
+                justSelected = false;
+                return null;
+            }
+            select(0);
+        }
+    }
+
+    /** Grouped mode: selects (0: without blocking) and collects the readable sockets. */
+    private void select(long timeoutMillis) throws IOException {
+        try {
+            if (timeoutMillis <= 0) {
+                selector.selectNow(collect);
+            } else {
+                selector.select(collect, timeoutMillis);
+            }
+        } catch (ClosedSelectorException e) {
+            throw new ClosedChannelException();
+        }
+        justSelected = true;
+        sinceSelect = 0;
+    }
+
+    private void collect(SelectionKey key) {
+        if (!(key.attachment() instanceof Member m) || m.listed) {
+            return; // listed already: it is still being read in turn
+        }
+        m.listed = true;
+        if (readyCount == ready.length) {
+            ready = java.util.Arrays.copyOf(ready, readyCount * 2);
+        }
+        ready[readyCount++] = m;
+    }
+
+    /** One socket of a grouped port, as its selection key's attachment; {@code listed} is the I/O loop's. */
+    private static final class Member {
+        final DatagramChannel channel;
+        boolean listed;
+
+        Member(DatagramChannel channel) {
+            this.channel = channel;
+        }
+    }
+
+    @Override
+    public UdpDatagramPort sibling() throws IOException {
+        if (!reusePort) {
+            throw new IOException("the port " + localAddress + " was opened without SO_REUSEPORT: it cannot be shared");
+        }
+        InetSocketAddress same = bind.getAddress() == null ? new InetSocketAddress(localAddress.getPort())
+                : new InetSocketAddress(bind.getAddress(), localAddress.getPort());
+        return open(same, receiveBufferBytes, sendBufferBytes, true);
+    }
+
+    @Override
+    public boolean dedicate(InetSocketAddress remote) {
+        if (!reusePort || !channel.isOpen() || dedicated.containsKey(remote)) {
+            return false;
+        }
+        DatagramChannel ch = null;
+        try {
+            ProtocolFamily family = bind.getAddress() == null || bind.getAddress().isAnyLocalAddress() ? null
+                    : bind.getAddress() instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
+            ch = family == null ? DatagramChannel.open() : DatagramChannel.open(family);
+            // the peer's own buffer: the node's size, the kernel charges only what is queued
+            setBuffer(ch, StandardSocketOptions.SO_RCVBUF, "socketReceiveBufferSize", receiveBufferBytes);
+            ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+            ch.bind(bind.getAddress() == null ? new InetSocketAddress(localAddress.getPort())
+                    : new InetSocketAddress(bind.getAddress(), localAddress.getPort()));
+            ch.connect(remote);
+            ch.configureBlocking(false);
+            // grouped before the first registration, so that the loop's next receive selects this socket too
+            grouped = true;
+            ch.register(selector, SelectionKey.OP_READ, new Member(ch));
+            DatagramChannel raced = dedicated.putIfAbsent(remote, ch);
+            if (raced != null) {
+                ch.close();
+                return false;
+            }
+            selector.wakeup(); // a loop waiting in select picks the new key up
+            return true;
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "could not open a dedicated socket on " + localAddress + " for " + remote
+                    + "; the peer shares the node's socket: " + e);
+            if (ch != null) {
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // nothing more to release
+                }
+            }
+            return false;
+        }
+    }
+
+    @Override
+    public void undedicate(InetSocketAddress remote) {
+        DatagramChannel ch = dedicated.remove(remote);
+        if (ch != null) {
+            try {
+                ch.close(); // its selection key is cancelled; the loop skips it
+            } catch (IOException e) {
+                LOG.log(Level.DEBUG, () -> "closing the dedicated socket for " + remote + " failed: " + e);
+            }
+        }
+    }
+
+    /** How many dedicated sockets are open (tests, stats). */
+    public int dedicatedSockets() {
+        return dedicated.size();
     }
 
     @Override
@@ -115,6 +346,11 @@ public final class UdpDatagramPort implements DatagramPort {
 
     @Override
     public void awaitReadable(long timeoutNanos) throws IOException {
+        if (grouped) {
+            // keep what the selector finds: receive reads exactly those sockets
+            select(timeoutNanos <= 0 ? 0 : Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
+            return;
+        }
         try {
             // the action forms: a ready key is not added to the selected-key set (a HashSet node per
             // wake-up that returns the key: garbage on every busy wait), the loop reads until empty anyway
@@ -146,6 +382,9 @@ public final class UdpDatagramPort implements DatagramPort {
 
     @Override
     public void close() {
+        for (InetSocketAddress remote : dedicated.keySet()) {
+            undedicate(remote);
+        }
         try {
             channel.close();
         } catch (IOException e) {

@@ -43,6 +43,13 @@ class NodeConfigTest {
         assertThat(DatagramNode.tickSeconds(tick, 0.1)).isEqualTo(1.0 / 60);
         assertThat(DatagramNode.tickSeconds(d, 0.1)).isEqualTo(0.05);
         assertThatThrownBy(() -> NodeConfig.builder().sendMode(null).build()).hasMessageContaining("sendMode");
+        // one I/O thread and no dedicated sockets unless asked for; both survive toBuilder
+        assertThat(d.ioThreads()).isEqualTo(1);
+        assertThat(d.dedicatedSockets()).isZero();
+        NodeConfig wide = d.toBuilder().ioThreads(4).dedicatedSockets(32).build().toBuilder().build();
+        assertThat(wide.ioThreads()).isEqualTo(4);
+        assertThat(wide.dedicatedSockets()).isEqualTo(32);
+        assertThat(wide.toString()).contains("ioThreads=4", "dedicatedSockets=32");
     }
 
     @Test
@@ -73,6 +80,10 @@ class NodeConfigTest {
         assertField(NodeConfig.builder().receiveBusyPoll(Duration.ofMillis(2)), "receiveBusyPoll", "PT0.002S");
         assertField(NodeConfig.builder().message(null), "message", null);
         assertField(NodeConfig.builder().receiveThreadMode(null), "receiveThreadMode", null);
+        assertField(NodeConfig.builder().ioThreads(0), "ioThreads", "0");
+        assertField(NodeConfig.builder().ioThreads(65), "ioThreads", "65");
+        assertField(NodeConfig.builder().dedicatedSockets(-1), "dedicatedSockets", "-1");
+        assertField(NodeConfig.builder().dedicatedSockets(65_537), "dedicatedSockets", "65537");
         byte[] key = new byte[16];
         Arrays.fill(key, (byte) 0x41);
         InvalidConfigurationException e = assertField(NodeConfig.builder().preSharedKey(key), "preSharedKey", "16 bytes");

@@ -41,6 +41,8 @@ final class NodeConfigMapper {
             Map.entry("preSharedKey", P + "security.pre-shared-key"),
             Map.entry("socketReceiveBufferSize", P + "socket-receive-buffer-size"),
             Map.entry("socketSendBufferSize", P + "socket-send-buffer-size"),
+            Map.entry("ioThreads", P + "io-threads"),
+            Map.entry("dedicatedSockets", P + "dedicated-sockets"),
             Map.entry("channels", P + "channels"),
             Map.entry("datagramBudget", P + "message.datagram-budget"),
             Map.entry("resendPolicy", P + "message.resend-policy"),
@@ -110,6 +112,8 @@ final class NodeConfigMapper {
                 .receiveBusyPoll(props.receiveBusyPoll())
                 .socketReceiveBufferSize(intBytes(P + "socket-receive-buffer-size", props.socketReceiveBufferSize().toBytes()))
                 .socketSendBufferSize(intBytes(P + "socket-send-buffer-size", props.socketSendBufferSize().toBytes()))
+                .ioThreads(props.ioThreads())
+                .dedicatedSockets(props.dedicatedSockets())
                 .linkConditioner(linkConditioner(props.linkConditioner()));
         if (key != null) {
             Arrays.fill(key, (byte) 0);

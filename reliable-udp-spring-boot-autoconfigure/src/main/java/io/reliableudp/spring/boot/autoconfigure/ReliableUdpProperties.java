@@ -32,6 +32,8 @@ import org.springframework.util.unit.DataSize;
  * @param receiveBusyPoll How long the receive loop keeps polling the socket without blocking after a datagram (0 = never, at most 1ms); lowers round-trip latency at the cost of up to that much CPU spun after every datagram.
  * @param socketReceiveBufferSize SO_RCVBUF to ask the kernel for (0 keeps the OS default).
  * @param socketSendBufferSize SO_SNDBUF to ask the kernel for (0 keeps the OS default).
+ * @param ioThreads I/O threads, 1..64: above 1 the node opens that many UDP sockets on its port with SO_REUSEPORT, one I/O thread each, and the kernel spreads the peers among them (Linux only; elsewhere one thread and a logged warning). Listeners are then called from that many threads (one peer's calls from one thread, in order).
+ * @param dedicatedSockets How many connected peers get a UDP socket of their own on the node's port (0..65536, 0 = none): their datagrams land in a kernel buffer of their own, which a flood of the shared socket cannot fill. One file descriptor each; Linux only (elsewhere none, with a logged warning).
  * @param message Message-layer settings (datagram size, resend, large messages, congestion avoidance).
  * @param channels Channels by name; each needs an index (0..n-1, contiguous) that both sides agree on. Without any, four default channels are used: reliable-ordered (0), reliable-unordered (1), unreliable (2), unreliable-sequenced (3).
  * @param peers Named peers, connected when the application starts and reconnected with backoff.
@@ -60,6 +62,8 @@ public record ReliableUdpProperties(
         @DefaultValue("0ms") Duration receiveBusyPoll,
         @DefaultValue("4MB") DataSize socketReceiveBufferSize,
         @DefaultValue("4MB") DataSize socketSendBufferSize,
+        @DefaultValue("1") int ioThreads,
+        @DefaultValue("0") int dedicatedSockets,
         @DefaultValue Message message,
         @DefaultValue Map<String, Channel> channels,
         @DefaultValue Map<String, PeerProperties> peers,

@@ -32,6 +32,8 @@ class CoreFieldFailureAnalysisTests {
             reliable-udp.connect-timeout                | -1s    | PT-1S   | connectTimeout must be > 0, was PT-1S
             reliable-udp.send-queue-wait                | -1ms   | PT-0.001S | sendQueueWait must be >= 0, was PT-0.001S
             reliable-udp.receive-busy-poll              | 5ms    | PT0.005S | receiveBusyPoll must be within 0..1ms, was PT0.005S
+            reliable-udp.io-threads                     | 0      | 0       | ioThreads must be within 1..64, was 0
+            reliable-udp.dedicated-sockets              | -1     | -1      | dedicatedSockets must be within 0..65536, was -1
             reliable-udp.message.datagram-budget        | 100    | 100     | datagramBudget must be within 256..65507 bytes, was 100
             reliable-udp.message.resend-rtt-factor      | 20     | 20.0    | resendRttFactor must be within 0.5..10, was 20.0
             reliable-udp.message.max-resend-interval    | 2m     | 120.0   | maxResendIntervalSeconds must be within (0, 60], was 120.0

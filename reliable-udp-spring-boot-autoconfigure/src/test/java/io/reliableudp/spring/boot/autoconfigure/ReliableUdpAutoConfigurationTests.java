@@ -195,6 +195,7 @@ class ReliableUdpAutoConfigurationTests {
                 "reliable-udp.keep-alive-interval=50ms", "reliable-udp.timeout=2s", "reliable-udp.connect-timeout=1s",
                 "reliable-udp.send-queue-wait=10ms", "reliable-udp.receive-thread-mode=platform", "reliable-udp.receive-busy-poll=50us",
                 "reliable-udp.socket-receive-buffer-size=1MB", "reliable-udp.socket-send-buffer-size=0",
+                "reliable-udp.io-threads=2", "reliable-udp.dedicated-sockets=16",
                 "reliable-udp.security.pre-shared-key=" + key,
                 "reliable-udp.message.datagram-budget=1400", "reliable-udp.message.resend-policy=every-packet",
                 "reliable-udp.message.min-resend-interval=5ms", "reliable-udp.message.max-resend-interval=500ms",
@@ -221,6 +222,8 @@ class ReliableUdpAutoConfigurationTests {
                     assertThat(c.receiveBusyPoll()).isEqualTo(Duration.ofNanos(50_000));
                     assertThat(c.socketReceiveBufferSize()).isEqualTo(1024 * 1024);
                     assertThat(c.socketSendBufferSize()).isZero();
+                    assertThat(c.ioThreads()).isEqualTo(2);
+                    assertThat(c.dedicatedSockets()).isEqualTo(16);
                     assertThat(c.preSharedKey()).hasSize(32);
                     assertThat(c.toString()).doesNotContain(key);
                     assertThat(c.message().datagramBudget()).isEqualTo(1400);
