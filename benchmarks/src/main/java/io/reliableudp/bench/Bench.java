@@ -2,6 +2,7 @@ package io.reliableudp.bench;
 
 import io.reliableudp.bench.loss.LossBench;
 import io.reliableudp.bench.pingpong.PingPongBench;
+import io.reliableudp.bench.scale.ScaleBench;
 import io.reliableudp.bench.soak.SoakBench;
 import io.reliableudp.bench.throughput.ThroughputBench;
 import java.util.Arrays;
@@ -36,6 +37,8 @@ public final class Bench {
                 + "TCP, Aeron and KCP", PingPongBench::main));
         COMMANDS.put("soak", new Entry("N reliable-ordered messages over loopback through loss, duplication, reordering and jitter: 0 lost, heap flat",
                 SoakBench::main));
+        COMMANDS.put("scale", new Entry("one server, 1,000 and 5,000 clients at 20 msg/s each from a few client JVMs: server CPU per message, "
+                + "heap per connection, timeouts", ScaleBench::main));
         COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
                 org.openjdk.jmh.Main::main));
     }
