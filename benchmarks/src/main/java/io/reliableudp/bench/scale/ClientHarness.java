@@ -36,8 +36,11 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class ClientHarness implements AutoCloseable {
 
-    /** Housekeeping per client: keepalives, handshake retries, the session's statistics. */
-    private static final double HOUSEKEEPING_SECONDS = 0.05;
+    /**
+     * Housekeeping per client: keepalives (the default interval is 100 ms; a client that sends its
+     * messages never needs one), handshake retries (every 250 ms), the session's statistics.
+     */
+    private static final double HOUSEKEEPING_SECONDS = 0.1;
 
     private final InetSocketAddress server;
     private final ConnectionSettings settings;
@@ -54,6 +57,8 @@ final class ClientHarness implements AutoCloseable {
     final LongAdder timeouts = new LongAdder();
     final LongAdder disconnects = new LongAdder();
     final LongAdder drops = new LongAdder();
+    /** Datagrams the clients' connections dropped, by {@link DropReason} ordinal. */
+    final LongAdder[] dropsByReason = new LongAdder[DropReason.values().length];
     final AtomicLong ioErrors = new AtomicLong();
 
     /**
@@ -63,6 +68,9 @@ final class ClientHarness implements AutoCloseable {
     ClientHarness(InetSocketAddress server, int clients, int threads, long seed) throws IOException {
         this.server = server;
         this.settings = settings();
+        for (int i = 0; i < dropsByReason.length; i++) {
+            dropsByReason[i] = new LongAdder();
+        }
         this.workers = new Worker[threads];
         for (int t = 0; t < threads; t++) {
             int n = clients / threads + (t < clients % threads ? 1 : 0);
@@ -70,9 +78,13 @@ final class ClientHarness implements AutoCloseable {
         }
     }
 
-    /** Starts every client's handshake at once (each thread sends its clients' first requests, then serves them). */
-    void connect() {
+    /**
+     * Starts the clients' handshakes: all at once ({@code perSecond} 0: each thread sends its clients'
+     * first requests, then serves them), or {@code perSecond} a second, evenly spread.
+     */
+    void connect(double perSecond) {
         for (Worker w : workers) {
+            w.connectInterval = perSecond > 0 ? workers.length / perSecond : 0;
             w.thread.start();
         }
     }
@@ -132,6 +144,8 @@ final class ClientHarness implements AutoCloseable {
         boolean ended;
         double nextSend = Double.POSITIVE_INFINITY;
         double nextHousekeeping;
+        /** When this client starts its handshake. */
+        double startAt;
 
         Client(int index, Worker worker, DatagramChannel channel) {
             this.index = index;
@@ -194,6 +208,7 @@ final class ClientHarness implements AutoCloseable {
         @Override
         public void onDrop(DropReason reason) {
             drops.increment();
+            dropsByReason[reason.ordinal()].increment();
         }
 
         @Override
@@ -222,6 +237,8 @@ final class ClientHarness implements AutoCloseable {
         final int[] position;
         int heapSize;
         double rateSeen;
+        /** Seconds between two of this thread's clients starting their handshakes (0: all at once). */
+        double connectInterval;
 
         Worker(int id, int n, SplittableRandom random) throws IOException {
             this.random = random;
@@ -246,11 +263,13 @@ final class ClientHarness implements AutoCloseable {
         @Override
         public void run() {
             try {
-                java.util.Random nonces = new java.util.Random(random.nextLong());
+                nonces = new java.util.Random(random.nextLong());
                 double now = now();
                 for (Client c : clients) {
-                    c.connection = Connection.client(settings, c, c, nonces, now);
-                    c.nextHousekeeping = now + HOUSEKEEPING_SECONDS * random.nextDouble();
+                    c.startAt = now + c.index * connectInterval;
+                    if (connectInterval == 0) {
+                        start(c, now);
+                    }
                     schedule(c, now);
                 }
                 loop();
@@ -289,6 +308,11 @@ final class ClientHarness implements AutoCloseable {
                     Client c = clients[heap[0]];
                     service(c, now);
                     schedule(c, now);
+                    if (position[c.index] >= 0 && wake[c.index] <= now) {
+                        // still due (a round cut by its packet limit): the next pass, after the sockets were read
+                        wake[c.index] = now + 0.0001;
+                        siftDown(position[c.index]);
+                    }
                 }
                 long waitMillis = heapSize == 0 ? 100 : (long) Math.ceil((wake[heap[0]] - now) * 1000);
                 if (waitMillis <= 0) {
@@ -301,6 +325,9 @@ final class ClientHarness implements AutoCloseable {
                     now = now();
                     for (SelectionKey key : keys) {
                         Client c = (Client) key.attachment();
+                        if (c.connection == null) {
+                            continue;
+                        }
                         SocketAddress from;
                         while ((from = c.channel.receive(in.clear())) != null) {
                             if (from.equals(server)) {
@@ -314,8 +341,19 @@ final class ClientHarness implements AutoCloseable {
             }
         }
 
-        /** What is due for one client: its message, its session's deadline, its housekeeping. */
+        java.util.Random nonces;
+
+        private void start(Client c, double now) {
+            c.connection = Connection.client(settings, c, c, nonces, now);
+            c.nextHousekeeping = now + HOUSEKEEPING_SECONDS * random.nextDouble();
+        }
+
+        /** What is due for one client: its handshake's start, its message, its session's deadline, its housekeeping. */
         private void service(Client c, double now) {
+            if (c.connection == null) {
+                start(c, now);
+                return;
+            }
             Connection conn = c.connection;
             if (c.ended) {
                 return;
@@ -342,7 +380,7 @@ final class ClientHarness implements AutoCloseable {
         }
 
         private void schedule(Client c, double now) {
-            double t = c.ended ? Double.POSITIVE_INFINITY
+            double t = c.connection == null ? c.startAt : c.ended ? Double.POSITIVE_INFINITY
                     : Math.min(c.nextHousekeeping, Math.min(c.up ? c.nextSend : Double.POSITIVE_INFINITY,
                             c.connection.nextDeadline()));
             int i = c.index;

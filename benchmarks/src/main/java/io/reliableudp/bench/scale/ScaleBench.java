@@ -50,6 +50,7 @@ public final class ScaleBench {
     private final int ioThreads;
     private final int runs;
     private final String serverHeap;
+    private final double connectRate;
     private final Path out;
 
     private ScaleBench(Options o) {
@@ -63,6 +64,7 @@ public final class ScaleBench {
         ioThreads = o.integer("io-threads", 1, "I/O threads of the server (N sockets on one port with SO_REUSEPORT)");
         runs = o.runs(1);
         serverHeap = o.string("server-heap", "1g", "the server JVM's -Xmx");
+        connectRate = o.number("connect-rate", 0, "clients starting their handshakes per second, over all client JVMs (0: all at once)");
         out = o.outDir(NAME);
         if (rate < 0 || size < 0 || clientJvms < 1 || clientThreads < 1 || warmup < 0) {
             throw new IllegalArgumentException("scale: --rate, --size, --warmup must be >= 0, --client-jvms and --client-threads >= 1");
@@ -123,6 +125,7 @@ public final class ScaleBench {
         params.put("client_threads", clientThreads);
         params.put("io_threads", ioThreads);
         params.put("server_heap", serverHeap);
+        params.put("connect_rate", connectRate == 0 ? "all at once" : connectRate);
         params.put("config", "NodeConfig defaults (maxConnections " + NodeConfig.builder().build().maxConnections() + "), loopback");
         Report report = new Report(NAME, params);
         Table table = new Table("clients", "run", "connected", "connect s", "delivered/s", "offered/s", "server cores",
@@ -205,11 +208,11 @@ public final class ScaleBench {
                 }
                 long connectStart = System.nanoTime();
                 for (ChildProcess p : clientProcs) {
-                    p.send("CONNECT");
+                    p.send(String.format(Locale.ROOT, "CONNECT %s", connectRate / clientProcs.size()));
                 }
                 // all connecting at once: wait until the server has them all (or the clients' connect timeout has passed)
                 long connected = 0;
-                long deadline = System.nanoTime() + 30 * SECOND;
+                long deadline = System.nanoTime() + (30 + (connectRate > 0 ? (long) (clients / connectRate) : 0)) * SECOND;
                 while (System.nanoTime() < deadline) {
                     connected = field(status(server), "connections");
                     if (connected >= clients) {
@@ -221,12 +224,12 @@ public final class ScaleBench {
                 f.put("connect_seconds", (System.nanoTime() - connectStart) / 1e9);
                 if (connected < clients) {
                     f.put("timeouts", sum(clientProcs, "timeouts"));
-                    error(f, "only " + connected + " of " + clients + " clients connected within 30 s");
+                    error(f, "only " + connected + " of " + clients + " clients connected in time (see " + server.log() + ")");
                     return;
                 }
                 Thread.sleep(1000);
-                long idleHeap = heap(server);
-                f.put("heap_per_connection_idle_kib", (idleHeap - baseline) / 1024.0 / clients);
+                String idle = heapLine(server);
+                f.put("heap_per_connection_idle_kib", perConnectionKib(idle, baseline));
                 for (ChildProcess p : clientProcs) {
                     p.send(String.format(Locale.ROOT, "SEND %s %d", rate, size));
                 }
@@ -271,8 +274,9 @@ public final class ScaleBench {
                 f.put("timeouts", sum(clientProcs, "timeouts") + field(st, "timedout"));
                 f.put("connections_ended", sum(clientProcs, "ended") + field(st, "ended"));
                 f.put("client_io_errors", sum(clientProcs, "ioerrors"));
-                long afterHeap = heap(server);
-                f.put("heap_per_connection_after_kib", (afterHeap - baseline) / 1024.0 / clients);
+                String after = heapLine(server);
+                f.put("heap_per_connection_after_kib", perConnectionKib(after, baseline));
+                f.put("connections_at_end", field(after, "connections"));
                 f.put("heap_baseline_mib", baseline / 1048576.0);
                 f.put("load1", load);
                 f.put("load1_end", LoadAverage.oneMinute());
@@ -290,6 +294,12 @@ public final class ScaleBench {
         }
     }
 
+    /** Heap above the baseline per connection the server held when it was read (NaN when it held none). */
+    private static double perConnectionKib(String heapLine, long baseline) {
+        long connections = field(heapLine, "connections");
+        return connections > 0 ? (field(heapLine, "used") - baseline) / 1024.0 / connections : Double.NaN;
+    }
+
     private static void error(Map<String, Object> f, String text) {
         f.put("error", text);
     }
@@ -304,12 +314,17 @@ public final class ScaleBench {
     }
 
     private static long heap(ChildProcess server) throws InterruptedException {
+        return field(heapLine(server), "used");
+    }
+
+    /** The server's {@code HEAP used=.. connections=..} line: the heap after GC and the connections it held then. */
+    private static String heapLine(ChildProcess server) throws InterruptedException {
         server.send("HEAP");
         String line = server.awaitLine("HEAP", System.nanoTime() + 60 * SECOND);
         if (line == null) {
             throw new IllegalStateException("the server did not answer HEAP (see " + server.log() + ")");
         }
-        return field(line, "used");
+        return line;
     }
 
     private static long sum(List<ChildProcess> procs, String name) throws InterruptedException {

@@ -1,5 +1,6 @@
 package io.reliableudp.bench.scale;
 
+import io.reliableudp.connection.DropReason;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -10,7 +11,7 @@ import java.util.Locale;
 /**
  * One client JVM of the {@code scale} benchmark: a {@link ClientHarness} of N clients on T threads.
  * Prints {@code READY clients=N} once their sockets are open, then answers commands on stdin:
- * {@code CONNECT} (all start their handshakes at once), {@code STATUS} (connected, sent, delivered, failed, refused, timeouts, ended, drops, I/O
+ * {@code CONNECT [PER_SECOND]} (all start their handshakes at once, or PER_SECOND a second), {@code STATUS} (connected, sent, delivered, failed, refused, timeouts, ended, drops, I/O
  * errors), {@code SEND HZ BYTES} (every connected client sends HZ messages of BYTES per second from
  * now; {@code SEND 0 0} stops); end of input closes the clients and exits.
  *
@@ -34,12 +35,21 @@ public final class ScaleClientMain {
             for (String line; (line = in.readLine()) != null; ) {
                 String[] w = line.trim().split("\\s+");
                 switch (w[0]) {
-                    case "STATUS" -> System.out.printf(Locale.ROOT,
-                            "STATUS connected=%d sent=%d delivered=%d failed=%d refused=%d timeouts=%d ended=%d drops=%d ioerrors=%d%n",
-                            h.connected.sum(), h.sent.sum(), h.delivered.sum(), h.failed.sum(), h.refused.sum(),
-                            h.timeouts.sum(), h.ended(), h.drops.sum(), h.ioErrors.get());
+                    case "STATUS" -> {
+                        StringBuilder drops = new StringBuilder();
+                        for (DropReason r : DropReason.values()) {
+                            long n = h.dropsByReason[r.ordinal()].sum();
+                            if (n > 0) {
+                                drops.append(" drop_").append(r.name().toLowerCase(Locale.ROOT)).append('=').append(n);
+                            }
+                        }
+                        System.out.printf(Locale.ROOT,
+                                "STATUS connected=%d sent=%d delivered=%d failed=%d refused=%d timeouts=%d ended=%d drops=%d ioerrors=%d%s%n",
+                                h.connected.sum(), h.sent.sum(), h.delivered.sum(), h.failed.sum(), h.refused.sum(),
+                                h.timeouts.sum(), h.ended(), h.drops.sum(), h.ioErrors.get(), drops);
+                    }
                     case "CONNECT" -> {
-                        h.connect();
+                        h.connect(w.length > 1 ? Double.parseDouble(w[1]) : 0);
                         System.out.println("CONNECTING");
                     }
                     case "SEND" -> {

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code /proc/<pid>/stat} and its heap are its own): one {@link ReliableUdpNode} built by
  * {@link ScaleBench#serverConfig}, counting the messages delivered to its listener and the connections
  * that ended. Prints {@code READY port=N}, then answers commands on stdin, one line each:
- * {@code STATUS} (connections, delivered, ended, timed out), {@code HEAP} (heap used after a full GC,
+ * {@code STATUS} (connections, delivered, ended, timed out, datagrams and drops by reason), {@code HEAP} (heap used after a full GC,
  * with the connection count at that moment); end of input stops it.
  *
  * <p>Arguments: {@code IO_THREADS}.
@@ -58,8 +58,14 @@ public final class ScaleServerMain {
             System.out.println("READY port=" + node.localAddress().getPort() + " pid=" + ProcessHandle.current().pid());
             for (String line; (line = in.readLine()) != null; ) {
                 switch (line.trim()) {
-                    case "STATUS" -> System.out.printf(Locale.ROOT, "STATUS connections=%d delivered=%d ended=%d timedout=%d%n",
-                            connections.sum(), delivered.sum(), ended.sum(), timedOut.sum());
+                    case "STATUS" -> {
+                        var stats = node.stats();
+                        StringBuilder drops = new StringBuilder();
+                        stats.datagramsDropped().forEach((reason, n) -> drops.append(" drop_").append(reason).append('=').append(n));
+                        System.out.printf(Locale.ROOT, "STATUS connections=%d delivered=%d ended=%d timedout=%d received=%d sent=%d%s%n",
+                                connections.sum(), delivered.sum(), ended.sum(), timedOut.sum(), stats.datagramsReceived(),
+                                stats.datagramsSent(), drops);
+                    }
                     case "HEAP" -> {
                         long used = heapAfterGc();
                         System.out.printf(Locale.ROOT, "HEAP used=%d connections=%d peers=%d%n", used, connections.sum(),
