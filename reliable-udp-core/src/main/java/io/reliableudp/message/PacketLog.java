@@ -1,9 +1,10 @@
 package io.reliableudp.message;
 
 /**
- * What each sent packet carried, by packet sequence: a preallocated ring of packet slots whose
- * entries (one {@code long} per message or slice) live in a circular log that only grows while the
- * traffic needs more room (never in steady state). Also the RTT and loss estimates taken from acks,
+ * What each sent packet carried, by packet sequence: a ring of packet slots whose entries (one
+ * {@code long} per message or slice) live in a circular log. Both start small and double while the
+ * traffic needs more room (never in steady state): the ring up to the packet layer's sent ring, when
+ * the next packet's slot still holds something the log needs (see {@link #begin}). Also the RTT and loss estimates taken from acks,
  * and the source of the {@link CongestionController}'s events: each acknowledged data packet's
  * RTT and delivery-rate sample, and one-direction loss evidence (a data packet still unacknowledged
  * when one sent {@value #REORDER_THRESHOLD} or more sequences after it was acknowledged); and for the

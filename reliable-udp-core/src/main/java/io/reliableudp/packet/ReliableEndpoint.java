@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Memory is allocated at construction (the windows), for the transmit buffer of the {@code byte[]}
  * send and of fragments on the first such send (as large as the largest packet so far, doubling, at
- * most {@code maxPacketSize} plus a header) and, for reassembly, a buffer sized by the configuration ({@code 9 + maxFragments *
- * fragmentSize} bytes) only when a packet starts and no released buffer is free, so at most one per
+ * most {@code maxPacketSize} plus a header) and, for reassembly, a buffer sized by the configuration
+ * ({@code 9 + maxFragments * fragmentSize} bytes) only when a packet starts and no released buffer is free, so at most one per
  * reassembly slot: steady-state sending and receiving allocate nothing, and nothing a peer claims
  * sizes an allocation.
  *

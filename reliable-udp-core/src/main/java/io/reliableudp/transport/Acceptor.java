@@ -22,9 +22,9 @@ final class Acceptor {
      * cannot starve established connections of the I/O thread. Legitimate clients retry every 250 ms.
      * Per node: N nodes on one port (SO_REUSEPORT) have N budgets. The burst is one second of the rate:
      * 5,000 clients connecting at once (a restart of a server they all use) cost 10,000 tokens, a
-     * request and a response each, and get in within their first retry; with a burst of 1,000, the
-     * retries came back in waves that each found only the 1,000 tokens refilled since, and the last
-     * clients needed 2-3 s of their 5 s connect timeout.
+     * request and a response each, and pass the bucket at once; with a burst of 1,000, the retries
+     * come back in waves 250 ms apart that each find only what refilled since (1,000 tokens, 500
+     * clients), so the last of 5,000 would wait about ten waves, half of their 5 s connect timeout.
      */
     static final double HANDSHAKES_PER_SECOND = 10_000;
     static final double HANDSHAKE_BURST = 10_000;
