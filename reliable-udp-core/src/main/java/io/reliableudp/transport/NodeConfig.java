@@ -142,7 +142,7 @@ public final class NodeConfig {
 
     /**
      * Most simultaneous accepted connections (default 8192: 5,000 clients connecting at once fit, and an
-     * idle connection holds under 64 KiB of heap, so the default caps a server at about 0.4 GiB of
+     * idle connection holds about 40 KiB of heap, so the default caps a server at about 0.3 GiB of
      * connection state; see docs/scale-out.md, "Memory per connection").
      */
     public int maxConnections() { return maxConnections; }
