@@ -5,6 +5,7 @@ import io.reliableudp.bench.flood.FloodBench;
 import io.reliableudp.bench.loss.LossBench;
 import io.reliableudp.bench.loss.OutageBench;
 import io.reliableudp.bench.pingpong.PingPongBench;
+import io.reliableudp.bench.scale.ScaleBench;
 import io.reliableudp.bench.soak.SoakBench;
 import io.reliableudp.bench.throughput.ThroughputBench;
 import java.util.Arrays;
@@ -47,6 +48,8 @@ public final class Bench {
                 IdleBench::main));
         COMMANDS.put("flood", new Entry("a client/server pair at 2,000 msg/s while child JVMs flood the server with 200k garbage datagrams/s: "
                 + "latency and QUEUE_FULL quiet vs flooded, with and without dedicated sockets", FloodBench::main));
+        COMMANDS.put("scale", new Entry("one server, 1,000 and 5,000 clients at 20 msg/s each from a few client JVMs: server CPU per message, "
+                + "heap per connection, timeouts", ScaleBench::main));
         COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
                 org.openjdk.jmh.Main::main));
     }

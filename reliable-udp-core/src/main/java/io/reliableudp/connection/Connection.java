@@ -6,6 +6,7 @@ import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.SendCompletion;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -95,7 +96,8 @@ public final class Connection implements Session.Output, Session.Input {
     private final int headroom;
     /** Where a frame header is encoded before it is put in front of the body. */
     private final byte[] frameHeader = new byte[Protocol.FRAME_HEADER_ENCRYPTED];
-    private final byte[] plain;
+    /** Where an encrypted frame is opened (null in plain mode, which reads frames where they lie). */
+    private final byte @Nullable [] plain;
     private final byte[] handshake = new byte[Protocol.REQUEST_SIZE];
     private final int maxBody;
 
@@ -105,7 +107,8 @@ public final class Connection implements Session.Output, Session.Input {
     private int handshakeLength;
     private @Nullable Aead sealer;
     private @Nullable Aead opener;
-    private final ReplayWindow window = new ReplayWindow();
+    /** The replay window of encrypted frames (null in plain mode, whose frames are not protected against replay). */
+    private final @Nullable ReplayWindow window;
     private long sendSequence;
     private @Nullable Session session;
     private @Nullable DisconnectReason reason;
@@ -139,7 +142,8 @@ public final class Connection implements Session.Output, Session.Input {
         // room for a session whose configuration undercounts the overhead: it gets the clear error of send()
         int capacity = budget + Protocol.REQUEST_SIZE;
         this.datagram = encrypted ? ByteBuffer.allocate(capacity) : ByteBuffer.allocateDirect(capacity);
-        this.plain = new byte[budget];
+        this.plain = encrypted ? new byte[budget] : null;
+        this.window = encrypted ? new ReplayWindow() : null;
         this.now = now;
         this.started = now;
         this.lastReceive = now;
@@ -343,19 +347,21 @@ public final class Connection implements Session.Output, Session.Input {
         int bodyLen;
         if (encrypted) {
             long sequence = WireCodec.getLongBE(data, offset + 5);
-            if (window.alreadyReceived(sequence)) {
+            ReplayWindow w = Objects.requireNonNull(window);
+            byte[] p = Objects.requireNonNull(plain);
+            if (w.alreadyReceived(sequence)) {
                 events.onDrop(DropReason.REPLAYED);
                 return;
             }
             Aead o = opener;
             int n = o == null ? -1 : o.open(sequence, data, offset, header, aadTail,
-                    data, offset + header, length - header, plain, 0);
+                    data, offset + header, length - header, p, 0);
             if (n < 0) {
                 events.onDrop(DropReason.DECRYPT_FAILED);
                 return;
             }
-            window.advance(sequence);
-            body = plain;
+            w.advance(sequence);
+            body = p;
             bodyOff = 0;
             bodyLen = n;
         } else {

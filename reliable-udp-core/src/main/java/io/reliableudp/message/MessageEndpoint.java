@@ -162,6 +162,11 @@ public final class MessageEndpoint {
         };
     }
 
+    /** Slots the packet log has now (it grows with the traffic; tests watch it). */
+    int packetLogCapacity() {
+        return log.capacity();
+    }
+
     /** The congestion controller (tests look at its model). */
     CongestionController congestionController() {
         return congestion;

@@ -6,10 +6,18 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reliable-ordered delivery: every message once, in id order. A message that arrives early is kept
  * (a copy, unless it is a reassembled array of its own) until the ones before it were delivered.
+ *
+ * <p>The early arrivals live in a ring indexed by id that covers the ids from {@code nextExpected}
+ * up to the farthest early one: none until the first early arrival, then
+ * {@value #FIRST_CAPACITY} references, doubling while one arrives farther ahead, up to the receive
+ * window (the window itself, which the sender is bound by, is the same from the start).
  */
 final class OrderedReceiveChannel extends ReliableReceiveChannel {
 
-    /** Early arrivals by id within the window; allocated on the first one. */
+    /** References of the ring at the first early arrival. */
+    static final int FIRST_CAPACITY = 16;
+
+    /** Early arrivals by id, {@code id & (buffered.length - 1)}; allocated on the first one. */
     private byte @Nullable [][] buffered;
 
     OrderedReceiveChannel(int index, int window, Receiver receiver) {
@@ -18,20 +26,50 @@ final class OrderedReceiveChannel extends ReliableReceiveChannel {
 
     @Override
     void early(int id, byte[] data, int offset, int length, boolean owned) {
+        byte[][] b = room(ahead(id));
+        b[id & (b.length - 1)] = owned && offset == 0 && length == data.length
+                ? data : Arrays.copyOfRange(data, offset, offset + length);
+    }
+
+    /** The ring, grown so that the id {@code ahead} of nextExpected (below the window) has a slot of its own. */
+    private byte[][] room(int ahead) {
         byte[][] b = buffered;
-        if (b == null) {
-            b = new byte[window][];
-            buffered = b;
+        if (b != null && ahead < b.length) {
+            return b;
         }
-        b[id & wmask] = owned && offset == 0 && length == data.length ? data : Arrays.copyOfRange(data, offset, offset + length);
+        int capacity = b == null ? FIRST_CAPACITY : b.length * 2;
+        while (capacity <= ahead) {
+            capacity *= 2;
+        }
+        capacity = Math.min(capacity, window);
+        byte[][] grown = new byte[capacity][];
+        if (b != null) {
+            // the kept ids lie in [nextExpected, nextExpected + old length): each finds its own slot
+            int oldMask = b.length - 1;
+            for (int j = 0; j < b.length; j++) {
+                if (b[j] != null) {
+                    int id = (nextExpected + ((j - nextExpected) & oldMask)) & 0xFFFF;
+                    grown[id & (capacity - 1)] = b[j];
+                }
+            }
+        }
+        buffered = grown;
+        return grown;
+    }
+
+    /** References the ring holds now (0 before the first early arrival). */
+    int bufferCapacity() {
+        byte[][] b = buffered;
+        return b == null ? 0 : b.length;
     }
 
     @Override
     void released(int id) {
         byte[][] b = buffered;
         if (b != null) {
-            byte[] p = b[id & wmask];
-            b[id & wmask] = null;
+            int i = id & (b.length - 1);
+            byte[] p = b[i];
+            b[i] = null;
             if (p != null) {
                 deliver(id, p, 0, p.length);
             }

@@ -1,9 +1,10 @@
 package io.reliableudp.message;
 
 /**
- * What each sent packet carried, by packet sequence: a preallocated ring of packet slots whose
- * entries (one {@code long} per message or slice) live in a circular log that only grows while the
- * traffic needs more room (never in steady state). Also the RTT and loss estimates taken from acks,
+ * What each sent packet carried, by packet sequence: a ring of packet slots whose entries (one
+ * {@code long} per message or slice) live in a circular log. Both start small and double while the
+ * traffic needs more room (never in steady state): the ring up to the packet layer's sent ring, when
+ * the next packet's slot still holds something the log needs (see {@link #begin}). Also the RTT and loss estimates taken from acks,
  * and the source of the {@link CongestionController}'s events: each acknowledged data packet's
  * RTT and delivery-rate sample, and one-direction loss evidence (a data packet still unacknowledged
  * when one sent {@value #REORDER_THRESHOLD} or more sequences after it was acknowledged); and for the
@@ -19,6 +20,10 @@ final class PacketLog {
     static final long SLICE_FLAG = 1L << 22;
     static final long COPY_FLAG = 1L << 23;
     private static final int MAX_ENTRIES = 1 << 24;
+    /** Slots a new log starts with (a connection that sends a few packets a second never needs more). */
+    static final int INITIAL_SLOTS = 32;
+    /** Entries a new log starts with. */
+    static final int INITIAL_ENTRIES = 64;
     private static final double RTT_ALPHA = 0.125;
     /** Gain of the RTT mean deviation (RFC 6298 beta). */
     private static final double RTT_BETA = 0.25;
@@ -35,37 +40,40 @@ final class PacketLog {
      */
     static final int REORDER_THRESHOLD = 3;
 
-    private final int size;
-    private final int mask;
-    private final int[] sequence;
-    private final boolean[] valid;
-    private final boolean[] acked;
-    private final boolean[] tracked;
+    /** Slots now: grows by doubling up to {@link #maxSize} while the traffic needs them. */
+    private int size;
+    private int mask;
+    /** Slots at most: the packet layer's sent-packet ring, which decides which acks can be matched. */
+    private final int maxSize;
+    private int[] sequence;
+    private boolean[] valid;
+    private boolean[] acked;
+    private boolean[] tracked;
     /** The packet carried a reliable message or slice (its ack must be matched: see {@link #slotBusy}). */
-    private final boolean[] holdsReliable;
+    private boolean[] holdsReliable;
     /** Declared lost by the loss detector (before the loss timeout's verdict, which is separate). */
-    private final boolean[] declaredLost;
-    private final double[] sendTime;
-    private final long[] start;
-    private final int[] count;
+    private boolean[] declaredLost;
+    private double[] sendTime;
+    private long[] start;
+    private int[] count;
 
-    private long[] entries = new long[1024];
+    private long[] entries = new long[INITIAL_ENTRIES];
     private long head;
     private int current = -1;
     private long ordinal;
     /** Start of the oldest live packet's entries: the log must keep everything from here. */
     private long floor;
-    private final long[] ordinalStart;
+    private long[] ordinalStart;
 
-    private final int[] bytes;
-    private final boolean[] outstanding;
-    private final boolean[] unsettled;
-    private final long[] deliveredAtSend;
-    private final double[] deliveredTimeAtSend;
+    private int[] bytes;
+    private boolean[] outstanding;
+    private boolean[] unsettled;
+    private long[] deliveredAtSend;
+    private double[] deliveredTimeAtSend;
     /** Send time of the newest acknowledged packet when this one was sent (the delivery rate's send interval). */
-    private final double[] firstSentAtSend;
-    private final int[] tag;
-    private final boolean[] evidenceLost;
+    private double[] firstSentAtSend;
+    private int[] tag;
+    private boolean[] evidenceLost;
     private CongestionController controller = new NoCongestionController(1);
     private double newestAckedSendTime = -1;
     private int highestAcked;
@@ -92,27 +100,132 @@ final class PacketLog {
     private long packetsLost;
     private long acksTaken;
 
-    PacketLog(int size) {
-        this.size = size;
-        this.mask = size - 1;
-        this.sequence = new int[size];
-        this.valid = new boolean[size];
-        this.acked = new boolean[size];
-        this.tracked = new boolean[size];
-        this.holdsReliable = new boolean[size];
-        this.declaredLost = new boolean[size];
-        this.sendTime = new double[size];
-        this.start = new long[size];
-        this.count = new int[size];
-        this.ordinalStart = new long[size];
-        this.bytes = new int[size];
-        this.outstanding = new boolean[size];
-        this.unsettled = new boolean[size];
-        this.deliveredAtSend = new long[size];
-        this.deliveredTimeAtSend = new double[size];
-        this.firstSentAtSend = new double[size];
-        this.tag = new int[size];
-        this.evidenceLost = new boolean[size];
+    /** A log of up to {@code maxSize} packet slots (a power of two), starting with {@link #INITIAL_SLOTS}. */
+    PacketLog(int maxSize) {
+        this(maxSize, Math.min(maxSize, INITIAL_SLOTS));
+    }
+
+    /** A log of up to {@code maxSize} slots starting with {@code initialSize} (both powers of two). */
+    PacketLog(int maxSize, int initialSize) {
+        if (Integer.bitCount(maxSize) != 1 || Integer.bitCount(initialSize) != 1 || initialSize > maxSize) {
+            throw new IllegalArgumentException("sizes must be powers of two, initial <= max: " + initialSize + ", " + maxSize);
+        }
+        this.maxSize = maxSize;
+        allocate(initialSize);
+    }
+
+    private void allocate(int slots) {
+        this.size = slots;
+        this.mask = slots - 1;
+        this.sequence = new int[slots];
+        this.valid = new boolean[slots];
+        this.acked = new boolean[slots];
+        this.tracked = new boolean[slots];
+        this.holdsReliable = new boolean[slots];
+        this.declaredLost = new boolean[slots];
+        this.sendTime = new double[slots];
+        this.start = new long[slots];
+        this.count = new int[slots];
+        this.ordinalStart = new long[slots];
+        this.bytes = new int[slots];
+        this.outstanding = new boolean[slots];
+        this.unsettled = new boolean[slots];
+        this.deliveredAtSend = new long[slots];
+        this.deliveredTimeAtSend = new double[slots];
+        this.firstSentAtSend = new double[slots];
+        this.tag = new int[slots];
+        this.evidenceLost = new boolean[slots];
+    }
+
+    /** Slots the log has now (tests watch it grow). */
+    int capacity() {
+        return size;
+    }
+
+    /**
+     * Doubles the ring: every recorded packet moves to the slot of its sequence in the larger ring
+     * (distinct, since the recorded sequences differ modulo the old size), and the entry starts of the
+     * packets committed last move with their ordinals; the older ordinals the larger ring now covers
+     * take the current floor, which is at most the start of any packet still recorded.
+     */
+    private void growRing() {
+        int oldSize = size;
+        int oldMask = mask;
+        int[] oSequence = sequence;
+        boolean[] oValid = valid;
+        boolean[] oAcked = acked;
+        boolean[] oTracked = tracked;
+        boolean[] oHoldsReliable = holdsReliable;
+        boolean[] oDeclaredLost = declaredLost;
+        double[] oSendTime = sendTime;
+        long[] oStart = start;
+        int[] oCount = count;
+        long[] oOrdinalStart = ordinalStart;
+        int[] oBytes = bytes;
+        boolean[] oOutstanding = outstanding;
+        boolean[] oUnsettled = unsettled;
+        long[] oDeliveredAtSend = deliveredAtSend;
+        double[] oDeliveredTimeAtSend = deliveredTimeAtSend;
+        double[] oFirstSentAtSend = firstSentAtSend;
+        int[] oTag = tag;
+        boolean[] oEvidenceLost = evidenceLost;
+        allocate(oldSize * 2);
+        for (int o = 0; o < oldSize; o++) {
+            if (!oValid[o]) {
+                continue;
+            }
+            int n = oSequence[o] & mask;
+            sequence[n] = oSequence[o];
+            valid[n] = true;
+            acked[n] = oAcked[o];
+            tracked[n] = oTracked[o];
+            holdsReliable[n] = oHoldsReliable[o];
+            declaredLost[n] = oDeclaredLost[o];
+            sendTime[n] = oSendTime[o];
+            start[n] = oStart[o];
+            count[n] = oCount[o];
+            bytes[n] = oBytes[o];
+            outstanding[n] = oOutstanding[o];
+            unsettled[n] = oUnsettled[o];
+            deliveredAtSend[n] = oDeliveredAtSend[o];
+            deliveredTimeAtSend[n] = oDeliveredTimeAtSend[o];
+            firstSentAtSend[n] = oFirstSentAtSend[o];
+            tag[n] = oTag[o];
+            evidenceLost[n] = oEvidenceLost[o];
+        }
+        // the ordinals of the packets before the one being begun: the old ring held the last oldSize
+        // of them; the older ones the new ring covers were forgotten, and the floor bounds their starts
+        for (long k = 1; k <= size - 1; k++) {
+            long o = ordinal - k;
+            if (o < 0) {
+                break;
+            }
+            ordinalStart[(int) (o & mask)] = k <= oldSize - 1 ? oOrdinalStart[(int) (o & oldMask)] : floor;
+        }
+    }
+
+    /**
+     * Whether the slot may take a new packet without forgetting anything the log still needs below its
+     * largest size: it is empty, or its data packet was settled by the loss walk (acknowledged or
+     * counted lost, older than the loss timeout), or its ack-only packet was acknowledged or is older
+     * than the loss timeout; and it does not hold reliable content still waiting for its ack.
+     */
+    private boolean reusable(int slot, double time) {
+        if (!valid[slot]) {
+            return true;
+        }
+        if (holdsReliable[slot] && !acked[slot] && !declaredLost[slot] && !evidenceLost[slot]) {
+            return false;
+        }
+        if (tracked[slot]) {
+            return !unsettled[slot];
+        }
+        return acked[slot] || time - sendTime[slot] >= lossTimeout();
+    }
+
+    /** How long a data packet may stay unacknowledged before the loss walk counts it lost. */
+    private double lossTimeout() {
+        return Math.max(LOSS_TIMEOUT_SECONDS, 2 * Math.max(0, srttSeconds) + 0.1);
     }
 
     /** The controller told of acks and loss evidence, and asked for each data packet's tag. */
@@ -148,19 +261,26 @@ final class PacketLog {
         return (int) (entry >>> 32);
     }
 
-    /** Starts recording the packet that will be sent with {@code seq}. */
     /**
      * Whether sending packet {@code seq} now would reuse the slot of a packet with reliable content still
      * waiting for its acknowledgement (not acked, not yet found lost): its ack could then no longer be matched, and its
      * messages would wait for their resend timer although they arrived. The composer holds the next data
-     * packet back instead, so at most one ring of data packets is in flight.
+     * packet back instead, so at most one ring of data packets is in flight. Below its largest size the
+     * ring grows instead ({@link #begin}), so this holds back only at the largest size.
      */
     boolean slotBusy(int seq) {
+        if (size < maxSize) {
+            return false;
+        }
         int slot = seq & mask;
         return valid[slot] && holdsReliable[slot] && !acked[slot] && !declaredLost[slot] && !evidenceLost[slot];
     }
 
+    /** Starts recording the packet that will be sent with {@code seq} (growing the ring first if its slot is still needed). */
     void begin(int seq, double time) {
+        while (size < maxSize && !reusable(seq & mask, time)) {
+            growRing();
+        }
         int slot = seq & mask;
         current = slot;
         if (valid[slot]) {
@@ -420,7 +540,7 @@ final class PacketLog {
      * estimate is an exponential average over packets (5% weight each).
      */
     void updateLoss(double time, int nextSequence) {
-        double timeout = Math.max(LOSS_TIMEOUT_SECONDS, 2 * Math.max(0, srttSeconds) + 0.1);
+        double timeout = lossTimeout();
         if (!lossCursorSet) {
             lossCursor = nextSequence;
             lossCursorSet = true;

@@ -22,9 +22,10 @@ import org.jspecify.annotations.Nullable;
  * seconds as {@code double}, given by the caller at construction and to {@link #update}; RTT figures
  * are milliseconds.
  *
- * <p>Memory is allocated at construction (about {@code maxPacketSize} for the transmit buffer plus the
- * windows) and, for reassembly, a buffer sized by the configuration ({@code 9 + maxFragments *
- * fragmentSize} bytes) only when a packet starts and no released buffer is free, so at most one per
+ * <p>Memory is allocated at construction (the windows), for the transmit buffer of the {@code byte[]}
+ * send and of fragments on the first such send (as large as the largest packet so far, doubling, at
+ * most {@code maxPacketSize} plus a header) and, for reassembly, a buffer sized by the configuration
+ * ({@code 9 + maxFragments * fragmentSize} bytes) only when a packet starts and no released buffer is free, so at most one per
  * reassembly slot: steady-state sending and receiving allocate nothing, and nothing a peer claims
  * sizes an allocation.
  *
@@ -40,6 +41,9 @@ public final class ReliableEndpoint {
 
     private static final int MAX_HEADER = PacketHeaderCodec.MAX_HEADER_BYTES;
     private static final int FRAGMENT_HEADER = PacketHeaderCodec.FRAGMENT_HEADER_BYTES;
+    private static final byte[] NO_BYTES = new byte[0];
+    /** The first transmit buffer's size: one datagram of the usual budget. */
+    private static final int FIRST_TRANSMIT_BUFFER = 2048;
 
     private final ReliableConfig config;
     private final PacketTransmitter transmitter;
@@ -65,7 +69,13 @@ public final class ReliableEndpoint {
     private int sequence;
     private final float[] rttHistory;
     private final int rttHistoryMask;
-    private final byte[] transmitBuffer;
+    /**
+     * Where the {@code byte[]} send and the fragments are put together: none until the first such send,
+     * then as large as the largest one so far (doubling, up to {@link #transmitBufferLimit}), so an
+     * endpoint that sends in place only (the transport's) never holds one.
+     */
+    private byte[] transmitBuffer = NO_BYTES;
+    private final int transmitBufferLimit;
     /** Where the in-place send encodes a header before putting it in front of the payload. */
     private final byte[] headerScratch = new byte[MAX_HEADER];
     private final PacketHeaderCodec decoder = new PacketHeaderCodec();
@@ -130,8 +140,8 @@ public final class ReliableEndpoint {
         Arrays.fill(rttHistory, -1.0f);
         int historySize = config.rttHistorySize();
         this.rttHistoryMask = (historySize & (historySize - 1)) == 0 ? historySize - 1 : -1;
-        this.transmitBuffer = new byte[Math.max(config.maxPacketSize() + MAX_HEADER,
-                FRAGMENT_HEADER + MAX_HEADER + config.fragmentSize())];
+        this.transmitBufferLimit = Math.max(config.maxPacketSize() + MAX_HEADER,
+                FRAGMENT_HEADER + MAX_HEADER + config.fragmentSize());
 
         int sent = config.sentPacketsBufferSize();
         this.sentPackets = new SequenceBuffer(sent);
@@ -226,7 +236,7 @@ public final class ReliableEndpoint {
         int ack = receivedPackets.ackSequence();
         int ackBits = receivedPackets.ackBits();
         if (length <= config.fragmentAbove()) {
-            byte[] out = transmitBuffer;
+            byte[] out = transmitBuffer(MAX_HEADER + length);
             int headerBytes = PacketHeaderCodec.encode(out, 0, seq, ack, ackBits);
             System.arraycopy(data, offset, out, headerBytes, length);
             transmitter.transmit(seq, out, 0, headerBytes + length);
@@ -326,12 +336,26 @@ public final class ReliableEndpoint {
         return seq;
     }
 
+    /** The transmit buffer, grown (doubling, within the limit) to hold at least {@code bytes}. */
+    private byte[] transmitBuffer(int bytes) {
+        byte[] out = transmitBuffer;
+        if (out.length < bytes) {
+            int n = Math.max(out.length, FIRST_TRANSMIT_BUFFER);
+            while (n < bytes) {
+                n *= 2;
+            }
+            out = new byte[Math.min(n, transmitBufferLimit)];
+            transmitBuffer = out;
+        }
+        return out;
+    }
+
     /** Sends a payload as fragments through the transmit buffer; it comes from {@code data} or else from {@code buffer}. */
     private void sendFragments(int seq, int ack, int ackBits, byte @Nullable [] data, @Nullable ByteBuffer buffer,
             int offset, int length) {
         int fragmentSize = config.fragmentSize();
         int numFragments = length / fragmentSize + (length % fragmentSize != 0 ? 1 : 0);
-        byte[] out = transmitBuffer;
+        byte[] out = transmitBuffer(FRAGMENT_HEADER + MAX_HEADER + fragmentSize);
         int q = offset;
         int end = offset + length;
         for (int fragmentId = 0; fragmentId < numFragments; ++fragmentId) {

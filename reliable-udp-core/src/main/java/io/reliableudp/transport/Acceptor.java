@@ -23,10 +23,14 @@ final class Acceptor {
      * Handshake work budget: requests and responses that reach the cookie crypto, per second, with a
      * burst allowance. Beyond it they are dropped as {@code rate_limited}, so a flood of handshakes
      * cannot starve established connections of the I/O thread. Legitimate clients retry every 250 ms.
-     * Per node (shared by its I/O threads): N nodes on one port (SO_REUSEPORT) have N budgets.
+     * Per node (shared by its I/O threads): N nodes on one port (SO_REUSEPORT) have N budgets. The burst is one second of the rate:
+     * 5,000 clients connecting at once (a restart of a server they all use) cost 10,000 tokens, a
+     * request and a response each, and pass the bucket at once; with a burst of 1,000, the retries
+     * come back in waves 250 ms apart that each find only what refilled since (1,000 tokens, 500
+     * clients), so the last of 5,000 would wait about ten waves, half of their 5 s connect timeout.
      */
     static final double HANDSHAKES_PER_SECOND = 10_000;
-    static final double HANDSHAKE_BURST = 1_000;
+    static final double HANDSHAKE_BURST = 10_000;
 
     private final DatagramNode node;
     private final HandshakeServer handshake;

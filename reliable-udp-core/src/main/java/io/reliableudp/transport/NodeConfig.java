@@ -155,7 +155,11 @@ public final class NodeConfig {
     /** Whether this node accepts connections (server role). Default true. */
     public boolean acceptIncoming() { return acceptIncoming; }
 
-    /** Most simultaneous connections (default 1024). */
+    /**
+     * Most simultaneous accepted connections (default 8192: 5,000 clients connecting at once fit, and an
+     * idle connection holds about 40 KiB of heap, so the default caps a server at about 0.3 GiB of
+     * connection state; see docs/scale-out.md, "Memory per connection").
+     */
     public int maxConnections() { return maxConnections; }
 
     /** 64-bit protocol id; both sides must agree (the application's own, to keep strangers out). */
@@ -272,7 +276,7 @@ public final class NodeConfig {
         private InetSocketAddress bindAddress = new InetSocketAddress(0);
         private MessageConfig message = MessageConfig.defaults();
         private boolean acceptIncoming = true;
-        private int maxConnections = 1024;
+        private int maxConnections = 8192;
         private long protocolId = 0x5255_4450_0001_0000L;
         private double sendRateHz = 60;
         private MessageConfig.SendMode sendMode = MessageConfig.SendMode.IMMEDIATE;

@@ -46,7 +46,8 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     /** Direct: where a datagram that is not already in a direct buffer is copied to be sent. */
     private final ByteBuffer sendBuffer;
     /** Where a direct buffer's datagram is copied for the link conditioner. */
-    private final byte[] conditionerStaging;
+    /** Where a direct frame is copied on its way into the link conditioner: made on first use (only a conditioned node needs it). */
+    private byte @Nullable [] conditionerStaging;
     private final @Nullable CompletableFuture<Peer> connectFuture;
     private final boolean[] reliable;
     private @Nullable Connection connection;
@@ -77,7 +78,6 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         this.lane = lane;
         this.address = address;
         this.sendBuffer = ByteBuffer.allocateDirect(node.config().message().datagramBudget() + 512);
-        this.conditionerStaging = new byte[sendBuffer.capacity()];
         this.connectFuture = client ? new CompletableFuture<>() : null;
         this.immediate = node.immediate();
         List<ChannelConfig> channels = node.config().message().channels();
@@ -466,6 +466,10 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             transmit(buffer.array(), buffer.arrayOffset() + offset, length);
         } else {
             byte[] staging = conditionerStaging;
+            if (staging == null) {
+                staging = new byte[sendBuffer.capacity()];
+                conditionerStaging = staging;
+            }
             buffer.get(offset, staging, 0, length);
             transmit(staging, 0, length);
         }

@@ -1,0 +1,370 @@
+package io.reliableudp.bench.scale;
+
+import io.reliableudp.bench.kit.ChildProcess;
+import io.reliableudp.bench.kit.JavaCommand;
+import io.reliableudp.bench.kit.LoadAverage;
+import io.reliableudp.bench.kit.Options;
+import io.reliableudp.bench.kit.Plot;
+import io.reliableudp.bench.kit.Report;
+import io.reliableudp.bench.kit.Table;
+import io.reliableudp.transport.NodeConfig;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code scale} subcommand: one server node in a JVM of its own, and 1,000 or 5,000 clients
+ * (as given) in a few client JVMs ({@link ScaleClientMain}, each a {@link ClientHarness} multiplexing
+ * its clients on a few threads), all connecting at once with the default configuration, then each
+ * sending {@code --rate} reliable-ordered messages per second. Reports per client count: the time
+ * until all were connected, the server's CPU seconds per delivered message and its CPU in cores (from
+ * {@code /proc/<pid>/stat}), the server's heap per connection after a full GC (idle, before the
+ * traffic, and after it), the delivered rate against the offered one, the timeouts (must be 0), the
+ * messages not acknowledged, and the load average. The clients run on the same machine as the server:
+ * on two cores the figures say how much of a core the server needs, not how fast it could go.
+ */
+public final class ScaleBench {
+
+    /** The subcommand's name. */
+    public static final String NAME = "scale";
+
+    private static final long SECOND = 1_000_000_000L;
+    private static final Pattern FIELD = Pattern.compile("(\\w+)=(-?\\d+)");
+
+    private final List<Double> clientCounts;
+    private final double rate;
+    private final int size;
+    private final double seconds;
+    private final double warmup;
+    private final int clientJvms;
+    private final int clientThreads;
+    private final int ioThreads;
+    private final int runs;
+    private final String serverHeap;
+    private final double connectRate;
+    private final Path out;
+
+    private ScaleBench(Options o) {
+        clientCounts = o.numbers("clients", "1000,5000", "client counts to measure, one server each");
+        rate = o.number("rate", 20, "messages per second per client (reliable-ordered, channel 0)");
+        size = o.integer("size", 32, "message size in bytes");
+        seconds = o.seconds(20);
+        warmup = o.number("warmup", 3, "seconds of traffic before the measurement");
+        clientJvms = o.integer("client-jvms", 2, "client JVMs the clients are spread over");
+        clientThreads = o.integer("client-threads", 2, "threads per client JVM");
+        ioThreads = o.integer("io-threads", 1, "I/O threads of the server (N sockets on one port with SO_REUSEPORT)");
+        runs = o.runs(1);
+        serverHeap = o.string("server-heap", "1g", "the server JVM's -Xmx");
+        connectRate = o.number("connect-rate", 0, "clients starting their handshakes per second, over all client JVMs (0: all at once)");
+        out = o.outDir(NAME);
+        if (rate < 0 || size < 0 || clientJvms < 1 || clientThreads < 1 || warmup < 0) {
+            throw new IllegalArgumentException("scale: --rate, --size, --warmup must be >= 0, --client-jvms and --client-threads >= 1");
+        }
+        for (double c : clientCounts) {
+            if (c < 1 || c != Math.rint(c)) {
+                throw new IllegalArgumentException("scale: --clients must be whole numbers >= 1, was " + c);
+            }
+        }
+        if (ioThreads < 1) {
+            throw new IllegalArgumentException("scale: --io-threads must be >= 1, was " + ioThreads);
+        }
+    }
+
+    /**
+     * The server's configuration, in one place: the defaults (so "5,000 clients with the defaults" is
+     * what is measured), bound to loopback, with {@code ioThreads} I/O threads.
+     */
+    static NodeConfig serverConfig(int ioThreads) {
+        NodeConfig.Builder b = NodeConfig.builder().bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        b.ioThreads(ioThreads);
+        return b.build();
+    }
+
+    /** {@code java -jar benchmarks.jar scale [options]}. */
+    public static void main(String[] args) throws Exception {
+        run(args);
+    }
+
+    /**
+     * Runs the benchmark, prints the tables and, last, the JSON line.
+     *
+     * @return the JSON line, or null after {@code --help}
+     */
+    public static String run(String... args) throws Exception {
+        Options o = Options.parse(NAME, args);
+        ScaleBench bench = new ScaleBench(o);
+        if (!o.finish()) {
+            return null;
+        }
+        return bench.execute();
+    }
+
+    private String execute() throws Exception {
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("clients", clientCounts);
+        params.put("rate_hz", rate);
+        params.put("message_bytes", size);
+        params.put("seconds", seconds);
+        params.put("warmup_seconds", warmup);
+        params.put("client_jvms", clientJvms);
+        params.put("client_threads", clientThreads);
+        params.put("io_threads", ioThreads);
+        params.put("server_heap", serverHeap);
+        params.put("connect_rate", connectRate == 0 ? "all at once" : connectRate);
+        params.put("config", "NodeConfig defaults (maxConnections " + NodeConfig.builder().build().maxConnections() + "), loopback");
+        Report report = new Report(NAME, params);
+        Table table = new Table("clients", "run", "connected", "connect s", "delivered/s", "offered/s", "server cores",
+                "server us/msg", "heap/conn idle KiB", "heap/conn after KiB", "timeouts", "unacked", "load1");
+        Map<String, List<double[]>> cpu = new LinkedHashMap<>();
+        Map<String, List<double[]>> heap = new LinkedHashMap<>();
+        for (double c : clientCounts) {
+            int clients = (int) c;
+            String system = "clients-" + clients;
+            for (int run = 1; run <= runs; run++) {
+                Map<String, Object> f = report.run(system, run);
+                measure(clients, run, f);
+                table.row(clients, run, f.getOrDefault("connected", "-"), num(f, "connect_seconds"), num(f, "delivered_per_s"),
+                        num(f, "offered_per_s"), num(f, "server_cpu_cores"), num(f, "server_cpu_us_per_message"),
+                        num(f, "heap_per_connection_idle_kib"), num(f, "heap_per_connection_after_kib"),
+                        f.getOrDefault("timeouts", "-"), f.getOrDefault("unacknowledged", "-"), num(f, "load1"));
+                if (f.containsKey("error")) {
+                    System.out.println("  error: " + f.get("error"));
+                }
+            }
+            cpu.computeIfAbsent("server CPU (us per message)", k -> new ArrayList<>())
+                    .add(new double[] {clients, report.median(system, "server_cpu_us_per_message")});
+            heap.computeIfAbsent("idle", k -> new ArrayList<>())
+                    .add(new double[] {clients, report.median(system, "heap_per_connection_idle_kib")});
+            heap.computeIfAbsent("after traffic", k -> new ArrayList<>())
+                    .add(new double[] {clients, report.median(system, "heap_per_connection_after_kib")});
+        }
+        table.print(System.out, String.format(Locale.ROOT, "scale: one server, clients at %.0f msg/s each (%d B, reliable-ordered),"
+                + " %d client JVMs x %d threads, %d I/O thread(s); clients on the same cores as the server", rate, size,
+                clientJvms, clientThreads, ioThreads));
+        report.writeJson(out);
+        try {
+            Plot.write(out.resolve(NAME + ".png"), String.format(Locale.ROOT, "Scale: clients at %.0f msg/s each", rate), "clients",
+                    List.of(new Plot.Panel("server CPU per message (us)", false, cpu),
+                            new Plot.Panel("heap per connection after GC (KiB)", false, heap)), 900, 700);
+        } catch (IOException | RuntimeException e) {
+            System.out.println("plot not written: " + e);
+        }
+        String line = report.jsonLine();
+        System.out.println(line);
+        return line;
+    }
+
+    private static Object num(Map<String, Object> f, String key) {
+        Object v = f.get(key);
+        return v instanceof Number n ? (Object) n.doubleValue() : "-";
+    }
+
+    private List<String> java(String mainClass, List<String> jvmArgs, List<String> args) {
+        return JavaCommand.command(JavaCommand.currentJava(), JavaCommand.harnessClassPath(), jvmArgs, mainClass, args);
+    }
+
+    private void measure(int clients, int run, Map<String, Object> f) throws Exception {
+        String tag = "clients" + clients + "-run" + run;
+        Path logs = out.resolve("logs");
+        try (ChildProcess server = ChildProcess.start("scale server", java(ScaleServerMain.class.getName(),
+                List.of("-Xmx" + serverHeap, "-Xms" + serverHeap), List.of(String.valueOf(ioThreads))),
+                logs.resolve(tag + "-server.log"))) {
+            String ready = server.awaitLine("READY", System.nanoTime() + 60 * SECOND);
+            if (ready == null) {
+                error(f, "server not ready within 60 s (see " + server.log() + ")");
+                return;
+            }
+            int port = (int) field(ready, "port");
+            long baseline = heap(server);
+            List<ChildProcess> clientProcs = new ArrayList<>();
+            try {
+                int jvms = Math.min(clientJvms, clients);
+                for (int j = 0; j < jvms; j++) {
+                    int n = clients / jvms + (j < clients % jvms ? 1 : 0);
+                    clientProcs.add(ChildProcess.start("scale clients " + j, java(ScaleClientMain.class.getName(),
+                            List.of("-Xmx1g"), List.of(String.valueOf(port), String.valueOf(n), String.valueOf(clientThreads),
+                                    String.valueOf(run * 1000L + j))), logs.resolve(tag + "-clients" + j + ".log")));
+                }
+                for (ChildProcess p : clientProcs) {
+                    if (p.awaitLine("READY", System.nanoTime() + 120 * SECOND) == null) {
+                        error(f, p.name() + " not ready within 120 s (see " + p.log() + ")");
+                        return;
+                    }
+                }
+                long connectStart = System.nanoTime();
+                for (ChildProcess p : clientProcs) {
+                    p.send(String.format(Locale.ROOT, "CONNECT %s", connectRate / clientProcs.size()));
+                }
+                // all connecting at once: wait until the server has them all (or the clients' connect timeout has passed)
+                long connected = 0;
+                long deadline = System.nanoTime() + (30 + (connectRate > 0 ? (long) (clients / connectRate) : 0)) * SECOND;
+                while (System.nanoTime() < deadline) {
+                    connected = field(status(server), "connections");
+                    if (connected >= clients) {
+                        break;
+                    }
+                    Thread.sleep(100);
+                }
+                f.put("connected", connected);
+                f.put("connect_seconds", (System.nanoTime() - connectStart) / 1e9);
+                if (connected < clients) {
+                    f.put("timeouts", sum(clientProcs, "timeouts"));
+                    error(f, "only " + connected + " of " + clients + " clients connected in time (see " + server.log() + ")");
+                    return;
+                }
+                Thread.sleep(1000);
+                String idle = heapLine(server);
+                f.put("heap_per_connection_idle_kib", perConnectionKib(idle, baseline));
+                for (ChildProcess p : clientProcs) {
+                    p.send(String.format(Locale.ROOT, "SEND %s %d", rate, size));
+                }
+                Thread.sleep((long) (warmup * 1000));
+                double load = LoadAverage.oneMinute();
+                System.out.printf(Locale.ROOT, "[run %d/%d] %,d clients at %.0f msg/s: %s%n", run, runs, clients, rate,
+                        LoadAverage.describe(load));
+                long cpu0 = cpuTicks(server.pid());
+                long delivered0 = field(status(server), "delivered");
+                long t0 = System.nanoTime();
+                Thread.sleep((long) (seconds * 1000));
+                long cpu1 = cpuTicks(server.pid());
+                long delivered1 = field(status(server), "delivered");
+                long t1 = System.nanoTime();
+                for (ChildProcess p : clientProcs) {
+                    p.send("SEND 0 0");
+                }
+                // let what is in flight be acknowledged, then count what was not
+                long unacked = Long.MAX_VALUE;
+                long drainUntil = System.nanoTime() + 10 * SECOND;
+                while (System.nanoTime() < drainUntil) {
+                    Thread.sleep(250);
+                    unacked = sum(clientProcs, "sent") - sum(clientProcs, "delivered") - sum(clientProcs, "failed");
+                    if (unacked == 0) {
+                        break;
+                    }
+                }
+                double wall = (t1 - t0) / 1e9;
+                double cpuSeconds = (cpu1 - cpu0) / (double) clockTicksPerSecond();
+                long delivered = delivered1 - delivered0;
+                f.put("delivered_per_s", delivered / wall);
+                f.put("offered_per_s", clients * rate);
+                f.put("server_cpu_cores", cpuSeconds / wall);
+                f.put("server_cpu_us_per_message", delivered > 0 ? cpuSeconds / delivered * 1e6 : Double.NaN);
+                f.put("server_cpu_seconds_per_message", delivered > 0 ? cpuSeconds / delivered : Double.NaN);
+                f.put("sent", sum(clientProcs, "sent"));
+                f.put("acknowledged", sum(clientProcs, "delivered"));
+                f.put("failed", sum(clientProcs, "failed"));
+                f.put("refused", sum(clientProcs, "refused"));
+                f.put("unacknowledged", unacked);
+                String st = status(server);
+                f.put("timeouts", sum(clientProcs, "timeouts") + field(st, "timedout"));
+                f.put("connections_ended", sum(clientProcs, "ended") + field(st, "ended"));
+                f.put("client_io_errors", sum(clientProcs, "ioerrors"));
+                String after = heapLine(server);
+                f.put("heap_per_connection_after_kib", perConnectionKib(after, baseline));
+                f.put("connections_at_end", field(after, "connections"));
+                f.put("heap_baseline_mib", baseline / 1048576.0);
+                f.put("load1", load);
+                f.put("load1_end", LoadAverage.oneMinute());
+            } finally {
+                for (ChildProcess p : clientProcs) {
+                    p.closeStdin();
+                }
+                for (ChildProcess p : clientProcs) {
+                    p.waitFor(System.nanoTime() + 10 * SECOND);
+                    p.close();
+                }
+            }
+            server.closeStdin();
+            server.waitFor(System.nanoTime() + 10 * SECOND);
+        }
+    }
+
+    /** Heap above the baseline per connection the server held when it was read (NaN when it held none). */
+    private static double perConnectionKib(String heapLine, long baseline) {
+        long connections = field(heapLine, "connections");
+        return connections > 0 ? (field(heapLine, "used") - baseline) / 1024.0 / connections : Double.NaN;
+    }
+
+    private static void error(Map<String, Object> f, String text) {
+        f.put("error", text);
+    }
+
+    private static String status(ChildProcess p) throws InterruptedException {
+        p.send("STATUS");
+        String line = p.awaitLine("STATUS", System.nanoTime() + 30 * SECOND);
+        if (line == null) {
+            throw new IllegalStateException(p.name() + " did not answer STATUS (see " + p.log() + ")");
+        }
+        return line;
+    }
+
+    private static long heap(ChildProcess server) throws InterruptedException {
+        return field(heapLine(server), "used");
+    }
+
+    /** The server's {@code HEAP used=.. connections=..} line: the heap after GC and the connections it held then. */
+    private static String heapLine(ChildProcess server) throws InterruptedException {
+        server.send("HEAP");
+        String line = server.awaitLine("HEAP", System.nanoTime() + 60 * SECOND);
+        if (line == null) {
+            throw new IllegalStateException("the server did not answer HEAP (see " + server.log() + ")");
+        }
+        return line;
+    }
+
+    private static long sum(List<ChildProcess> procs, String name) throws InterruptedException {
+        long s = 0;
+        for (ChildProcess p : procs) {
+            s += field(status(p), name);
+        }
+        return s;
+    }
+
+    static long field(String line, String name) {
+        Matcher m = FIELD.matcher(line);
+        while (m.find()) {
+            if (m.group(1).equals(name)) {
+                return Long.parseLong(m.group(2));
+            }
+        }
+        throw new IllegalStateException("no " + name + "= in '" + line + "'");
+    }
+
+    /** User plus system CPU time of a process, in clock ticks ({@code /proc/<pid>/stat} fields 14 and 15). */
+    static long cpuTicks(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+        // the command name (field 2) is in parentheses and may hold spaces: count from after it
+        String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(rest[11]) + Long.parseLong(rest[12]);
+    }
+
+    private static long clockTicks = -1;
+
+    /** {@code getconf CLK_TCK} (100 on Linux unless configured otherwise). */
+    static synchronized long clockTicksPerSecond() {
+        if (clockTicks < 0) {
+            clockTicks = 100;
+            try {
+                Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+                String v = new String(p.getInputStream().readAllBytes()).trim();
+                if (p.waitFor() == 0) {
+                    clockTicks = Long.parseLong(v);
+                }
+            } catch (IOException | NumberFormatException e) {
+                // keep 100
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return clockTicks;
+    }
+}
