@@ -6,6 +6,8 @@ import io.reliableudp.transport.Peer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -23,15 +25,15 @@ public final class ReliableUdpDiscoveryHealthIndicator implements HealthIndicato
     public static final Status DEGRADED = new Status("DEGRADED", "a service from discovery has no routable instance");
 
     private final DiscoveryPeerGroups groups;
-    private final ManagedReliableUdpNode node;
+    private final Supplier<@Nullable ManagedReliableUdpNode> node;
 
     /**
      * Creates the indicator.
      *
      * @param groups the groups
-     * @param node the node (connection states)
+     * @param node the node (connection states), asked for on each check
      */
-    public ReliableUdpDiscoveryHealthIndicator(DiscoveryPeerGroups groups, ManagedReliableUdpNode node) {
+    public ReliableUdpDiscoveryHealthIndicator(DiscoveryPeerGroups groups, Supplier<@Nullable ManagedReliableUdpNode> node) {
         this.groups = Objects.requireNonNull(groups, "groups");
         this.node = Objects.requireNonNull(node, "node");
     }
@@ -40,13 +42,14 @@ public final class ReliableUdpDiscoveryHealthIndicator implements HealthIndicato
     public Health health() {
         boolean degraded = false;
         Map<String, Object> services = new LinkedHashMap<>();
+        ManagedReliableUdpNode n = node.get();
         for (DiscoveryPeerGroup g : groups.peerGroups()) {
             Map<String, Object> instances = new LinkedHashMap<>();
             g.members().forEach((instance, state) -> {
                 Map<String, Object> d = new LinkedHashMap<>();
                 d.put("address", UdpAddresses.format(instance.address()));
                 d.put("state", state.name().toLowerCase(java.util.Locale.ROOT));
-                Peer p = node.isRunning() ? node.peer(instance.address()) : null;
+                Peer p = n != null && n.isRunning() ? n.peer(instance.address()) : null;
                 d.put("connection", p == null ? "none" : p.state().name().toLowerCase(java.util.Locale.ROOT));
                 d.put("inFlight", g.inFlight(instance.address()));
                 instances.put(instance.id(), d);

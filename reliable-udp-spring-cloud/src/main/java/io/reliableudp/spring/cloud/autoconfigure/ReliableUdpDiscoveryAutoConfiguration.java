@@ -15,7 +15,6 @@ import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -108,13 +107,12 @@ public final class ReliableUdpDiscoveryAutoConfiguration {
     /** The {@code reliableUdpDiscovery} health indicator. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(HealthIndicator.class)
-    @ConditionalOnBean(ManagedReliableUdpNode.class)
     static final class DiscoveryHealthConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "reliableUdpDiscoveryHealthIndicator")
-        HealthIndicator reliableUdpDiscoveryHealthIndicator(DiscoveryPeerGroups groups, ManagedReliableUdpNode node) {
-            return new ReliableUdpDiscoveryHealthIndicator(groups, node);
+        HealthIndicator reliableUdpDiscoveryHealthIndicator(DiscoveryPeerGroups groups, ObjectProvider<ManagedReliableUdpNode> node) {
+            return new ReliableUdpDiscoveryHealthIndicator(groups, node::getIfUnique);
         }
     }
 }
