@@ -17,6 +17,10 @@ import org.springframework.context.annotation.Configuration;
 class ClientApp {
 
     static ConfigurableApplicationContext start(String... properties) {
+        return start(ClientApp.class, properties);
+    }
+
+    static ConfigurableApplicationContext start(Class<?> app, String... properties) {
         List<String> all = new ArrayList<>(List.of(
                 "spring.main.banner-mode=off",
                 "spring.application.name=orders-client",
@@ -29,7 +33,7 @@ class ClientApp {
                 "reliable-udp.discovery.drain-timeout=2s",
                 "management.metrics.enable.all=true"));
         all.addAll(List.of(properties));
-        return new SpringApplicationBuilder(ClientApp.class).web(WebApplicationType.NONE)
+        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
                 .properties(all.toArray(String[]::new)).run();
     }
 }

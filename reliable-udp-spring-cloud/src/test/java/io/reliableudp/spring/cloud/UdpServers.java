@@ -36,7 +36,20 @@ final class UdpServers implements AutoCloseable {
      * @return its port
      */
     int start(String name, int port) {
-        NodeConfig config = NodeConfig.builder().bindAddress(new InetSocketAddress("127.0.0.1", port)).build();
+        return start(name, "127.0.0.1", port);
+    }
+
+    /**
+     * Starts an instance on a loopback address of its own (127.0.0.0/8: every address is local on Linux),
+     * so that instances share one port as the pods of a Kubernetes service do.
+     *
+     * @param name the instance's name
+     * @param host a loopback address, e.g. 127.0.0.2
+     * @param port the UDP port, 0 for any
+     * @return its port
+     */
+    int start(String name, String host, int port) {
+        NodeConfig config = NodeConfig.builder().bindAddress(new InetSocketAddress(host, port)).build();
         NodeListener listener = new NodeListener() {
             @Override
             public void onMessage(Peer peer, int channel, int messageId, byte[] payload) {
