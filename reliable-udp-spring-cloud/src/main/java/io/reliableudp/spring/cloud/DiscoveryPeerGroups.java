@@ -135,6 +135,10 @@ public final class DiscoveryPeerGroups implements UdpPeerGroupProvider, SmartLif
 
     @Override
     public void start() {
+        if (groups.isEmpty()) {
+            running = true;   // no peer has a service-id: nothing to resolve
+            return;
+        }
         ManagedReliableUdpNode n = node.get();
         TaskScheduler s = scheduler.get();
         if (s == null) {

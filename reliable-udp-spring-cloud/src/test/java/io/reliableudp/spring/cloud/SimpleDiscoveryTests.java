@@ -256,4 +256,61 @@ class SimpleDiscoveryTests {
         await().atMost(Duration.ofSeconds(5)).until(() -> client.getBean(DiscoveryPeerGroups.class).refreshCount() > refreshes + 2);
         assertThat(registry.get("reliable.udp.discovery.instance.rejected").tag("instance", "noport").counter().count()).isEqualTo(1.0);
     }
+
+    @Test
+    void sendsWithoutAKeyFollowTheApplicationsReactorLoadBalancer() {
+        int a = servers.start("a", 0);
+        int b = servers.start("b", 0);
+        int c = servers.start("c", 0);
+        List<String> props = new ArrayList<>(List.of("eureka.client.enabled=false", "spring.cloud.kubernetes.enabled=false"));
+        int i = 0;
+        for (Map.Entry<String, Integer> e : new java.util.LinkedHashMap<>(Map.of("a", a, "b", b, "c", c)).entrySet()) {
+            String p = "spring.cloud.discovery.client.simple.instances.orders[" + i++ + "].";
+            props.add(p + "instance-id=" + e.getKey());
+            props.add(p + "uri=http://127.0.0.1:8080");
+            props.add(p + "metadata[reliable-udp.port]=" + e.getValue());
+        }
+        client = ClientApp.start(PreferringClientApp.class, props.toArray(String[]::new));
+        await().atMost(Duration.ofSeconds(10)).until(() -> orders().instances().size() == 3);
+        ReliableUdpTemplate template = client.getBean(ReliableUdpTemplate.class);
+        List<CompletableFuture<SendResult>> sent = new ArrayList<>();
+        for (int n = 0; n < 20; n++) {
+            sent.add(template.send("orders", "0", "lb-" + n));
+        }
+        // the application's policy (prefer the instance "b") decides, not round robin
+        sent.forEach(f -> assertThat(f.join().peerAddress()).isEqualTo(new InetSocketAddress("127.0.0.1", b)));
+        // keyed sends are not the load balancer's business: they stay on the ring
+        Set<InetSocketAddress> owners = new HashSet<>();
+        for (int n = 0; n < 40; n++) {
+            owners.add(template.sendWithKey("orders", "k" + n, "0", "keyed-" + n).join().peerAddress());
+        }
+        assertThat(owners).hasSizeGreaterThan(1);
+    }
+
+    /** The client with a load-balancer policy of its own for every service. */
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    @org.springframework.context.annotation.Import(ClientApp.class)
+    @org.springframework.cloud.loadbalancer.annotation.LoadBalancerClients(defaultConfiguration = PreferB.class)
+    static class PreferringClientApp {
+    }
+
+    /** A policy as an application writes one (here: prefer the instance with id "b", as a zone preference would). */
+    static class PreferB {
+        @org.springframework.context.annotation.Bean
+        org.springframework.cloud.loadbalancer.core.ReactorLoadBalancer<org.springframework.cloud.client.ServiceInstance> preferB(
+                org.springframework.beans.factory.ObjectProvider<org.springframework.cloud.loadbalancer.core.ServiceInstanceListSupplier> suppliers) {
+            return new org.springframework.cloud.loadbalancer.core.ReactorServiceInstanceLoadBalancer() {
+                @Override
+                public reactor.core.publisher.Mono<org.springframework.cloud.client.loadbalancer.Response<org.springframework.cloud.client.ServiceInstance>> choose(
+                        org.springframework.cloud.client.loadbalancer.Request request) {
+                    return suppliers.getObject().get(request).next().map(list -> list.stream()
+                            .filter(si -> "b".equals(si.getInstanceId()))
+                            .findFirst()
+                            .<org.springframework.cloud.client.loadbalancer.Response<org.springframework.cloud.client.ServiceInstance>>map(
+                                    org.springframework.cloud.client.loadbalancer.DefaultResponse::new)
+                            .orElseGet(org.springframework.cloud.client.loadbalancer.EmptyResponse::new));
+                }
+            };
+        }
+    }
 }

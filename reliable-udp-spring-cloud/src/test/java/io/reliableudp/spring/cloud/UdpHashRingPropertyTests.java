@@ -21,7 +21,7 @@ import net.jqwik.api.constraints.UniqueElements;
  * do not change (whatever order they are listed in), a join moves only keys to the new member and
  * about 1/N of them, a leave moves only the keys of the member that left.
  */
-class UdpHashRingProperties {
+class UdpHashRingPropertyTests {
 
     private static final int VIRTUAL_NODES = 160;
     private static final int KEYS = 4_000;
