@@ -60,6 +60,32 @@ public interface ReliableUdpOperations {
     CompletableFuture<SendResult> send(String peer, String channel, Object payload, Map<String, ?> headers);
 
     /**
+     * Sends a payload to a peer group (a service) by key: messages with equal keys go to one instance
+     * while the instances do not change (consistent hashing), so one entity's messages stay ordered on
+     * one instance; when instances join or leave only about 1/N of the keys move. For a static peer the
+     * key is ignored. Equivalent to a send with the {@code rudp_routingKey} header
+     * ({@link io.reliableudp.spring.support.ReliableUdpHeaders#ROUTING_KEY}).
+     *
+     * @param peer a configured peer name (a group) or {@code host:port}
+     * @param key the routing key (its {@code toString()} is hashed; {@code byte[]} by content)
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @return the result future
+     */
+    CompletableFuture<SendResult> sendWithKey(String peer, Object key, String channel, Object payload);
+
+    /**
+     * Sends a payload to every instance of a peer group (for a static peer or an address: to it), one
+     * result per instance, each completing or failing on its own.
+     *
+     * @param peer a configured peer name (a group) or {@code host:port}
+     * @param channel a channel name or index
+     * @param payload the payload
+     * @return the instance address to its result future, in the group's order (empty when the group has no instance)
+     */
+    Map<InetSocketAddress, CompletableFuture<SendResult>> sendToAll(String peer, String channel, Object payload);
+
+    /**
      * Sends a payload to an address (connecting when needed).
      *
      * @param peer the peer's address

@@ -204,7 +204,30 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      */
     @Override
     public CompletableFuture<SendResult> send(String peer, String channel, Object payload, Map<String, ?> headers) {
-        return doSend(peer, () -> node.peerDirectory().resolve(peer), node.channels().resolve(channel), payload, headers);
+        Object key = headers.get(ReliableUdpHeaders.ROUTING_KEY);
+        return doSend(peer, () -> node.peerDirectory().resolve(peer, key), node.channels().resolve(channel), payload, headers);
+    }
+
+    @Override
+    public CompletableFuture<SendResult> sendWithKey(String peer, Object key, String channel, Object payload) {
+        Objects.requireNonNull(key, "key");
+        return doSend(peer, () -> node.peerDirectory().resolve(peer, key), node.channels().resolve(channel), payload, Map.of());
+    }
+
+    @Override
+    public Map<InetSocketAddress, CompletableFuture<SendResult>> sendToAll(String peer, String channel, Object payload) {
+        UdpChannel c = node.channels().resolve(channel);
+        UdpPeerGroup group = node.peerDirectory().group(peer);
+        Map<InetSocketAddress, CompletableFuture<SendResult>> results = new LinkedHashMap<>();
+        if (group == null) {
+            InetSocketAddress address = node.peerDirectory().parseTarget(peer);
+            results.put(address, doSend(peer, () -> node.peerDirectory().resolve(peer), c, payload, Map.of()));
+            return java.util.Collections.unmodifiableMap(results);
+        }
+        for (InetSocketAddress instance : group.instances()) {
+            results.put(instance, doSend(peer, () -> node.peerDirectory().resolve(instance), c, payload, Map.of()));
+        }
+        return java.util.Collections.unmodifiableMap(results);
     }
 
     /**
@@ -259,7 +282,8 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
             return doSend(name != null ? name : address.toString(), () -> node.peerDirectory().resolve(address), channel, message.getPayload(), h);
         }
         String peer = peerHeader != null ? peerHeader.toString() : requireDefaultPeer();
-        return doSend(peer, () -> node.peerDirectory().resolve(peer), channel, message.getPayload(), h);
+        Object key = h.get(ReliableUdpHeaders.ROUTING_KEY);
+        return doSend(peer, () -> node.peerDirectory().resolve(peer, key), channel, message.getPayload(), h);
     }
 
     /**
@@ -330,9 +354,11 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public <R> CompletableFuture<@Nullable R> sendAndReceive(String peer, String channel, Object payload, Class<R> replyType,
             Duration timeout) {
-        InetSocketAddress address = node.peerDirectory().parseTarget(peer);
-        return request(peer, address, requireReliable(node.channels().resolve(channel)), payload, Map.of(), replyType, timeout)
-                .thenApply(m -> m == null ? null : replyType.cast(m.getPayload()));
+        UdpChannel c = requireReliable(node.channels().resolve(channel));
+        CompletableFuture<@Nullable Message<?>> reply = node.peerDirectory().group(peer) != null
+                ? requestToGroup(peer, null, c, payload, Map.of(), replyType, timeout)
+                : request(peer, node.peerDirectory().parseTarget(peer), c, payload, Map.of(), replyType, timeout);
+        return reply.thenApply(m -> m == null ? null : replyType.cast(m.getPayload()));
     }
 
     @Override
@@ -348,13 +374,40 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
             label = node.peerDirectory().label(a);
         } else {
             label = peerHeader != null ? peerHeader.toString() : requireDefaultPeer();
+            if (node.peerDirectory().group(label) != null) {
+                return requestToGroup(label, h.get(ReliableUdpHeaders.ROUTING_KEY), channel, request.getPayload(), h, replyType,
+                        timeout != null ? timeout : replyTimeout);
+            }
             address = node.peerDirectory().parseTarget(label);
         }
         return request(label, address, channel, request.getPayload(), h, replyType, timeout != null ? timeout : replyTimeout);
     }
 
+    /**
+     * A request to a group: the instance is chosen (and re-routed while not handed off) first, then the
+     * reply is correlated with that instance.
+     */
+    private CompletableFuture<@Nullable Message<?>> requestToGroup(String label, @Nullable Object key, UdpChannel channel,
+            Object payload, Map<String, ?> headers, Class<?> replyType, Duration timeout) {
+        Objects.requireNonNull(replyType, "replyType");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("the reply timeout must be > 0, was " + timeout);
+        }
+        return node.peerDirectory().resolve(label, key).handle((peer, error) -> {
+            if (error != null) {
+                return CompletableFuture.<@Nullable Message<?>>failedFuture(toFailure(error, label, channel));
+            }
+            return request(label, peer.address(), channel, payload, headers, replyType, timeout, () -> CompletableFuture.completedFuture(peer));
+        }).thenCompose(f -> f);
+    }
+
     private CompletableFuture<@Nullable Message<?>> request(String label, InetSocketAddress address, UdpChannel channel,
             Object payload, Map<String, ?> headers, Class<?> replyType, Duration timeout) {
+        return request(label, address, channel, payload, headers, replyType, timeout, () -> node.peerDirectory().resolve(address));
+    }
+
+    private CompletableFuture<@Nullable Message<?>> request(String label, InetSocketAddress address, UdpChannel channel,
+            Object payload, Map<String, ?> headers, Class<?> replyType, Duration timeout, Supplier<CompletableFuture<Peer>> resolver) {
         Objects.requireNonNull(replyType, "replyType");
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("the reply timeout must be > 0, was " + timeout);
@@ -372,7 +425,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         result.whenComplete((m, e) -> correlator.cancel(id));
         CompletableFuture<SendResult> sent;
         try {
-            sent = doSend(label, () -> node.peerDirectory().resolve(address), channel, outbound, EnvelopeCodec.FLAG_REQUEST, id);
+            sent = doSend(label, resolver, channel, outbound, EnvelopeCodec.FLAG_REQUEST, id);
         } catch (RuntimeException e) {
             correlator.cancel(id);
             throw e;
@@ -514,7 +567,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         } catch (RuntimeException e) {
             peerFuture = CompletableFuture.failedFuture(e);
         }
-        peerFuture.thenCompose(peer -> peer.send(channel.index(), wire)).whenComplete((delivery, error) -> {
+        peerFuture.thenCompose(peer -> node.peerDirectory().send(peer, channel.index(), wire)).whenComplete((delivery, error) -> {
             if (error == null) {
                 SendResult r = toResult(delivery, channel, wire.length);
                 context.setResult(r);

@@ -11,8 +11,10 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -37,6 +39,13 @@ import org.springframework.util.backoff.BackOffExecution;
  * from here rather than binding the properties again. A peer without a configured name is named by its
  * {@code host:port} in headers ({@link #label}) and {@value #OTHER} in meter tags ({@link #tagName}).
  *
+ * <p>A name may also stand for a {@link UdpPeerGroup} (a service whose instances come and go, e.g.
+ * from service discovery): {@link #resolve(String, Object)} asks the group to choose an instance (by
+ * key, or balanced), connects to it, and re-routes the message to another instance while it has not
+ * been handed to a connection yet (the chosen instance failed to connect, or departed meanwhile).
+ * Members of a group are named by the group's name in meters, health and {@link #nameOf}; their
+ * {@link #label} stays {@code host:port} (a reply addressed by label reaches that instance).
+ *
  * <p>Thread-safe. The reconnect state is per named peer, under that peer's lock.
  */
 public final class UdpPeerDirectory {
@@ -50,6 +59,9 @@ public final class UdpPeerDirectory {
     private final Map<InetSocketAddress, String> byAddress;
     private final Map<String, InetSocketAddress> addresses;
     private final ReconnectPolicy reconnectPolicy;
+    private final Map<String, UdpPeerGroup> groupsByName;
+    /** The groups as an array: {@link #nameOf} walks it on the receive thread without allocating. */
+    private final UdpPeerGroup[] groups;
 
     private volatile @Nullable ReliableUdpNode node;
     private volatile @Nullable TaskScheduler scheduler;
@@ -63,6 +75,19 @@ public final class UdpPeerDirectory {
      * @throws IllegalArgumentException naming the offending entry
      */
     public UdpPeerDirectory(Map<String, InetSocketAddress> peers, ReconnectPolicy reconnectPolicy) {
+        this(peers, reconnectPolicy, List.of());
+    }
+
+    /**
+     * Builds the directory with peer groups.
+     *
+     * @param peers configured name to address (as {@link #UdpPeerDirectory(Map, ReconnectPolicy)})
+     * @param reconnectPolicy the backoff of named peers
+     * @param peerGroups groups, each with a name of its own that no static peer has
+     * @throws IllegalArgumentException naming the offending entry
+     */
+    public UdpPeerDirectory(Map<String, InetSocketAddress> peers, ReconnectPolicy reconnectPolicy,
+            Collection<? extends UdpPeerGroup> peerGroups) {
         this.reconnectPolicy = Objects.requireNonNull(reconnectPolicy, "reconnectPolicy");
         Map<String, NamedPeer> named = new LinkedHashMap<>();
         Map<InetSocketAddress, String> reverse = new LinkedHashMap<>();
@@ -82,6 +107,18 @@ public final class UdpPeerDirectory {
         this.byName = Collections.unmodifiableMap(named);
         this.byAddress = Collections.unmodifiableMap(reverse);
         this.addresses = Collections.unmodifiableMap(plain);
+        Map<String, UdpPeerGroup> g = new LinkedHashMap<>();
+        for (UdpPeerGroup group : peerGroups) {
+            String name = group.name();
+            if (name.isBlank() || OTHER.equals(name)) {
+                throw new IllegalArgumentException("a peer group name must not be blank nor '" + OTHER + "', was '" + name + "'");
+            }
+            if (named.containsKey(name) || g.putIfAbsent(name, group) != null) {
+                throw new IllegalArgumentException("peer '" + name + "' is configured twice (an address and a group, or two groups)");
+            }
+        }
+        this.groupsByName = Collections.unmodifiableMap(g);
+        this.groups = g.values().toArray(new UdpPeerGroup[0]);
     }
 
     /**
@@ -150,7 +187,36 @@ public final class UdpPeerDirectory {
      * @return the name, or null when no configured peer has that address
      */
     public @Nullable String nameOf(InetSocketAddress address) {
-        return byAddress.get(address);
+        String name = byAddress.get(address);
+        return name != null ? name : groupOf(address);
+    }
+
+    /**
+     * The peer groups by name ({@link UdpPeerGroup}), in configuration order.
+     *
+     * @return the groups
+     */
+    public Map<String, UdpPeerGroup> groups() {
+        return groupsByName;
+    }
+
+    /**
+     * The group a name stands for.
+     *
+     * @param name a peer name
+     * @return the group, or null when the name is a static peer, an address or unknown
+     */
+    public @Nullable UdpPeerGroup group(String name) {
+        return groupsByName.get(name);
+    }
+
+    private @Nullable String groupOf(InetSocketAddress address) {
+        for (UdpPeerGroup g : groups) {   // an array: no iterator on the receive thread
+            if (g.isMember(address)) {
+                return g.name();
+            }
+        }
+        return null;
     }
 
     /**
@@ -183,7 +249,7 @@ public final class UdpPeerDirectory {
      * @return the tag value
      */
     public String tagName(InetSocketAddress address) {
-        String name = byAddress.get(address);
+        String name = nameOf(address);
         return name != null ? name : OTHER;
     }
 
@@ -200,9 +266,13 @@ public final class UdpPeerDirectory {
         if (named != null) {
             return named;
         }
+        if (groupsByName.containsKey(nameOrAddress)) {
+            throw new IllegalArgumentException("'" + nameOrAddress + "' is a peer group (a service): it has no one address;"
+                    + " send to it by name, or choose an instance with resolve(name, key)");
+        }
         if (!UdpAddresses.looksLikeAddress(nameOrAddress)) {
             throw new IllegalArgumentException("'" + nameOrAddress + "' is neither a configured peer name nor host:port"
-                    + " (configured peers: " + names() + ")");
+                    + " (configured peers: " + names() + (groupsByName.isEmpty() ? "" : ", groups: " + groupsByName.keySet()) + ")");
         }
         return UdpAddresses.parse(nameOrAddress);
     }
@@ -246,11 +316,135 @@ public final class UdpPeerDirectory {
      * @throws IllegalArgumentException when the text is neither a name nor {@code host:port}
      */
     public CompletableFuture<Peer> resolve(String nameOrAddress) {
+        return resolve(nameOrAddress, null);
+    }
+
+    /**
+     * Whether a text names a peer a send can go to: a static name, a group or {@code host:port}.
+     *
+     * @param nameOrAddress the text
+     * @return true when {@link #resolve(String)} would accept it
+     */
+    public boolean isTarget(String nameOrAddress) {
+        return byName.containsKey(nameOrAddress) || groupsByName.containsKey(nameOrAddress)
+                || UdpAddresses.looksLikeAddress(nameOrAddress);
+    }
+
+    /**
+     * The connected peer for a name, with a routing key for groups: a group chooses the instance by the
+     * key (null: balanced) and a message not yet handed to a connection is re-routed to another
+     * instance when the chosen one fails to connect or departs meanwhile (each instance tried once).
+     *
+     * @param nameOrAddress a configured peer name, a group name, or {@code host:port}
+     * @param key the routing key (ignored for static peers and addresses), or null
+     * @return a future completed with the connected peer, or failed with a {@link DeliveryException}
+     *     ({@link DeliveryFailure#NOT_CONNECTED} when no instance could take the message)
+     * @throws IllegalArgumentException when the text is neither a name nor {@code host:port}
+     */
+    public CompletableFuture<Peer> resolve(String nameOrAddress, @Nullable Object key) {
         NamedPeer named = byName.get(nameOrAddress);
         if (named != null) {
             return named.resolve();
         }
+        UdpPeerGroup group = groupsByName.get(nameOrAddress);
+        if (group != null) {
+            return resolveInGroup(group, key, new ArrayList<>(2), null);
+        }
         return resolve(parseTarget(nameOrAddress));
+    }
+
+    private CompletableFuture<Peer> resolveInGroup(UdpPeerGroup group, @Nullable Object key, List<InetSocketAddress> tried,
+            @Nullable Throwable lastFailure) {
+        if (node == null) {
+            return notRunning();
+        }
+        InetSocketAddress chosen;
+        try {
+            chosen = group.choose(key, tried);
+        } catch (RuntimeException e) {
+            logger.warn("reliable-udp peer group '" + group.name() + "' failed to choose an instance", e);
+            chosen = null;
+        }
+        if (chosen == null) {
+            String why = tried.isEmpty()
+                    ? "service '" + group.name() + "' has no instance"
+                    : "no instance of service '" + group.name() + "' took the message (tried " + tried.size() + ")";
+            DeliveryException refused = new DeliveryException(DeliveryFailure.NOT_CONNECTED,
+                    why + (lastFailure == null ? "" : "; last: " + lastFailure.getMessage()));
+            if (lastFailure != null) {
+                refused.initCause(lastFailure);
+            }
+            return CompletableFuture.failedFuture(refused);
+        }
+        InetSocketAddress instance = chosen;
+        tried.add(instance);
+        CompletableFuture<Peer> connected;
+        try {
+            connected = resolve(instance);
+        } catch (RuntimeException e) {
+            connected = CompletableFuture.failedFuture(e);
+        }
+        return connected.handle((peer, error) -> {
+            if (error == null && group.isRoutable(instance)) {
+                return CompletableFuture.completedFuture(peer);
+            }
+            Throwable cause = error == null
+                    ? new DeliveryException(DeliveryFailure.NOT_CONNECTED, "instance " + group.instanceLabel(instance)
+                            + " of service '" + group.name() + "' departed before the message was handed to it")
+                    : unwrap(error);
+            logger.debug("reliable-udp re-routing a message for '" + group.name() + "' away from "
+                    + group.instanceLabel(instance) + ": " + cause.getMessage());
+            return resolveInGroup(group, key, tried, cause);
+        }).thenCompose(f -> f);
+    }
+
+    /**
+     * Hands a message to a connection: what every send of the template ends in. A message to an instance
+     * of a group is told to the group (it drains departed instances), and its failure names the
+     * departure when the instance has left meanwhile.
+     *
+     * @param peer the connected peer
+     * @param channel the channel index
+     * @param payload the encoded message (taken over)
+     * @return the transport's future
+     */
+    public CompletableFuture<io.reliableudp.transport.Delivery> send(Peer peer, int channel, byte[] payload) {
+        if (groups.length == 0 || byAddress.containsKey(peer.address())) {
+            return peer.send(channel, payload);
+        }
+        InetSocketAddress address = peer.address();
+        UdpPeerGroup group = null;
+        for (UdpPeerGroup g : groups) {
+            if (g.isMember(address)) {
+                group = g;
+                break;
+            }
+        }
+        CompletableFuture<io.reliableudp.transport.Delivery> sent = peer.send(channel, payload);
+        if (group == null) {
+            return sent;
+        }
+        UdpPeerGroup member = group;
+        try {
+            member.handedOff(address, sent);
+        } catch (RuntimeException e) {
+            logger.warn("reliable-udp peer group '" + member.name() + "' failed on a hand-off", e);
+        }
+        return sent.exceptionallyCompose(e -> {
+            Throwable cause = unwrap(e);
+            if (cause instanceof DeliveryException de && !member.isRoutable(address)) {
+                DeliveryException departed = new DeliveryException(de.reason(), "instance " + member.instanceLabel(address)
+                        + " of service '" + member.name() + "' departed while the message was in flight (it may have"
+                        + " arrived; not re-routed): " + de.getMessage());
+                departed.initCause(de);
+                return CompletableFuture.failedFuture(departed);
+            }
+            return CompletableFuture.failedFuture(cause);
+        });
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     /**
@@ -290,7 +484,7 @@ public final class UdpPeerDirectory {
 
     @Override
     public String toString() {
-        return "UdpPeerDirectory" + addresses;
+        return "UdpPeerDirectory" + addresses + (groupsByName.isEmpty() ? "" : " groups " + groupsByName.keySet());
     }
 
     private static CompletableFuture<Peer> notRunning() {

@@ -51,6 +51,14 @@ public final class ReliableUdpHeaders {
     /** Outbound ({@code send(Message)}) : the channel to send on, a configured name or an index. */
     public static final String SEND_CHANNEL = PREFIX + "sendChannel";
 
+    /**
+     * Outbound: the routing key of a send to a peer group (a service): sends with equal keys go to one
+     * instance while the instances do not change (consistent hashing), so one entity's messages stay
+     * ordered on one instance. Any value; its {@code toString()} is hashed ({@code byte[]} by content).
+     * Without it a group balances. Ignored for static peers; like every {@code rudp_} header, not carried.
+     */
+    public static final String ROUTING_KEY = PREFIX + "routingKey";
+
     /** Integration outbound gateway reply: the {@link io.reliableudp.spring.core.SendResult}. */
     public static final String SEND_RESULT = PREFIX + "sendResult";
 

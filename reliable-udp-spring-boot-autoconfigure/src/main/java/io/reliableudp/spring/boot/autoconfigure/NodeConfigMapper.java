@@ -155,6 +155,14 @@ final class NodeConfigMapper {
         Map<String, InetSocketAddress> peers = new LinkedHashMap<>();
         props.peers().forEach((name, peer) -> {
             String property = P + "peers." + name + ".address";
+            if (peer.isService()) {
+                if (peer.address() != null && !peer.address().isBlank()) {
+                    throw new InvalidReliableUdpPropertyException(property, peer.address(),
+                            "a peer has either an address or a service-id, not both",
+                            "remove " + property + " or " + P + "peers." + name + ".service-id");
+                }
+                return;   // a group: reliable-udp-spring-cloud resolves it
+            }
             if (peer.address() == null || peer.address().isBlank()) {
                 throw new InvalidReliableUdpPropertyException(property, null, "a named peer needs an address",
                         "set it to the peer's host:port, e.g. " + property + "=127.0.0.1:40000");

@@ -9,6 +9,8 @@ import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.UdpChannels;
 import io.reliableudp.spring.core.UdpPeerDirectory;
+import io.reliableudp.spring.core.UdpPeerGroup;
+import io.reliableudp.spring.core.UdpPeerGroupProvider;
 import io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory;
 import io.reliableudp.spring.listener.UdpListenerErrorHandler;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
@@ -21,7 +23,10 @@ import io.reliableudp.spring.support.UdpTypeMapper;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.net.InetSocketAddress;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -140,7 +145,7 @@ public final class ReliableUdpAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    UdpPeerDirectory reliableUdpPeerDirectory(ReliableUdpProperties properties) {
+    UdpPeerDirectory reliableUdpPeerDirectory(ReliableUdpProperties properties, ObjectProvider<UdpPeerGroupProvider> groupProviders) {
         ReliableUdpProperties.Reconnect r = properties.reconnect();
         ReconnectPolicy policy;
         try {
@@ -156,8 +161,19 @@ public final class ReliableUdpAutoConfiguration {
                     "use a positive initial backoff, a max backoff at least as long, and a multiplier within 1..100");
         }
         Map<String, InetSocketAddress> peers = NodeConfigMapper.peers(properties);
+        List<UdpPeerGroup> groups = groupProviders.orderedStream().flatMap(p -> p.peerGroups().stream())
+                .map(UdpPeerGroup.class::cast).toList();
+        Set<String> groupNames = new HashSet<>();
+        groups.forEach(g -> groupNames.add(g.name()));
+        properties.peers().forEach((name, peer) -> {
+            if (peer.isService() && !groupNames.contains(name)) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.peers." + name + ".service-id", peer.serviceId(),
+                        "a peer from service discovery needs reliable-udp-spring-cloud and a DiscoveryClient",
+                        "add io.reliableudp:reliable-udp-spring-cloud and a Spring Cloud discovery client, or give the peer an address");
+            }
+        });
         try {
-            return new UdpPeerDirectory(peers, policy);
+            return new UdpPeerDirectory(peers, policy, groups);
         } catch (IllegalArgumentException e) {
             throw new InvalidReliableUdpPropertyException("reliable-udp.peers", null, e.getMessage(),
                     "give each peer its own name (not 'other') and its own address");
@@ -234,7 +250,9 @@ public final class ReliableUdpAutoConfiguration {
         ReliableUdpProperties.Template t = properties.template();
         if (t.defaultPeer() != null) {
             try {
-                node.peerDirectory().parseTarget(t.defaultPeer());
+                if (node.peerDirectory().group(t.defaultPeer()) == null) {
+                    node.peerDirectory().parseTarget(t.defaultPeer());
+                }
             } catch (IllegalArgumentException e) {
                 throw new InvalidReliableUdpPropertyException("reliable-udp.template.default-peer", t.defaultPeer(),
                         "neither a configured peer " + node.peerDirectory().names() + " nor host:port",

@@ -122,11 +122,19 @@ public record ReliableUdpProperties(
     }
 
     /**
-     * One named peer.
+     * One named peer: a fixed address, or a service from Spring Cloud discovery (with
+     * {@code reliable-udp-spring-cloud} on the class path).
      *
-     * @param address The peer's address as host:port ([v6]:port for IPv6).
+     * @param address The peer's address as host:port ([v6]:port for IPv6). Not with service-id.
+     * @param serviceId The discovery service id whose instances this name stands for (needs reliable-udp-spring-cloud); each instance's UDP port comes from its metadata (reliable-udp.port), else from port.
+     * @param port With service-id: the UDP port of instances whose metadata names none.
      */
-    public record PeerProperties(@Nullable String address) {
+    public record PeerProperties(@Nullable String address, @Nullable String serviceId, @Nullable Integer port) {
+
+        /** Whether this peer is a discovery service (service-id set). */
+        public boolean isService() {
+            return serviceId != null && !serviceId.isBlank();
+        }
     }
 
     /**
