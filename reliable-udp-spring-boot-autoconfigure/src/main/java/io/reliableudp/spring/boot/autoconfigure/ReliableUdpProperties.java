@@ -49,7 +49,7 @@ public record ReliableUdpProperties(
         @DefaultValue("0.0.0.0") String bindAddress,
         @DefaultValue("0") int port,
         @DefaultValue("true") boolean acceptIncoming,
-        @DefaultValue("1024") int maxConnections,
+        @DefaultValue("8192") int maxConnections,
         @DefaultValue("5932723194518634496") long protocolId,
         @DefaultValue("60") double sendRate,
         @DefaultValue("500ms") Duration keepAliveInterval,
