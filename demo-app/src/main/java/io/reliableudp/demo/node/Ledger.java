@@ -221,12 +221,16 @@ public final class Ledger {
     public static final class Totals {
         /** Positions sent, acknowledged, failed with a reason, delivered, still pending. */
         public long positionsSent, positionsAcked, positionsFailed, positionsDelivered, positionsPending;
-        /** Acknowledged positions that never reached the station's listener (must stay 0). */
-        public long positionsLost;
+        /**
+         * Acknowledged positions the station's listener has not had yet. Normal for a moment (the ack
+         * can come back before the listener's thread runs); once traffic stopped and the listeners had
+         * time to catch up, each one left is a lost reliable message.
+         */
+        public long positionsUndelivered;
         /** Positions delivered out of order (must stay 0). */
         public long outOfOrder;
-        /** Frames sent, acknowledged, failed, delivered intact, corrupt (must stay 0), lost (must stay 0). */
-        public long framesSent, framesAcked, framesFailed, framesDelivered, framesCorrupt, framesLost;
+        /** Frames sent, acknowledged, failed, delivered intact, corrupt (must stay 0), acknowledged but not delivered yet. */
+        public long framesSent, framesAcked, framesFailed, framesDelivered, framesCorrupt, framesUndelivered;
         /** Failures by reason over both streams. */
         public final Map<String, Long> failures = new TreeMap<>();
 
@@ -237,21 +241,29 @@ public final class Ledger {
             positionsDelivered += e.positions.delivered.get();
             positionsPending += e.positions.pending();
             // ordered: the listener saw seq 0..delivered-1, so any acknowledged seq at or past that is lost
-            positionsLost += Math.max(0, e.positions.maxAckedSeq.get() + 1 - e.positions.delivered.get());
+            positionsUndelivered += Math.max(0, e.positions.maxAckedSeq.get() + 1 - e.positions.delivered.get());
             outOfOrder += e.outOfOrder.get();
             framesSent += e.frames.sent.get();
             framesAcked += e.frames.acked.get();
             framesFailed += e.frames.failed.get();
             framesDelivered += e.frames.delivered.get();
             framesCorrupt += e.framesCorrupt.get();
-            framesLost += Math.max(0, e.frames.acked.get() - e.frames.delivered.get());
+            framesUndelivered += Math.max(0, e.frames.acked.get() - e.frames.delivered.get());
             e.positions.failures.forEach((k, v) -> failures.merge("position " + k, v.get(), Long::sum));
             e.frames.failures.forEach((k, v) -> failures.merge("frame " + k, v.get(), Long::sum));
         }
 
-        /** Whether every reliable message so far is accounted for: delivered in order, or failed with a reason. */
-        public boolean intact() {
-            return positionsLost == 0 && outOfOrder == 0 && framesCorrupt == 0 && framesLost == 0;
+        /** While traffic flows: nothing delivered out of order, no frame corrupt. */
+        public boolean inOrder() {
+            return outOfOrder == 0 && framesCorrupt == 0;
+        }
+
+        /**
+         * After traffic stopped and the listeners caught up: every reliable message delivered in order
+         * or failed with a reason (none pending, none acknowledged but undelivered, none reordered).
+         */
+        public boolean complete() {
+            return inOrder() && positionsUndelivered == 0 && framesUndelivered == 0 && positionsPending == 0;
         }
     }
 

@@ -45,9 +45,9 @@ class DemoController {
             m.put("positionsDelivered", t.positionsDelivered);
             m.put("positionsFailed", t.positionsFailed);
             m.put("positionsPending", t.positionsPending);
-            m.put("positionsLost", t.positionsLost);
+            m.put("positionsInTransit", t.positionsUndelivered);
             m.put("outOfOrder", t.outOfOrder);
-            m.put("intact", t.intact());
+            m.put("inOrder", t.inOrder());
             m.put("framesSent", t.framesSent);
             m.put("framesDelivered", t.framesDelivered);
             m.put("framesFailed", t.framesFailed);

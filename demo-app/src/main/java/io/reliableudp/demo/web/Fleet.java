@@ -294,7 +294,7 @@ public final class Fleet implements SmartLifecycle {
             Ledger.Totals t = r.totals();
             double p99 = r.positionLatency().percentiles(now).get("p99");
             b.append(String.format(Locale.ROOT, " %s%s %d/%d%s p99 %.0f ms |", r.name(), alive(r.name()) ? "" : " (down)",
-                    t.positionsDelivered, t.positionsSent, t.intact() ? "" : " LOST/REORDERED", p99));
+                    t.positionsDelivered, t.positionsSent, t.inOrder() ? "" : " REORDERED", p99));
         }
         double tcpP99 = ledger.lane("tcp").percentiles(now).get("p99");
         b.append(String.format(Locale.ROOT, " tcp lane p99 %.0f ms | %s", tcpP99, url));
@@ -322,12 +322,12 @@ public final class Fleet implements SmartLifecycle {
         for (Ledger.Rover r : ledger.rovers().values()) {
             Ledger.Totals x = r.totals();
             long[] q = r.queries();
-            System.out.printf(Locale.ROOT, "  %s: positions sent %d, delivered in order %d, failed %d, pending %d, lost %d, out of order %d;"
+            System.out.printf(Locale.ROOT, "  %s: positions sent %d, delivered %d, failed %d, pending %d, acknowledged but lost %d, out of order %d;"
                             + " frames sent %d, delivered %d, failed %d, corrupt %d; telemetry %d/%d received; queries %d, answered %d, failed %d%s%n",
-                    r.name(), x.positionsSent, x.positionsDelivered, x.positionsFailed, x.positionsPending, x.positionsLost, x.outOfOrder,
+                    r.name(), x.positionsSent, x.positionsDelivered, x.positionsFailed, x.positionsPending, x.positionsUndelivered, x.outOfOrder,
                     x.framesSent, x.framesDelivered, x.framesFailed, x.framesCorrupt, r.telemetryReceived(), r.telemetrySent(),
                     q[0], q[1], q[2], x.failures.isEmpty() ? "" : "; failures by reason " + x.failures);
-            ok &= x.intact() && x.positionsPending == 0;
+            ok &= x.complete();
         }
         System.out.printf(Locale.ROOT, "  tcp lane: sent %d, delivered %d (in order by construction)%n", tcp.sent(), tcp.delivered());
         System.out.println(ok ? "every reliable message was delivered in order or failed with a reason"
@@ -348,7 +348,7 @@ public final class Fleet implements SmartLifecycle {
     private boolean settled() {
         for (Ledger.Rover r : ledger.rovers().values()) {
             Ledger.Totals x = r.totals();
-            if (x.positionsPending > 0 || x.positionsLost > 0 || x.framesLost > 0) {
+            if (x.positionsPending > 0 || x.positionsUndelivered > 0 || x.framesUndelivered > 0) {
                 return false;
             }
         }
