@@ -90,7 +90,7 @@ class DemoPageBrowserTest {
 
             browser.quit();
             browser = null;
-            demo.close();
+            demo.stop();
             assertThat(demo.verdict()).as("every reliable message delivered in order or failed with a reason").isTrue();
         } finally {
             if (browser != null) {

@@ -48,7 +48,12 @@ final class RunningDemo implements AutoCloseable {
                 HttpResponse.BodyHandlers.ofString()).body();
     }
 
-    /** The fleet's verdict after {@link #close()}: every reliable message delivered in order or failed with a reason. */
+    /** Stops the demo now (the fleet's stop: drain, summary, verdict); {@link #close()} afterwards does nothing. */
+    void stop() {
+        context.close();
+    }
+
+    /** The fleet's verdict after {@link #stop()}: every reliable message delivered in order or failed with a reason. */
     Boolean verdict() {
         return fleet.verdict();
     }
