@@ -92,14 +92,16 @@ function fillLinks(nodes) {
 
 function ensureDeliveryRows(state) {
   const body = document.querySelector('#delivery tbody');
-  [...Object.keys(state.rovers), 'tcp'].forEach(name => {
+  const lanes = Object.keys(state.tcp);
+  [...Object.keys(state.rovers), ...lanes].forEach(name => {
     if (document.getElementById('dl-' + name)) return;
-    const row = el('tr', { id: 'dl-' + name, class: name === 'tcp' ? 'tcp' : '' });
-    cell(row, null, name === 'tcp' ? 'TCP lane (rover-1\'s positions)' : name + ' positions');
+    const tcp = lanes.includes(name);
+    const row = el('tr', { id: 'dl-' + name, class: tcp ? 'tcp' : '' });
+    cell(row, null, tcp ? name + ' (rover-1\'s positions, ' + state.tcp[name].mode + ')' : name + ' positions');
     ['sent', 'delivered', 'resent', 'failed', 'intact', 'p50', 'p90', 'p99', 'max', 'frames', 'telemetry', 'queries']
       .forEach(f => cell(row, f + '-' + name));
     const td = el('td');
-    if (name !== 'tcp') {
+    if (!tcp) {
       const kill = el('button', { id: 'kill-' + name, class: 'danger' }, 'kill');
       kill.addEventListener('click', () => control(name, 'kill'));
       const restart = el('button', { id: 'restart-' + name }, 'restart');
@@ -140,12 +142,15 @@ function fillDelivery(state, nodes) {
     if (row) row.className = r.alive ? '' : 'down';
     set('kill-' + name, r.alive ? 'kill' : 'killed (epoch ' + r.epoch + ')');
   });
-  const t = state.tcp;
-  set('sent-tcp', t.sent);
-  set('delivered-tcp', t.delivered);
-  set('intact-tcp', 'in order (TCP)', 'ok');
-  ['p50', 'p90', 'p99', 'max'].forEach(q => set(q + '-tcp', fmt(t.latencyMillis[q])));
-  set('tcp-mode', 'TCP lane: ' + t.mode + ' (' + (t.lossProbability * 100).toFixed(1) + ' % loss now): ' + t.description);
+  const notes = [];
+  Object.entries(state.tcp).forEach(([name, t]) => {
+    set('sent-' + name, t.sent);
+    set('delivered-' + name, t.delivered);
+    set('intact-' + name, 'in order (TCP)', 'ok');
+    ['p50', 'p90', 'p99', 'max'].forEach(q => set(q + '-' + name, fmt(t.latencyMillis[q])));
+    notes.push(name + ' (' + t.mode + ', ' + (t.lossProbability * 100).toFixed(1) + ' % loss now): ' + t.description + '.');
+  });
+  set('tcp-mode', notes.join(' '));
 }
 
 function fillChannels(nodes) {
@@ -196,16 +201,17 @@ function record(state, nodes) {
     (history.resends[r] ||= []).push(resent !== null && lastResent[r] !== undefined && resent >= lastResent[r] ? resent - lastResent[r] : null);
     lastResent[r] = resent === null ? undefined : resent;
   });
-  (history.latency.tcp ||= []).push(state.tcp.latencyMillis.p99);
+  const lanes = Object.keys(state.tcp);
+  lanes.forEach(l => (history.latency[l] ||= []).push(state.tcp[l].latencyMillis.p99));
   if (history.t.length > HISTORY) {
     history.t.shift();
     Object.values(history.latency).concat(Object.values(history.loss), Object.values(history.resends)).forEach(a => a.shift());
   }
   if (!latencyChart) {
-    latencyChart = chart('chart-latency', rovers.concat(['tcp lane']), 'ms');
+    latencyChart = chart('chart-latency', rovers.concat(lanes), 'ms');
     lossChart = chart('chart-loss', rovers.map(r => r + ' loss %').concat(rovers.map(r => r + ' resends/s')), '');
   }
-  latencyChart.setData([history.t].concat(rovers.map(r => history.latency[r]), [history.latency.tcp]));
+  latencyChart.setData([history.t].concat(rovers.map(r => history.latency[r]), lanes.map(l => history.latency[l])));
   lossChart.setData([history.t].concat(rovers.map(r => history.loss[r]), rovers.map(r => history.resends[r])));
 }
 

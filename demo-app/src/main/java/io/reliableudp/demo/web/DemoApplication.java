@@ -18,7 +18,8 @@ import org.springframework.core.env.Environment;
  *
  * <p>Runs until Ctrl-C; with {@code --demo.duration=20s} it stops by itself and exits with status 1 if
  * a reliable message was lost or reordered. Other settings: {@code --server.port} (8080),
- * {@code --demo.rovers} (3), {@code --demo.status-interval} (5s). Commands in {@code docs/demo.md}.
+ * {@code --demo.rovers} (3), {@code --demo.status-interval} (5s), {@code --demo.tcp-lane}
+ * ({@code auto}: real loss in a network namespace when root, else the model; {@code netns}; {@code model}). Commands in {@code docs/demo.md}.
  */
 @SpringBootApplication(proxyBeanMethods = false)
 public class DemoApplication {
@@ -50,7 +51,8 @@ public class DemoApplication {
     @Bean
     Fleet fleet(Ledger ledger, Environment env) {
         return new Fleet(ledger, env.getProperty("demo.rovers", Integer.class, 3),
-                env.getProperty("demo.status-interval", Duration.class, Duration.ofSeconds(5)));
+                env.getProperty("demo.status-interval", Duration.class, Duration.ofSeconds(5)),
+                env.getProperty("demo.tcp-lane", "auto"));
     }
 
     /** Names the nodes' peers for the endpoint, health and meters. */

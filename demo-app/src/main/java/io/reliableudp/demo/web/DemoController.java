@@ -61,16 +61,18 @@ class DemoController {
             m.put("latencyMillis", finite(r.positionLatency().percentiles(now)));
             rovers.put(name, m);
         }
-        Map<String, Object> tcp = new LinkedHashMap<>();
         LinkConditionerConfig c = fleet.nodes().get("rover-1").conditioner();
-        tcp.put("mode", "model");
-        tcp.put("description", "the same events as rover-1 over a real TCP connection on loopback, through a proxy that"
-                + " holds the byte stream for Linux's minimum RTO (200 ms, doubling per repeated loss) with rover-1's loss"
-                + " probability and adds its one-way latency (a model, not a lossy network: docs/demo.md)");
-        tcp.put("lossProbability", c == null ? 0 : c.lossProbability());
-        tcp.put("sent", fleet.tcp().sent());
-        tcp.put("delivered", fleet.tcp().delivered());
-        tcp.put("latencyMillis", finite(ledger.lane("tcp").percentiles(now)));
+        Map<String, Object> tcp = new LinkedHashMap<>();
+        for (TcpLane lane : fleet.tcp()) {
+            Map<String, Object> l = new LinkedHashMap<>();
+            l.put("mode", lane.mode());
+            l.put("description", lane.description());
+            l.put("lossProbability", c == null ? 0 : c.lossProbability());
+            l.put("sent", lane.sent());
+            l.put("delivered", lane.delivered());
+            l.put("latencyMillis", finite(ledger.lane(lane.name()).percentiles(now)));
+            tcp.put(lane.name(), l);
+        }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("windowSeconds", Ledger.WINDOW_NANOS / 1_000_000_000L);
         out.put("rovers", rovers);

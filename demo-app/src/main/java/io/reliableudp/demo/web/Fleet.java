@@ -47,7 +47,7 @@ public final class Fleet implements SmartLifecycle {
     private final ConfigurableApplicationContext station;
     private final Map<String, SwappableNode> nodes = new LinkedHashMap<>();
     private final Map<String, Slot> rovers = new LinkedHashMap<>();
-    private final TcpLane tcp;
+    private final List<TcpLane> tcp;
     private final long startNanos = System.nanoTime();
     private volatile boolean running;
     private volatile @Nullable Thread traffic;
@@ -72,7 +72,7 @@ public final class Fleet implements SmartLifecycle {
      * Starts the station and {@code roverCount} rovers and the TCP lane (their nodes exist before any
      * bean that reads them; traffic starts with the lifecycle).
      */
-    Fleet(Ledger ledger, int roverCount, Duration statusInterval) {
+    Fleet(Ledger ledger, int roverCount, Duration statusInterval, String tcpLane) {
         if (roverCount < 1 || roverCount > 3) {
             throw new IllegalArgumentException("demo.rovers must be 1..3, was " + roverCount);
         }
@@ -88,7 +88,7 @@ public final class Fleet implements SmartLifecycle {
             nodes.put(slot.name, new SwappableNode(slot.name, ctx.getBean(ManagedReliableUdpNode.class)));
         }
         try {
-            tcp = new TcpLane(ledger);
+            tcp = TcpLane.open(ledger, tcpLane);
         } catch (IOException e) {
             throw new UncheckedIOException("could not open the TCP lane on loopback", e);
         }
@@ -129,8 +129,8 @@ public final class Fleet implements SmartLifecycle {
         return UdpPeerDirectory.of(names);
     }
 
-    /** The TCP lane. */
-    TcpLane tcp() {
+    /** The TCP lanes. */
+    List<TcpLane> tcp() {
         return tcp;
     }
 
@@ -252,7 +252,9 @@ public final class Fleet implements SmartLifecycle {
                     if (tick % 5 == 0) {
                         long seq = d.sendPosition(now);
                         if (s.name.equals("rover-1")) {
-                            tcp.send(seq, now);
+                            for (TcpLane lane : tcp) {
+                                lane.send(seq, now);
+                            }
                         }
                     }
                     if (tick % 10 == 3) {
@@ -267,7 +269,9 @@ public final class Fleet implements SmartLifecycle {
                 }
                 if (tick % 50 == 0) {
                     LinkConditionerConfig c = nodes.get("rover-1").conditioner();
-                    tcp.follow(c == null ? 0 : c.lossProbability(), c == null ? 0 : c.latencyMillis());
+                    for (TcpLane lane : tcp) {
+                        lane.follow(c == null ? 0 : c.lossProbability(), c == null ? 0 : c.latencyMillis());
+                    }
                 }
                 if (now >= nextStatus) {
                     nextStatus += statusInterval.toNanos();
@@ -296,8 +300,10 @@ public final class Fleet implements SmartLifecycle {
             b.append(String.format(Locale.ROOT, " %s%s %d/%d%s p99 %.0f ms |", r.name(), alive(r.name()) ? "" : " (down)",
                     t.positionsDelivered, t.positionsSent, t.inOrder() ? "" : " REORDERED", p99));
         }
-        double tcpP99 = ledger.lane("tcp").percentiles(now).get("p99");
-        b.append(String.format(Locale.ROOT, " tcp lane p99 %.0f ms | %s", tcpP99, url));
+        for (TcpLane lane : tcp) {
+            b.append(String.format(Locale.ROOT, " %s p99 %.0f ms |", lane.name(), ledger.lane(lane.name()).percentiles(now).get("p99")));
+        }
+        b.append(' ').append(url);
         return b.toString();
     }
 
@@ -329,11 +335,13 @@ public final class Fleet implements SmartLifecycle {
                     q[0], q[1], q[2], x.failures.isEmpty() ? "" : "; failures by reason " + x.failures);
             ok &= x.complete();
         }
-        System.out.printf(Locale.ROOT, "  tcp lane: sent %d, delivered %d (in order by construction)%n", tcp.sent(), tcp.delivered());
+        for (TcpLane lane : tcp) {
+            System.out.printf(Locale.ROOT, "  %s: sent %d, delivered %d (in order: TCP)%n", lane.name(), lane.sent(), lane.delivered());
+        }
         System.out.println(ok ? "every reliable message was delivered in order or failed with a reason"
                 : "RELIABLE DELIVERY FAILED: a reliable message was lost, reordered or left pending");
         verdict = ok;
-        tcp.close();
+        tcp.forEach(TcpLane::close);
         for (Slot s : rovers.values()) {
             ConfigurableApplicationContext ctx = s.context;
             s.driver = null;

@@ -1,176 +1,71 @@
 package io.reliableudp.demo.web;
 
 import io.reliableudp.demo.node.Ledger;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.util.SplittableRandom;
-import java.util.concurrent.DelayQueue;
-import java.util.concurrent.Delayed;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
+import java.util.Locale;
 
 /**
- * The TCP lane beside the rovers: the same position events as rover-1, each in its own segment
- * (TCP_NODELAY), over a real TCP connection on loopback, through a proxy that models the loss of the
- * link (the documented model, docs/demo.md): each event is lost with the link's probability, and a
- * lost event holds the byte stream for Linux's minimum retransmission timeout (200 ms, doubling when
- * the retransmission is lost too); every later event waits behind it, as TCP's in-order byte stream
- * makes it. The link's one-way latency is added to every event. Delivery latencies go to the ledger's
- * lane {@code tcp}.
+ * A TCP lane beside the rovers: rover-1's position events, the same ones at the same moments, over
+ * TCP with rover-1's loss, so the page shows TCP's head-of-line blocking next to reliable-udp. Real
+ * loss in a network namespace ({@link NetnsTcpLane}, when the demo runs as root with iproute2 and
+ * nftables) and the documented model ({@link ModelTcpLane}); the page labels each.
  */
-final class TcpLane implements AutoCloseable {
+interface TcpLane extends AutoCloseable {
 
-    /** Linux's minimum retransmission timeout (TCP_RTO_MIN). */
-    static final long MIN_RTO_NANOS = 200_000_000L;
-    /** Frame on the stream: sequence number and send time. */
-    private static final int FRAME = 16;
-
-    private final Ledger.Latencies latencies;
-    private final ServerSocket receiverServer;
-    private final ServerSocket proxyServer;
-    private final Socket sender;
-    private final DataOutputStream out;
-    private final DelayQueue<Held> held = new DelayQueue<>();
-    private final SplittableRandom random = new SplittableRandom(7);
-    private volatile double loss;
-    private volatile long latencyNanos;
-    private volatile boolean open = true;
-    private long lastRelease;
-    private long order;
-    private long sent;
-
-    TcpLane(Ledger ledger) throws IOException {
-        this.latencies = ledger.lane("tcp");
-        InetAddress lo = InetAddress.getLoopbackAddress();
-        receiverServer = new ServerSocket(0, 1, lo);
-        proxyServer = new ServerSocket(0, 1, lo);
-        Thread.ofPlatform().daemon().name("demo-tcp-receiver").start(this::receive);
-        Thread.ofPlatform().daemon().name("demo-tcp-proxy").start(this::proxy);
-        sender = new Socket(lo, proxyServer.getLocalPort());
-        sender.setTcpNoDelay(true);
-        out = new DataOutputStream(sender.getOutputStream());
+    /**
+     * Opens the lanes: {@code demo.tcp-lane} = {@code auto} (the namespace lane when possible, and the
+     * model always: the namespace has loopback's round trip, the model a link's, docs/demo.md),
+     * {@code netns} (the namespace lane or fail) or {@code model}.
+     *
+     * @param ledger where delivery latencies go (lanes {@code tcp-netns}, {@code tcp-model})
+     * @param choice the setting
+     * @return the open lanes, the namespace one first
+     * @throws IOException when not even the model can open its loopback sockets
+     */
+    static List<TcpLane> open(Ledger ledger, String choice) throws IOException {
+        String why;
+        switch (choice.toLowerCase(Locale.ROOT)) {
+            case "model" -> why = "demo.tcp-lane=model";
+            case "auto", "netns" -> {
+                StringBuilder reason = new StringBuilder();
+                TcpLane lane = NetnsTcpLane.tryOpen(ledger, reason);
+                if (lane != null) {
+                    return choice.equalsIgnoreCase("netns") ? List.of(lane)
+                            : List.of(lane, new ModelTcpLane(ledger, "beside the namespace lane: a link with rover-1's round trip"));
+                }
+                why = reason.toString();
+                if (choice.equalsIgnoreCase("netns")) {
+                    throw new IllegalStateException("demo.tcp-lane=netns, but no network namespace: " + why);
+                }
+                System.out.println("  tcp lane: no network namespace (" + why + "): using the documented model");
+            }
+            default -> throw new IllegalArgumentException("demo.tcp-lane must be auto, netns or model, was " + choice);
+        }
+        return List.of(new ModelTcpLane(ledger, "no network namespace here: " + why));
     }
 
     /** Follows rover-1's link: loss probability 0..1 and one-way latency. */
-    void follow(double lossProbability, double latencyMillis) {
-        this.loss = lossProbability;
-        this.latencyNanos = (long) (latencyMillis * 1_000_000);
-    }
+    void follow(double lossProbability, double latencyMillis);
 
-    /** Sends one event (called by the traffic thread at rover-1's rate). */
-    void send(long seq, long nowNanos) {
-        if (!open) {
-            return;
-        }
-        try {
-            out.writeLong(seq);
-            out.writeLong(nowNanos);
-            out.flush();
-            sent++;
-        } catch (IOException e) {
-            if (open) {
-                System.out.println("  tcp lane: send failed (" + e.getMessage() + "), lane stopped");
-            }
-            open = false;
-        }
-    }
+    /** Sends one event (called by the traffic thread at rover-1's rate, with rover-1's send time). */
+    void send(long seq, long nowNanos);
 
     /** Events sent. */
-    long sent() {
-        return sent;
-    }
+    long sent();
 
-    /** Events the receiving end read, in order (TCP cannot deliver otherwise). */
-    long delivered() {
-        return latencies.count();
-    }
+    /** Events the receiving end read (in order: TCP cannot deliver otherwise). */
+    long delivered();
 
-    private void proxy() {
-        try (Socket in = proxyServer.accept(); Socket toReceiver = new Socket(InetAddress.getLoopbackAddress(), receiverServer.getLocalPort())) {
-            toReceiver.setTcpNoDelay(true);
-            OutputStream down = toReceiver.getOutputStream();
-            Thread.ofPlatform().daemon().name("demo-tcp-release").start(() -> release(down));
-            DataInputStream up = new DataInputStream(in.getInputStream());
-            byte[] frame = new byte[FRAME];
-            while (open) {
-                up.readFully(frame);
-                long now = System.nanoTime();
-                long at = Math.max(now + latencyNanos, lastRelease);
-                long rto = MIN_RTO_NANOS;
-                while (random.nextDouble() < loss) {   // lost: resent after the RTO, which doubles each time
-                    at += rto;
-                    rto *= 2;
-                }
-                lastRelease = at;                        // the stream is in order: nothing overtakes it
-                held.put(new Held(frame.clone(), at, order++));
-            }
-        } catch (IOException e) {
-            if (open) {
-                System.out.println("  tcp lane: proxy stopped (" + e.getMessage() + ")");
-            }
-        }
-    }
+    /** The lane's name on the page and in the ledger: {@code tcp-netns} or {@code tcp-model}. */
+    String name();
 
-    private void release(OutputStream down) {
-        try {
-            while (open) {
-                Held h = held.poll(200, TimeUnit.MILLISECONDS);
-                if (h != null) {
-                    down.write(h.frame);
-                    down.flush();
-                }
-            }
-        } catch (IOException | InterruptedException e) {
-            if (open) {
-                System.out.println("  tcp lane: release stopped (" + e.getMessage() + ")");
-            }
-        }
-    }
+    /** How its loss is made, for the page. */
+    String mode();
 
-    private void receive() {
-        try (Socket s = receiverServer.accept(); InputStream raw = s.getInputStream()) {
-            DataInputStream in = new DataInputStream(raw);
-            while (open) {
-                in.readLong();
-                long sentAt = in.readLong();
-                long now = System.nanoTime();
-                latencies.record(now, now - sentAt);
-            }
-        } catch (IOException e) {
-            if (open) {
-                System.out.println("  tcp lane: receiver stopped (" + e.getMessage() + ")");
-            }
-        }
-    }
+    /** What the lane is, for the page. */
+    String description();
 
     @Override
-    public void close() {
-        open = false;
-        try {
-            sender.close();
-            proxyServer.close();
-            receiverServer.close();
-        } catch (IOException ignored) {
-            // closing: nothing more to do
-        }
-    }
-
-    /** An event held by the model until its release time. */
-    private record Held(byte[] frame, long atNanos, long order) implements Delayed {
-        @Override
-        public long getDelay(TimeUnit unit) {
-            return unit.convert(atNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
-        }
-
-        @Override
-        public int compareTo(Delayed o) {
-            Held h = (Held) o;
-            return atNanos != h.atNanos ? Long.compare(atNanos, h.atNanos) : Long.compare(order, h.order);
-        }
-    }
+    void close();
 }
