@@ -10,8 +10,6 @@ import io.reliableudp.transport.Peer;
 import io.reliableudp.transport.PeerState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,14 +55,13 @@ public final class Fleet implements SmartLifecycle {
     /** One rover: its context and driver while it runs, its epoch. */
     private static final class Slot {
         final String name;
-        final int port;
+        int port;
         int epoch;
         volatile @Nullable ConfigurableApplicationContext context;
         volatile @Nullable RoverDriver driver;
 
-        Slot(String name, int port) {
+        Slot(String name) {
             this.name = name;
-            this.port = port;
         }
     }
 
@@ -78,11 +75,12 @@ public final class Fleet implements SmartLifecycle {
         }
         this.ledger = ledger;
         this.statusInterval = statusInterval;
-        this.stationPort = freeUdpPort();
-        this.station = NodeApplications.station(ledger, stationPort);
+        // port 0 everywhere at first: the kernel picks (no race with other processes); a rover keeps its port across restarts
+        this.station = NodeApplications.station(ledger, 0);
+        this.stationPort = station.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
         nodes.put("station", new SwappableNode("station", station.getBean(ManagedReliableUdpNode.class)));
         for (int i = 1; i <= roverCount; i++) {
-            Slot slot = new Slot("rover-" + i, freeUdpPort());
+            Slot slot = new Slot("rover-" + i);
             rovers.put(slot.name, slot);
             ConfigurableApplicationContext ctx = startRover(slot);
             nodes.put(slot.name, new SwappableNode(slot.name, ctx.getBean(ManagedReliableUdpNode.class)));
@@ -102,18 +100,23 @@ public final class Fleet implements SmartLifecycle {
 
     private ConfigurableApplicationContext startRover(Slot slot) {
         slot.epoch++;
-        ConfigurableApplicationContext ctx = NodeApplications.rover(ledger, slot.name, slot.epoch, slot.port, stationPort);
+        ConfigurableApplicationContext ctx;
+        try {
+            ctx = NodeApplications.rover(ledger, slot.name, slot.epoch, slot.port, stationPort);
+        } catch (RuntimeException e) {
+            if (slot.port == 0) {
+                throw e;
+            }
+            System.out.println("  " + slot.name + ": its port " + slot.port + " is taken now (" + e.getMessage()
+                    + "); restarting on another, which the endpoint and meters name 'other'");
+            ctx = NodeApplications.rover(ledger, slot.name, slot.epoch, 0, stationPort);
+        }
+        if (slot.port == 0) {
+            slot.port = ctx.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
+        }
         slot.context = ctx;
         slot.driver = ctx.getBean(RoverDriver.class);
         return ctx;
-    }
-
-    private static int freeUdpPort() {
-        try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free UDP port on loopback", e);
-        }
     }
 
     /** The node beans by name ({@code station}, {@code rover-1}...). */

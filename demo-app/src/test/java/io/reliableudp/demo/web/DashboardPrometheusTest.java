@@ -77,14 +77,14 @@ class DashboardPrometheusTest {
             String api = "http://127.0.0.1:" + port;
             awaitReady(api, prometheus);
 
-            // the scenario (seconds after the first scrape): 0-14 clean, 14-28 rover-1 15 % loss and 60 ms,
-            // 28 rover-3 killed, 34 restarted, 44 end
+            // the scenario (seconds after the first scrape): 0-12 clean, 12-24 rover-1 15 % loss and 60 ms,
+            // 24 rover-3 killed, 30 restarted, 38 end
             double t0 = System.currentTimeMillis() / 1000.0;
             List<double[]> phases = new ArrayList<>();
-            Thread.sleep(14_000);
+            Thread.sleep(12_000);
             post(demo, "actuator/reliableudp", "{\"node\":\"rover-1\",\"latencyMillis\":60,\"jitterMillis\":10,\"lossProbability\":0.15,\"seed\":7}");
             double lossFrom = System.currentTimeMillis() / 1000.0;
-            Thread.sleep(14_000);
+            Thread.sleep(12_000);
             post(demo, "actuator/reliableudp", "{\"node\":\"rover-1\",\"latencyMillis\":20,\"jitterMillis\":5,\"lossProbability\":0.02,\"seed\":7}");
             double lossTo = System.currentTimeMillis() / 1000.0;
             post(demo, "demo/rovers/rover-3/kill", "");
@@ -92,7 +92,7 @@ class DashboardPrometheusTest {
             Thread.sleep(6_000);
             post(demo, "demo/rovers/rover-3/restart", "");
             double killTo = System.currentTimeMillis() / 1000.0;
-            Thread.sleep(10_000);
+            Thread.sleep(8_000);
             double t1 = System.currentTimeMillis() / 1000.0;
             phases.add(new double[] { lossFrom, lossTo });
             phases.add(new double[] { killFrom, killTo });

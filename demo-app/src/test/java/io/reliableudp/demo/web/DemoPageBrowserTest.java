@@ -104,7 +104,7 @@ class DemoPageBrowserTest {
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--user-data-dir=" + profile, "--window-size=1400,1250",
+                "--disable-component-update", "--disable-sync", "--user-data-dir=" + profile, "--window-size=1500,1250",
                 "--hide-scrollbars");
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER.toString()))
                 .usingAnyFreePort().build();
