@@ -31,7 +31,15 @@ public class DemoApplication {
      */
     public static void main(String[] args) throws InterruptedException {
         ConfigurableApplicationContext ctx = SpringApplication.run(DemoApplication.class, args);
-        Duration duration = ctx.getEnvironment().getProperty("demo.duration", Duration.class);
+        Duration duration;
+        try {
+            duration = ctx.getEnvironment().getProperty("demo.duration", Duration.class);
+        } catch (RuntimeException e) {
+            System.out.println("demo.duration must be a duration such as 20s, was '" + ctx.getEnvironment().getProperty("demo.duration") + "'");
+            SpringApplication.exit(ctx);
+            System.exit(2);
+            return;
+        }
         if (duration == null) {
             return;   // the web server's threads keep the JVM up; Ctrl-C closes the context (Fleet.stop prints the summary)
         }

@@ -46,7 +46,7 @@ public final class Fleet implements SmartLifecycle {
     private final Map<String, SwappableNode> nodes = new LinkedHashMap<>();
     private final Map<String, Slot> rovers = new LinkedHashMap<>();
     private final List<TcpLane> tcp;
-    private final long startNanos = System.nanoTime();
+    private volatile long startNanos = System.nanoTime();
     private volatile boolean running;
     private volatile @Nullable Thread traffic;
     private volatile @Nullable Boolean verdict;
@@ -214,6 +214,7 @@ public final class Fleet implements SmartLifecycle {
             }
         });
         awaitConnected(Duration.ofSeconds(15));
+        startNanos = System.nanoTime();   // the status line counts from the first event
         running = true;
         Thread t = Thread.ofPlatform().name("demo-traffic").start(this::drive);
         traffic = t;
