@@ -12,7 +12,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,57 +27,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class IoLoopTest {
 
     private static final double AN_HOUR = 3600;
-
-    /** Counts the wake-ups that reach the port (the selector). */
-    private static final class CountingPort implements DatagramPort {
-        final DatagramPort port;
-        final AtomicLong wakeups = new AtomicLong();
-        /** Waits that only looked at the port (a zero timeout: selectNow). */
-        final AtomicLong looks = new AtomicLong();
-
-        CountingPort(DatagramPort port) {
-            this.port = port;
-        }
-
-        @Override
-        public @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException {
-            return port.receive(into);
-        }
-
-        @Override
-        public boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException {
-            return port.send(datagram, to);
-        }
-
-        @Override
-        public void awaitReadable(long timeoutNanos) throws IOException {
-            if (timeoutNanos <= 0) {
-                looks.incrementAndGet();
-            }
-            port.awaitReadable(timeoutNanos);
-        }
-
-        @Override
-        public void wakeup() {
-            wakeups.incrementAndGet();
-            port.wakeup();
-        }
-
-        @Override
-        public InetSocketAddress localAddress() {
-            return port.localAddress();
-        }
-
-        @Override
-        public boolean isOpen() {
-            return port.isOpen();
-        }
-
-        @Override
-        public void close() {
-            port.close();
-        }
-    }
 
     private record Turn(String thread, long at) {
     }
