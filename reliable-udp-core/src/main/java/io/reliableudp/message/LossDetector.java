@@ -180,14 +180,11 @@ final class LossDetector {
             return;
         }
         int id = PacketLog.idOf(e);
-        int v = ch.tail + ((id - ch.tail) & 0xFFFF);
-        if (v - ch.tail >= ch.head - ch.tail) {
+        int d = ch.sentOffset(id);
+        if (d < 0) {
             return;
         }
-        int i = v & ch.mask;
-        if (ch.state[i] != SendChannel.SENT) {
-            return;
-        }
+        int i = (ch.tail + d) & ch.mask;
         LargeSend ls = ch.large[i];
         if (PacketLog.isSlice(e)) {
             int s = PacketLog.sliceOf(e);
