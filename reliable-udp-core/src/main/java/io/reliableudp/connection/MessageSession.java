@@ -21,7 +21,22 @@ public final class MessageSession implements Session {
     private final MessageEndpoint endpoint;
 
     private MessageSession(MessageConfig config, double time, Output out, Input in) {
-        this.endpoint = new MessageEndpoint(config, time, out, in);
+        this(new MessageEndpoint(config, time, out, in));
+    }
+
+    private MessageSession(MessageEndpoint endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    /**
+     * A session over an endpoint built elsewhere (with another sender or packet link: the tests'
+     * copying session), forwarding as the production one does.
+     *
+     * @param endpoint the endpoint the session drives
+     * @return the session
+     */
+    public static Session over(MessageEndpoint endpoint) {
+        return new MessageSession(endpoint);
     }
 
     @Override

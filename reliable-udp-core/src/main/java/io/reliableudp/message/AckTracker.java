@@ -61,14 +61,12 @@ final class AckTracker {
             notifyAcked(c, id);
             return;
         }
-        int v = ch.tail + ((id - ch.tail) & 0xFFFF);
-        if (v - ch.tail >= ch.head - ch.tail) {
+        int d = ch.sentOffset(id);
+        if (d < 0) {
             return;
         }
+        int v = ch.tail + d;
         int i = v & ch.mask;
-        if (ch.state[i] != SendChannel.SENT) {
-            return;
-        }
         LargeSend ls = ch.large[i];
         if (PacketLog.isSlice(e)) {
             if (ls == null || !ls.ack(PacketLog.sliceOf(e)) || !ls.complete()) {

@@ -1,8 +1,10 @@
 package io.reliableudp.message;
 
 /**
- * Fast recovery: decides, from the acks, that a data packet was lost before any timer runs out, and
- * marks the reliable messages and slices it was the last to carry due for a resend at once.
+ * The one loss verdict: decides that a data packet was lost, from the acks (fast recovery) or at the
+ * loss timeout, records it once in the {@link PacketLog} (which the loss estimate, the bytes in flight
+ * and the congestion controller read) and, with fast recovery on, marks the reliable messages and
+ * slices the packet was the last to carry due for a resend at once.
  *
  * <p>The rule is time-based, after RACK (RFC 8985): an unacknowledged data packet {@code P} is lost
  * when a packet sent at least a reorder window after it has been acknowledged. The peer's ack header
@@ -15,6 +17,11 @@ package io.reliableudp.message;
  * reorder window is a quarter of the min RTT (RACK's, at least 1 ms, at most the smoothed RTT),
  * widened by one step each time a packet declared lost is acknowledged after all (a spurious loss),
  * and narrowed by one step after 16 losses without one.
+ *
+ * <p>What the acks never condemn (the tail of a burst, an outage) is declared lost by the timeout
+ * walk ({@link #onTimer}) once it is older than the loss timeout ({@code max(1 s, 2 srtt + 100 ms)}).
+ * Only a verdict from the acks is loss evidence for the congestion controller: a packet that times out
+ * says nothing about the rate the path takes (no ack came at all), and the timer resends its messages.
  *
  * <p>Each packet is declared lost at most once, and a message is marked only when the lost packet
  * was the last one to carry it (a later copy is judged on its own packet), so a message is never
@@ -36,7 +43,8 @@ final class LossDetector {
     private final SendChannel[] channels;
     private final int channelCount;
     private final int ringSize;
-    private final boolean enabled;
+    /** Whether a loss from the acks marks what it carried due (fast recovery); the verdict runs either way. */
+    private final boolean fastRecovery;
 
     /** Sequence and send time of the most recently sent packet acknowledged so far. */
     private boolean rackSet;
@@ -45,6 +53,9 @@ final class LossDetector {
 
     /** The oldest sequence not yet settled (acknowledged, declared lost, or not a data packet). */
     private int cursor;
+    /** The oldest sequence the timeout walk has not settled yet. */
+    private int timeoutCursor;
+    private boolean timeoutCursorSet;
 
     private int windowSteps = 1;
     private int lossesSinceSpurious;
@@ -52,20 +63,17 @@ final class LossDetector {
     private long packetsDeclaredLost;
     private long spuriousLosses;
 
-    LossDetector(PacketLog log, SendQueue queue, int ringSize, boolean enabled, int firstSequence) {
+    LossDetector(PacketLog log, SendQueue queue, int ringSize, boolean fastRecovery, int firstSequence) {
         this.log = log;
         this.channels = queue.channels;
         this.channelCount = channels.length;
         this.ringSize = ringSize;
-        this.enabled = enabled;
+        this.fastRecovery = fastRecovery;
         this.cursor = firstSequence & 0xFFFF;
     }
 
     /** The packet {@code sequence} was acknowledged (call after the log took the ack). */
     void onAck(int sequence) {
-        if (!enabled) {
-            return;
-        }
         int slot = log.slotOf(sequence);
         if (slot < 0) {
             return;
@@ -86,11 +94,11 @@ final class LossDetector {
     }
 
     /**
-     * Declares lost every data packet the acks taken so far condemn and marks what it carried due;
-     * {@code nextSequence} is the sequence the next packet will get.
+     * Declares lost every data packet the acks taken so far condemn and, with fast recovery, marks what
+     * it carried due; {@code nextSequence} is the sequence the next packet will get, {@code time} now.
      */
-    void detect(int nextSequence) {
-        if (!enabled || !rackSet) {
+    void detect(int nextSequence, double time) {
+        if (!rackSet) {
             return;
         }
         if (((nextSequence - cursor) & 0xFFFF) > ringSize) {
@@ -105,14 +113,16 @@ final class LossDetector {
                     // later packets were sent later still: none of them qualifies before this one
                     return;
                 }
-                declareLost(slot, cursor);
+                declareLost(slot, cursor, time);
             }
             cursor = (cursor + 1) & 0xFFFF;
         }
     }
 
-    private void declareLost(int slot, int seq) {
-        log.declareLost(slot);
+    private void declareLost(int slot, int seq, double time) {
+        if (!log.declareLost(slot, time, true)) {
+            return;
+        }
         packetsDeclaredLost++;
         if (++lossesSinceSpurious >= LOSSES_PER_NARROWING) {
             lossesSinceSpurious = 0;
@@ -120,9 +130,42 @@ final class LossDetector {
                 windowSteps--;
             }
         }
+        if (!fastRecovery) {
+            return;
+        }
         int n = log.entryCount(slot);
         for (int k = 0; k < n; k++) {
             mark(log.entryAt(slot, k), seq);
+        }
+    }
+
+    /**
+     * The timeout walk, at most at the send rate: every packet older than the loss timeout is settled,
+     * and a data packet the acks neither acknowledged nor condemned is declared lost now (without
+     * resend marks: its messages are the resend timer's, which has run long before).
+     */
+    void onTimer(double time, int nextSequence) {
+        if (!timeoutCursorSet) {
+            timeoutCursor = nextSequence;
+            timeoutCursorSet = true;
+            return;
+        }
+        double timeout = log.lossTimeout();
+        int size = log.capacity();
+        if (((nextSequence - timeoutCursor) & 0xFFFF) > size) {
+            // older ones were settled when their slots were reused
+            timeoutCursor = (nextSequence - size) & 0xFFFF;
+        }
+        while (timeoutCursor != nextSequence) {
+            int slot = log.slotOf(timeoutCursor);
+            if (slot >= 0) {
+                if (time - log.sendTimeOf(slot) < timeout) {
+                    break;
+                }
+                log.declareLost(slot, time, false);
+                log.settle(slot);
+            }
+            timeoutCursor = (timeoutCursor + 1) & 0xFFFF;
         }
     }
 
@@ -137,14 +180,11 @@ final class LossDetector {
             return;
         }
         int id = PacketLog.idOf(e);
-        int v = ch.tail + ((id - ch.tail) & 0xFFFF);
-        if (v - ch.tail >= ch.head - ch.tail) {
+        int d = ch.sentOffset(id);
+        if (d < 0) {
             return;
         }
-        int i = v & ch.mask;
-        if (ch.state[i] != SendChannel.SENT) {
-            return;
-        }
+        int i = (ch.tail + d) & ch.mask;
         LargeSend ls = ch.large[i];
         if (PacketLog.isSlice(e)) {
             int s = PacketLog.sliceOf(e);
@@ -171,7 +211,7 @@ final class LossDetector {
         return srtt > 0 ? Math.max(MIN_REORDER_WINDOW_SECONDS, Math.min(window, srtt)) : window;
     }
 
-    /** Data packets declared lost from the acks. */
+    /** Data packets declared lost from the acks (not those declared at the loss timeout). */
     long packetsDeclaredLost() {
         return packetsDeclaredLost;
     }

@@ -289,9 +289,6 @@ public final class MessageEndpoint {
         inReceive = true;
         try {
             link.receivePacket(data, offset, length);
-            if (outer) {
-                log.detectLosses(time);
-            }
         } catch (RuntimeException e) {
             receiver.packetLayerFailed(e);
         } finally {
@@ -305,7 +302,7 @@ public final class MessageEndpoint {
         // after all of this packet's acks were taken: one RTT sample, and holes they show are losses,
         // marked due now
         log.takeRttSample();
-        losses.detect(link.nextPacketSequence());
+        losses.detect(link.nextPacketSequence(), time);
         if (flushRequested) {
             flushRequested = false;
             flush(time);
@@ -347,7 +344,7 @@ public final class MessageEndpoint {
             // as often as in TICK mode, and the calls in between only send
             nextHousekeeping = now + housekeepingInterval;
             link.update(now);
-            log.updateLoss(now, link.nextPacketSequence());
+            losses.onTimer(now, link.nextPacketSequence());
             congestion.onUpdate(now);
         } else {
             link.advanceTime(now); // packets sent now carry their real send time

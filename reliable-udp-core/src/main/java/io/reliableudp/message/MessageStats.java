@@ -42,7 +42,7 @@ import java.util.Map;
  *     {@code messagesResent}
  * @param redundantCopies copies of small reliable messages carried in later packets (channel redundancy);
  *     not counted as resends
- * @param packetsDeclaredLost data packets the acks showed lost (fast recovery)
+ * @param packetsDeclaredLost data packets the acks showed lost (the loss verdict the congestion controller reads; resent at once with fast recovery)
  * @param spuriousLossDetections packets declared lost from the acks that were acknowledged afterwards
  *     (reordered, not lost): each one widens the reorder window
  * @param reorderWindowSeconds how much later a packet acknowledged must have been sent for an unacknowledged

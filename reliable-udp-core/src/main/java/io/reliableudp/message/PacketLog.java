@@ -6,11 +6,9 @@ package io.reliableudp.message;
  * traffic needs more room (never in steady state): the ring up to the packet layer's sent ring, when
  * the next packet's slot still holds something the log needs (see {@link #begin}). Also the RTT and loss estimates taken from acks,
  * and the source of the {@link CongestionController}'s events: each acknowledged data packet's
- * RTT and delivery-rate sample, and one-direction loss evidence (a data packet still unacknowledged
- * when one sent {@value #REORDER_THRESHOLD} or more sequences after it was acknowledged); and for the
- * {@link LossDetector} (fast recovery: which messages to resend) each packet's send time and whether
- * it was declared lost. (Two verdicts on one evidence, the controller's by count and the resend's by
- * time; folding them into one is the next step.)
+ * RTT and delivery-rate sample, and each loss the {@link LossDetector} declares from the acks. The
+ * log decides no loss itself: it records the detector's one verdict per packet ({@link #declareLost}),
+ * and the loss estimate, the bytes in flight, the controller and the resend marks all read it.
  *
  * <p>Entry layout: bits 0..15 message id, 16..21 channel, 22 slice flag, 23 copy flag (a redundant
  * copy of a message first sent in an earlier packet), 32..63 slice index.
@@ -28,17 +26,12 @@ final class PacketLog {
     /** Gain of the RTT mean deviation (RFC 6298 beta). */
     private static final double RTT_BETA = 0.25;
     private static final double LOSS_ALPHA = 0.05;
-    /** A data packet not acknowledged after this long (or twice the RTT, if longer) counts as lost. */
+    /** A data packet not acknowledged after this long (or twice the RTT, if longer) is declared lost if nothing declared it before. */
     static final double LOSS_TIMEOUT_SECONDS = 1.0;
     /** Bytes in flight may reach this many bandwidth-delay products. */
     static final double INFLIGHT_GAIN = 2.0;
     static final double BANDWIDTH_WINDOW_SECONDS = 1.0;
     static final double MIN_RTT_WINDOW_SECONDS = 10.0;
-    /**
-     * A data packet counts as lost (for the congestion controller) once a packet this many sequences
-     * newer was acknowledged: QUIC's packet threshold (RFC 9002), so a little reordering is not loss.
-     */
-    static final int REORDER_THRESHOLD = 3;
 
     /** Slots now: grows by doubling up to {@link #maxSize} while the traffic needs them. */
     private int size;
@@ -51,7 +44,7 @@ final class PacketLog {
     private boolean[] tracked;
     /** The packet carried a reliable message or slice (its ack must be matched: see {@link #slotBusy}). */
     private boolean[] holdsReliable;
-    /** Declared lost by the loss detector (before the loss timeout's verdict, which is separate). */
+    /** Declared lost by the loss detector (from the acks or at the loss timeout): the one loss verdict. */
     private boolean[] declaredLost;
     private double[] sendTime;
     private long[] start;
@@ -73,14 +66,8 @@ final class PacketLog {
     /** Send time of the newest acknowledged packet when this one was sent (the delivery rate's send interval). */
     private double[] firstSentAtSend;
     private int[] tag;
-    private boolean[] evidenceLost;
     private CongestionController controller = new NoCongestionController(1);
     private double newestAckedSendTime = -1;
-    private int highestAcked;
-    private boolean anyAcked;
-    private int evidenceCursor;
-    private boolean evidenceCursorSet;
-    private long packetsLostByEvidence;
     private long inflight;
     private long delivered;
     private double deliveredTime = -1;
@@ -95,8 +82,6 @@ final class PacketLog {
     private double pendingRttSample = -1;
     private double rttVarSeconds;
     private double loss;
-    private int lossCursor;
-    private boolean lossCursorSet;
     private long packetsLost;
     private long acksTaken;
 
@@ -134,7 +119,6 @@ final class PacketLog {
         this.deliveredTimeAtSend = new double[slots];
         this.firstSentAtSend = new double[slots];
         this.tag = new int[slots];
-        this.evidenceLost = new boolean[slots];
     }
 
     /** Slots the log has now (tests watch it grow). */
@@ -168,7 +152,6 @@ final class PacketLog {
         double[] oDeliveredTimeAtSend = deliveredTimeAtSend;
         double[] oFirstSentAtSend = firstSentAtSend;
         int[] oTag = tag;
-        boolean[] oEvidenceLost = evidenceLost;
         allocate(oldSize * 2);
         for (int o = 0; o < oldSize; o++) {
             if (!oValid[o]) {
@@ -191,7 +174,6 @@ final class PacketLog {
             deliveredTimeAtSend[n] = oDeliveredTimeAtSend[o];
             firstSentAtSend[n] = oFirstSentAtSend[o];
             tag[n] = oTag[o];
-            evidenceLost[n] = oEvidenceLost[o];
         }
         // the ordinals of the packets before the one being begun: the old ring held the last oldSize
         // of them; the older ones the new ring covers were forgotten, and the floor bounds their starts
@@ -207,14 +189,14 @@ final class PacketLog {
     /**
      * Whether the slot may take a new packet without forgetting anything the log still needs below its
      * largest size: it is empty, or its data packet was settled by the loss walk (acknowledged or
-     * counted lost, older than the loss timeout), or its ack-only packet was acknowledged or is older
+     * declared lost, older than the loss timeout), or its ack-only packet was acknowledged or is older
      * than the loss timeout; and it does not hold reliable content still waiting for its ack.
      */
     private boolean reusable(int slot, double time) {
         if (!valid[slot]) {
             return true;
         }
-        if (holdsReliable[slot] && !acked[slot] && !declaredLost[slot] && !evidenceLost[slot]) {
+        if (holdsReliable[slot] && !acked[slot] && !declaredLost[slot]) {
             return false;
         }
         if (tracked[slot]) {
@@ -223,8 +205,8 @@ final class PacketLog {
         return acked[slot] || time - sendTime[slot] >= lossTimeout();
     }
 
-    /** How long a data packet may stay unacknowledged before the loss walk counts it lost. */
-    private double lossTimeout() {
+    /** How long a data packet may stay unacknowledged before the loss walk declares it lost. */
+    double lossTimeout() {
         return Math.max(LOSS_TIMEOUT_SECONDS, 2 * Math.max(0, srttSeconds) + 0.1);
     }
 
@@ -273,7 +255,7 @@ final class PacketLog {
             return false;
         }
         int slot = seq & mask;
-        return valid[slot] && holdsReliable[slot] && !acked[slot] && !declaredLost[slot] && !evidenceLost[slot];
+        return valid[slot] && holdsReliable[slot] && !acked[slot] && !declaredLost[slot];
     }
 
     /** Starts recording the packet that will be sent with {@code seq} (growing the ring first if its slot is still needed). */
@@ -284,7 +266,11 @@ final class PacketLog {
         int slot = seq & mask;
         current = slot;
         if (valid[slot]) {
-            // reused before the loss walk reached it: the packet layer can no longer ack it either
+            // reused before the loss walk reached it: the packet layer can no longer ack it either, so
+            // the verdict cannot wait (declared lost here if unacknowledged, as the walk would have)
+            if (tracked[slot] && unsettled[slot] && !acked[slot]) {
+                declareLost(slot, time, false);
+            }
             settle(slot);
         }
         sequence[slot] = seq;
@@ -294,7 +280,6 @@ final class PacketLog {
         holdsReliable[slot] = false;
         declaredLost[slot] = false;
         sendTime[slot] = time;
-        evidenceLost[slot] = false;
         start[slot] = head;
         count[slot] = 0;
         ordinalStart[(int) (ordinal & mask)] = head;
@@ -346,10 +331,6 @@ final class PacketLog {
             deliveredTimeAtSend[slot] = deliveredTime;
             firstSentAtSend[slot] = newestAckedSendTime < 0 ? sendTime[slot] : newestAckedSendTime;
             tag[slot] = controller.sendTag();
-            if (!evidenceCursorSet) {
-                evidenceCursor = sequence[slot];
-                evidenceCursorSet = true;
-            }
         }
         current = -1;
         ordinal++;
@@ -408,59 +389,9 @@ final class PacketLog {
             if (sendTime[slot] > newestAckedSendTime) {
                 newestAckedSendTime = sendTime[slot];
             }
-            if (!anyAcked || isNewer(seq, highestAcked)) {
-                highestAcked = seq;
-                anyAcked = true;
-            }
             controller.onAck(time, bytes[slot], sample, rate, tag[slot], deliveredAtSend[slot], delivered);
         }
         return slot;
-    }
-
-    /**
-     * After the acks of one received packet: every data packet still unacknowledged although one
-     * {@link #REORDER_THRESHOLD} or more sequences newer was acknowledged is lost for the congestion
-     * controller (told once, with its tag) and leaves the bytes in flight. This is one direction's
-     * evidence: our data packets that did not arrive, not the peer's packets that carried the acks.
-     * The telemetry loss estimate ({@link #loss()}) still counts by timeout.
-     */
-    void detectLosses(double time) {
-        if (!anyAcked || !evidenceCursorSet) {
-            return;
-        }
-        int behind = (highestAcked - evidenceCursor) & 0xFFFF;
-        if (behind >= 0x8000) {
-            return; // the cursor is already past the newest ack
-        }
-        if (behind > size) {
-            evidenceCursor = (highestAcked - size) & 0xFFFF;
-        }
-        while (((highestAcked - evidenceCursor) & 0xFFFF) >= REORDER_THRESHOLD
-                && ((highestAcked - evidenceCursor) & 0xFFFF) < 0x8000) {
-            int slot = evidenceCursor & mask;
-            if (valid[slot] && sequence[slot] == evidenceCursor && tracked[slot] && !acked[slot]
-                    && !evidenceLost[slot] && unsettled[slot]) {
-                evidenceLost[slot] = true;
-                packetsLostByEvidence++;
-                if (outstanding[slot]) {
-                    outstanding[slot] = false;
-                    inflight -= bytes[slot];
-                }
-                controller.onLoss(time, bytes[slot], tag[slot]);
-            }
-            evidenceCursor = (evidenceCursor + 1) & 0xFFFF;
-        }
-    }
-
-    /** Whether 16-bit sequence {@code a} is newer than {@code b} (half-range rule). */
-    private static boolean isNewer(int a, int b) {
-        int d = (a - b) & 0xFFFF;
-        return d != 0 && d < 0x8000;
-    }
-
-    /** Data packets found lost by later acknowledgements ({@link #detectLosses}). */
-    long packetsLostByEvidence() {
-        return packetsLostByEvidence;
     }
 
     /** Payload bytes of acknowledged data packets since the start. */
@@ -489,9 +420,27 @@ final class PacketLog {
         return sendTime[slot];
     }
 
-    /** Records that the loss detector declared the packet in {@code slot} lost. */
-    void declareLost(int slot) {
+    /**
+     * Records the loss verdict on the data packet in {@code slot} (the {@link LossDetector} decides; the
+     * log only decides for a slot reused before the verdict, see {@link #begin}): it leaves the bytes
+     * in flight, and when the acks showed it ({@code fromAcks}) the congestion controller is told, once,
+     * with its tag. The loss estimate counts it when the packet is settled, unless it was acknowledged
+     * by then (a spurious loss). Returns false, doing nothing, when the packet is acknowledged, already
+     * declared lost or not a data packet.
+     */
+    boolean declareLost(int slot, double time, boolean fromAcks) {
+        if (!tracked[slot] || acked[slot] || declaredLost[slot]) {
+            return false;
+        }
         declaredLost[slot] = true;
+        if (outstanding[slot]) {
+            outstanding[slot] = false;
+            inflight -= bytes[slot];
+        }
+        if (fromAcks) {
+            controller.onLoss(time, bytes[slot], tag[slot]);
+        }
+        return true;
     }
 
     /** Whether the loss detector declared the packet in {@code slot} lost. */
@@ -536,37 +485,12 @@ final class PacketLog {
     }
 
     /**
-     * Walks the packets older than the loss timeout: an unacked data packet counts as lost. The loss
-     * estimate is an exponential average over packets (5% weight each).
+     * Settles a data packet once, when the loss walk ({@link LossDetector#onTimer}) reaches it or its
+     * slot is reused first (more packets in flight than the ring holds): it leaves the bytes in flight
+     * and enters the loss estimate (an exponential average over packets, 5% weight each) as lost when
+     * it was declared lost and not acknowledged after all.
      */
-    void updateLoss(double time, int nextSequence) {
-        double timeout = lossTimeout();
-        if (!lossCursorSet) {
-            lossCursor = nextSequence;
-            lossCursorSet = true;
-            return;
-        }
-        int behind = (nextSequence - lossCursor) & 0xFFFF;
-        if (behind > size) {
-            lossCursor = (nextSequence - size) & 0xFFFF;
-        }
-        while (lossCursor != nextSequence) {
-            int slot = lossCursor & mask;
-            if (valid[slot] && sequence[slot] == lossCursor) {
-                if (time - sendTime[slot] < timeout) {
-                    break;
-                }
-                settle(slot);
-            }
-            lossCursor = (lossCursor + 1) & 0xFFFF;
-        }
-    }
-
-    /**
-     * Decides once whether a data packet was lost (not acknowledged in time): when the loss walk
-     * reaches it, or when its slot is reused first (more packets in flight than the ring holds).
-     */
-    private void settle(int slot) {
+    void settle(int slot) {
         if (!unsettled[slot]) {
             return;
         }
@@ -575,7 +499,7 @@ final class PacketLog {
             outstanding[slot] = false;
             inflight -= bytes[slot];
         }
-        boolean lost = !acked[slot];
+        boolean lost = declaredLost[slot] && !acked[slot];
         if (lost) {
             packetsLost++;
         }

@@ -132,6 +132,19 @@ final class SendChannel {
         fastDue[i] = false;
     }
 
+    /**
+     * How far from the tail the message {@code id} (16-bit) stands when it is in the ring and sent, or
+     * -1: a packet's ack or loss names its messages by id, and one no longer (or not yet) in the ring,
+     * or not sent, is nothing to act on.
+     */
+    int sentOffset(int id) {
+        int d = (id - tail) & 0xFFFF;
+        if (d >= head - tail || state[(tail + d) & mask] != SENT) {
+            return -1;
+        }
+        return d;
+    }
+
     boolean isEmpty() {
         return head == tail;
     }

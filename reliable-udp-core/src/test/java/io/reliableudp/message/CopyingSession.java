@@ -1,5 +1,6 @@
 package io.reliableudp.message;
 
+import io.reliableudp.connection.MessageSession;
 import io.reliableudp.connection.Session;
 import java.nio.ByteBuffer;
 import org.jspecify.annotations.Nullable;
@@ -9,19 +10,18 @@ import org.jspecify.annotations.Nullable;
  * tests that compare the two paths' datagrams. Its sender offers no datagram buffer and is
  * {@code byte[]}-only (so the connection copies each packet into its buffer), and its packet link
  * sends through the packet layer's copying {@link io.reliableudp.packet.ReliableEndpoint#sendPacket(byte[],
- * int, int)} (header and frames copied into the transmit buffer). Public so that the connection
- * package's tests can use it as a {@link Session.Factory}.
+ * int, int)} (header and frames copied into the transmit buffer). The session itself is the production
+ * {@link MessageSession}. Public so that the connection package's tests can use it as a {@link Session.Factory}.
  */
-public final class CopyingSession implements Session {
+public final class CopyingSession {
 
-    /** A copying session per connection. */
-    public static final Session.Factory FACTORY = CopyingSession::new;
-
-    private final MessageEndpoint endpoint;
-
-    private CopyingSession(MessageConfig config, double time, Session.Output out, Session.Input in) {
+    /** A copying session per connection: the production session over an endpoint with the copying sender and link. */
+    public static final Session.Factory FACTORY = (config, time, out, in) -> {
         DatagramSender bytesOnly = out::send; // the byte[] method only: no buffer, no headroom
-        this.endpoint = new MessageEndpoint(config, time, bytesOnly, in, CopyingLink::new);
+        return MessageSession.over(new MessageEndpoint(config, time, bytesOnly, in, CopyingLink::new));
+    };
+
+    private CopyingSession() {
     }
 
     /** The production packet link, except that a packet is copied out and sent through the byte[] API. */
@@ -73,50 +73,5 @@ public final class CopyingSession implements Session {
         public void setRttListener(@Nullable RttSampleListener listener) {
             link.setRttListener(listener);
         }
-    }
-
-    @Override
-    public int offer(int channel, byte[] payload, @Nullable SendCompletion completion) {
-        return endpoint.offer(channel, payload, completion);
-    }
-
-    @Override
-    public void receive(byte[] data, int offset, int length, double time) {
-        endpoint.receive(data, offset, length, time);
-    }
-
-    @Override
-    public double nextDeadline() {
-        return endpoint.nextDeadline();
-    }
-
-    @Override
-    public void receive(byte[] data, int offset, int length) {
-        endpoint.receive(data, offset, length);
-    }
-
-    @Override
-    public void update(double time) {
-        endpoint.update(time);
-    }
-
-    @Override
-    public void flush(double time) {
-        endpoint.flush(time);
-    }
-
-    @Override
-    public boolean hasPendingReliable() {
-        return endpoint.hasPendingReliable();
-    }
-
-    @Override
-    public void close(DeliveryFailure reason) {
-        endpoint.close(reason);
-    }
-
-    @Override
-    public MessageStats stats() {
-        return endpoint.stats();
     }
 }

@@ -251,7 +251,8 @@ class FastRecoveryTest {
         sim.run(2);
         assertThat(sim.a.hasPendingReliable()).isFalse();
         assertThat(sim.a.stats().fastResends()).isZero();
-        assertThat(sim.a.stats().packetsDeclaredLost()).isZero();
+        // the verdict from the acks still runs (the congestion controller reads it); it marks nothing
+        assertThat(sim.a.stats().packetsDeclaredLost()).isPositive();
         assertThat(sim.a.stats().timerResends()).isPositive();
     }
 

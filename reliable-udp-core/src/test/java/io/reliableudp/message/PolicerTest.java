@@ -2,17 +2,12 @@ package io.reliableudp.message;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
-import java.io.IOException;
+import io.reliableudp.testsupport.NetworkNamespace;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,74 +28,26 @@ class PolicerTest {
     private static final double SECONDS = 6;
     private static final Pattern RESULT = Pattern.compile(
             "RESULT controller=(\\w+) goodput=(\\d+) sent=(\\d+) settledSent=(\\d+) lost=(\\d+) loss=([\\d.]+) steadyLoss=([\\d.]+)");
-    private static String namespace;
+    private static NetworkNamespace namespace;
 
     @BeforeAll
     static void makeNamespace() throws Exception {
-        Assumptions.assumeTrue(isRoot(), "skipped: the policer test needs root (network namespaces, nftables)");
-        Assumptions.assumeTrue(onPath("ip"), "skipped: iproute2 ('ip') is not installed");
-        Assumptions.assumeTrue(onPath("nft"), "skipped: nftables ('nft') is not installed");
-        namespace = "rudp-policer-" + ProcessHandle.current().pid();
-        run("ip", "netns", "add", namespace);
-        try {
-            run("ip", "-n", namespace, "link", "set", "lo", "up");
-            run("ip", "netns", "exec", namespace, "nft", "add", "table", "inet", "rudp");
-            run("ip", "netns", "exec", namespace, "nft", "add", "chain", "inet", "rudp", "out",
-                    "{ type filter hook output priority 0; }");
-            run("ip", "netns", "exec", namespace, "nft", "add", "rule", "inet", "rudp", "out", "oif", "lo", "udp", "dport",
-                    String.valueOf(PolicerPeerMain.RECEIVER_PORT), "limit", "rate", "over", LIMIT_KBYTES + " kbytes/second", "drop");
-        } catch (Exception e) {
-            deleteNamespace();
-            throw e;
-        }
+        NetworkNamespace.assumeAvailable("policer");
+        namespace = NetworkNamespace.withOutputRule("rudp-policer", "oif", "lo", "udp", "dport",
+                String.valueOf(PolicerPeerMain.RECEIVER_PORT), "limit", "rate", "over", LIMIT_KBYTES + " kbytes/second", "drop");
     }
 
     @AfterAll
     static void deleteNamespace() throws Exception {
         if (namespace != null) {
-            run("ip", "netns", "del", namespace);
+            namespace.close();
             namespace = null;
         }
     }
 
-    private static boolean isRoot() {
-        try {
-            Process p = new ProcessBuilder("id", "-u").start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            return p.waitFor() == 0 && out.equals("0");
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
-    }
-
-    private static boolean onPath(String command) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, command))) {
-                return true;
-            }
-        }
-        for (String dir : List.of("/usr/sbin", "/sbin")) {
-            if (Files.isExecutable(Path.of(dir, command))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
-        }
-        return out;
-    }
-
     /** One run in the namespace: {goodput B/s, loss, steady loss}. */
     private static double[] runChild(MessageConfig.CongestionControl controller) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder("ip", "netns", "exec", namespace, java, "-cp", System.getProperty("java.class.path"),
-                PolicerPeerMain.class.getName(), controller.name(), String.valueOf(SECONDS)).redirectErrorStream(true).start();
+        Process p = namespace.javaChild(PolicerPeerMain.class, controller.name(), String.valueOf(SECONDS)).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child finished").isTrue();
         assertThat(p.exitValue()).as(out).isZero();

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.testsupport.NetworkNamespace;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -194,13 +194,9 @@ class FaultTest {
     @ParameterizedTest(name = "outage {0} s")
     @ValueSource(ints = {2, 8})
     void aBlackholedPathShorterThanTheTimeoutIsRiddenOutAndALongerOneTimesOutAndReconnects(int seconds) throws Exception {
-        Assumptions.assumeTrue(isRoot(), "skipped: the blackhole test needs root (network namespaces, nftables)");
-        Assumptions.assumeTrue(onPath("ip") && onPath("nft"), "skipped: iproute2 ('ip') and nftables ('nft') are needed");
-        String namespace = "rudp-bh-" + ProcessHandle.current().pid() + "-" + seconds;
-        run("ip", "netns", "add", namespace);
-        try {
-            run("ip", "-n", namespace, "link", "set", "lo", "up");
-            Map<String, String> r = result(child(List.of("ip", "netns", "exec", namespace), Map.of(), "blackhole",
+        NetworkNamespace.assumeAvailable("blackhole");
+        try (NetworkNamespace namespace = NetworkNamespace.create("rudp-bh-" + seconds)) {
+            Map<String, String> r = result(child(namespace.prefix(), Map.of(), "blackhole",
                     String.valueOf(seconds)), "blackhole " + seconds + " s");
             assertThat(r.get("ok")).isEqualTo("true");
             assertThat(r.get("duplicates")).isEqualTo("0");
@@ -220,8 +216,6 @@ class FaultTest {
                 assertThat(Integer.parseInt(r.get("connects"))).isGreaterThanOrEqualTo(2);
                 assertThat(Integer.parseInt(r.get("received"))).isGreaterThan(0);
             }
-        } finally {
-            run("ip", "netns", "del", namespace);
         }
     }
 
@@ -357,31 +351,5 @@ class FaultTest {
         assertThat(r.get("acked")).isEqualTo(r.get("sent")).isEqualTo(r.get("received"));
         assertThat(r.get("new_client_forward")).isEqualTo("true");
         assertThat(r.get("new_client_back")).isEqualTo("true");
-    }
-
-    // ------------------------------------------------------------------ helpers
-
-    private static boolean isRoot() {
-        try {
-            Process p = new ProcessBuilder("id", "-u").start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            return p.waitFor() == 0 && out.equals("0");
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
-    }
-
-    private static boolean onPath(String command) {
-        List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(File.pathSeparator)));
-        dirs.addAll(List.of("/usr/sbin", "/sbin"));
-        return dirs.stream().anyMatch(d -> Files.isExecutable(Path.of(d, command)));
-    }
-
-    private static void run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
-        }
     }
 }

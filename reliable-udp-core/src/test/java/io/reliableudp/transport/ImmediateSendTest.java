@@ -6,16 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.reliableudp.message.MessageConfig;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -92,52 +88,6 @@ class ImmediateSendTest {
         }
     }
 
-    /** A UDP port that counts the wake-ups asked of it. */
-    private static final class CountingPort implements DatagramPort {
-        private final DatagramPort port;
-        final AtomicInteger wakeups = new AtomicInteger();
-
-        CountingPort(DatagramPort port) {
-            this.port = port;
-        }
-
-        @Override
-        public @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException {
-            return port.receive(into);
-        }
-
-        @Override
-        public boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException {
-            return port.send(datagram, to);
-        }
-
-        @Override
-        public void awaitReadable(long timeoutNanos) throws IOException {
-            port.awaitReadable(timeoutNanos);
-        }
-
-        @Override
-        public void wakeup() {
-            wakeups.incrementAndGet();
-            port.wakeup();
-        }
-
-        @Override
-        public InetSocketAddress localAddress() {
-            return port.localAddress();
-        }
-
-        @Override
-        public boolean isOpen() {
-            return port.isOpen();
-        }
-
-        @Override
-        public void close() {
-            port.close();
-        }
-    }
-
     @Test
     void aBurstOfSendsWakesTheLoopOnceAndLeavesPacked() throws Exception {
         AtomicInteger received = new AtomicInteger();
@@ -158,7 +108,7 @@ class ImmediateSendTest {
             await().atMost(Duration.ofSeconds(5)).until(() -> server.peers().size() == 1);
             server.peers().iterator().next().send(0, new byte[] {1});
             assertThat(held.await(5, TimeUnit.SECONDS)).isTrue();
-            int wakeups = port.wakeups.get();
+            long wakeups = port.wakeups.get();
             long packets = peer.stats().packetCounters().get("num_packets_sent");
             for (int i = 0; i < 1000; i++) {
                 assertThat(peer.offer(0, new byte[32])).isTrue();

@@ -12,7 +12,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,57 +27,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class IoLoopTest {
 
     private static final double AN_HOUR = 3600;
-
-    /** Counts the wake-ups that reach the port (the selector). */
-    private static final class CountingPort implements DatagramPort {
-        final DatagramPort port;
-        final AtomicLong wakeups = new AtomicLong();
-        /** Waits that only looked at the port (a zero timeout: selectNow). */
-        final AtomicLong looks = new AtomicLong();
-
-        CountingPort(DatagramPort port) {
-            this.port = port;
-        }
-
-        @Override
-        public @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException {
-            return port.receive(into);
-        }
-
-        @Override
-        public boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException {
-            return port.send(datagram, to);
-        }
-
-        @Override
-        public void awaitReadable(long timeoutNanos) throws IOException {
-            if (timeoutNanos <= 0) {
-                looks.incrementAndGet();
-            }
-            port.awaitReadable(timeoutNanos);
-        }
-
-        @Override
-        public void wakeup() {
-            wakeups.incrementAndGet();
-            port.wakeup();
-        }
-
-        @Override
-        public InetSocketAddress localAddress() {
-            return port.localAddress();
-        }
-
-        @Override
-        public boolean isOpen() {
-            return port.isOpen();
-        }
-
-        @Override
-        public void close() {
-            port.close();
-        }
-    }
 
     private record Turn(String thread, long at) {
     }
@@ -131,6 +79,23 @@ class IoLoopTest {
         }
     }
 
+    /** A started loop (hour-long tick, no busy-poll) over a counting loopback port; stopped, closed and joined on close. */
+    private record Running(IoLoop loop, CountingPort port) implements AutoCloseable {
+        static Running start(IoLoop.Handler handler, ReceiveThreadMode mode) throws IOException {
+            CountingPort port = new CountingPort(loopbackPort());
+            IoLoop loop = new IoLoop(port, handler, AN_HOUR, 0, mode, "io-loop-test");
+            loop.start();
+            return new Running(loop, port);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            loop.stop();
+            port.close();
+            loop.join(5_000);
+        }
+    }
+
     private static UdpDatagramPort loopbackPort() throws IOException {
         return UdpDatagramPort.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0, 0, false);
     }
@@ -139,10 +104,9 @@ class IoLoopTest {
     @EnumSource(ReceiveThreadMode.class)
     void anotherThreadWakesTheLoopWithoutClosingTheChannel(ReceiveThreadMode mode) throws Exception {
         Recorder recorder = new Recorder();
-        CountingPort port = new CountingPort(loopbackPort());
-        IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
-        loop.start();
-        try (DatagramChannel sender = DatagramChannel.open()) {
+        try (Running running = Running.start(recorder, mode); DatagramChannel sender = DatagramChannel.open()) {
+            CountingPort port = running.port();
+            IoLoop loop = running.loop();
             for (int i = 0; i < 5; i++) {
                 Thread waker = Thread.ofPlatform().start(loop::wakeup);
                 waker.join();
@@ -156,10 +120,6 @@ class IoLoopTest {
             sender.send(ByteBuffer.wrap("after".getBytes(java.nio.charset.StandardCharsets.UTF_8)), port.localAddress());
             assertThat(recorder.datagrams.poll(30, TimeUnit.SECONDS)).isEqualTo("after");
             assertThat(recorder.datagrams).isEmpty();
-        } finally {
-            loop.stop();
-            port.close();
-            loop.join(5_000);
         }
     }
 
@@ -167,10 +127,9 @@ class IoLoopTest {
     @EnumSource(ReceiveThreadMode.class)
     void aBurstOfWakeupsWhileTheLoopWorksCostsNoSelectorWakeup(ReceiveThreadMode mode) throws Exception {
         Recorder recorder = new Recorder();
-        CountingPort port = new CountingPort(loopbackPort());
-        IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
-        loop.start();
-        try {
+        try (Running running = Running.start(recorder, mode)) {
+            CountingPort port = running.port();
+            IoLoop loop = running.loop();
             CountDownLatch release = new CountDownLatch(1);
             recorder.holdNextTurn = release;
             loop.wakeup();
@@ -185,10 +144,6 @@ class IoLoopTest {
             assertThat(recorder.turns.poll(30, TimeUnit.SECONDS)).isNotNull(); // the held turn
             assertThat(recorder.turns.poll(30, TimeUnit.SECONDS)).as("the burst's one turn").isNotNull();
             assertThat(port.isOpen()).isTrue();
-        } finally {
-            loop.stop();
-            port.close();
-            loop.join(5_000);
         }
     }
 
@@ -196,10 +151,9 @@ class IoLoopTest {
     @EnumSource(ReceiveThreadMode.class)
     void aWakeupWhileTheLoopWaitsCostsOneSelectorWakeup(ReceiveThreadMode mode) throws Exception {
         Recorder recorder = new Recorder();
-        CountingPort port = new CountingPort(loopbackPort());
-        IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
-        loop.start();
-        try {
+        try (Running running = Running.start(recorder, mode)) {
+            CountingPort port = running.port();
+            IoLoop loop = running.loop();
             // the loop settles into its hour-long wait (no turn for 200 ms)
             assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
             for (int round = 0; round < 3; round++) {
@@ -212,10 +166,6 @@ class IoLoopTest {
                 // back to waiting before the next round
                 assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
             }
-        } finally {
-            loop.stop();
-            port.close();
-            loop.join(5_000);
         }
     }
 
@@ -233,11 +183,10 @@ class IoLoopTest {
                 }
             }
         };
-        CountingPort port = new CountingPort(loopbackPort());
-        IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
-        self[0] = loop;
-        loop.start();
-        try {
+        try (Running running = Running.start(recorder, mode)) {
+            CountingPort port = running.port();
+            IoLoop loop = running.loop();
+            self[0] = loop; // before selfWakes is set: until then the turns wake nothing
             assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull(); // settled into its wait
             long looks = port.looks.get();
             long wakeups = port.wakeups.get();
@@ -257,10 +206,6 @@ class IoLoopTest {
             }
             assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
             assertThat(port.looks.get() - looks).as("one look at the port between the self-woken turns").isEqualTo(1);
-        } finally {
-            loop.stop();
-            port.close();
-            loop.join(5_000);
         }
     }
 
@@ -293,10 +238,8 @@ class IoLoopTest {
     @EnumSource(ReceiveThreadMode.class)
     void aRequestedDeadlineGetsItsTurnLongBeforeTheTick(ReceiveThreadMode mode) throws Exception {
         Recorder recorder = new Recorder();
-        UdpDatagramPort port = loopbackPort();
-        IoLoop loop = new IoLoop(port, recorder, AN_HOUR, 0, mode, "io-loop-test");
-        loop.start();
-        try {
+        try (Running running = Running.start(recorder, mode)) {
+            IoLoop loop = running.loop();
             // let the loop settle into its hour-long wait, then ask for a turn in 20 ms
             assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
@@ -311,10 +254,6 @@ class IoLoopTest {
             // the deadline was served: the loop sleeps again instead of turning on it
             assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
             assertThat(recorder.ticks).hasValue(0);
-        } finally {
-            loop.stop();
-            port.close();
-            loop.join(5_000);
         }
     }
 }

@@ -80,12 +80,10 @@ public final class FloodBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        Options o = Options.parse(NAME, args);
-        FloodBench bench = new FloodBench(o);
-        if (!o.finish()) {
-            return null;
-        }
-        return bench.execute();
+        return Options.run(NAME, args, o -> {
+            FloodBench bench = new FloodBench(o);
+            return bench::execute;
+        });
     }
 
     private String execute() throws Exception {

@@ -76,12 +76,10 @@ public final class IdleBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        Options o = Options.parse(NAME, args);
-        IdleBench bench = new IdleBench(o);
-        if (!o.finish()) {
-            return null;
-        }
-        return bench.execute();
+        return Options.run(NAME, args, o -> {
+            IdleBench bench = new IdleBench(o);
+            return bench::execute;
+        });
     }
 
     private String execute() throws Exception {

@@ -9,21 +9,42 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
 
 /**
  * The command-line options of one subcommand ({@code --name value}, {@code --flag}): each getter declares an
  * option with its default and help, {@link #finish()} rejects unknown ones and answers {@code --help}.
  * Every subcommand takes {@code --seconds}, {@code --runs} and {@code --out} ({@link #seconds},
- * {@link #runs}, {@link #outDir}).
+ * {@link #runs}, {@link #outDir}); those that compare systems take {@code --systems} ({@link #systems}).
+ * {@link #run} is every subcommand's entry: parse, declare, finish, then run.
  */
 public final class Options {
 
     private final String command;
     private final Map<String, String> given = new HashMap<>();
     private final Map<String, String> help = new LinkedHashMap<>();
+    /** The systems asked for with {@code --systems} and the known ones, checked by {@link #finish}. */
+    private List<String> requestedSystems = List.of();
+    private List<String> knownSystems = List.of();
 
     private Options(String command) {
         this.command = command;
+    }
+
+    /**
+     * Every subcommand's entry: parses {@code args}, lets {@code setup} declare the options and build
+     * the run, then ends the declarations ({@link #finish}) and runs it.
+     *
+     * @return what the run returned (the JSON line), or null after {@code --help}
+     */
+    public static String run(String command, String[] args, Function<Options, Callable<String>> setup) throws Exception {
+        Options o = parse(command, args);
+        Callable<String> run = setup.apply(o);
+        if (!o.finish()) {
+            return null;
+        }
+        return run.call();
     }
 
     /**
@@ -96,6 +117,16 @@ public final class Options {
                 .filter(s -> !s.isEmpty()).toList();
     }
 
+    /**
+     * {@code --systems}: which of {@code known} to measure, all by default; {@link #finish} rejects a
+     * name that is not one of them.
+     */
+    public List<String> systems(List<String> known) {
+        knownSystems = List.copyOf(known);
+        requestedSystems = names("systems", String.join(",", known), "systems to measure: " + String.join(", ", known));
+        return requestedSystems;
+    }
+
     /** A flag (present or not). */
     public boolean flag(String name, String description) {
         help.put(name, description);
@@ -128,7 +159,8 @@ public final class Options {
     }
 
     /**
-     * Ends the declarations: prints the help and returns false on {@code --help}; rejects unknown options.
+     * Ends the declarations: prints the help and returns false on {@code --help}; rejects unknown options
+     * and unknown systems.
      *
      * @return true when the subcommand should run
      */
@@ -142,6 +174,11 @@ public final class Options {
             if (!help.containsKey(name)) {
                 throw new IllegalArgumentException(command + ": unknown option --" + name + " (known: "
                         + String.join(", ", help.keySet().stream().map(n -> "--" + n).toList()) + ")");
+            }
+        }
+        for (String s : requestedSystems) {
+            if (!knownSystems.contains(s)) {
+                throw new IllegalArgumentException(command + ": unknown system " + s + " (known: " + String.join(", ", knownSystems) + ")");
             }
         }
         return true;

@@ -1,5 +1,6 @@
 package io.reliableudp.bench.loss;
 
+import io.reliableudp.bench.kit.NetNamespace;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

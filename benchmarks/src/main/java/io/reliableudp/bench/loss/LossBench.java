@@ -4,10 +4,12 @@ import io.reliableudp.bench.kit.ChildProcess;
 import io.reliableudp.bench.kit.JavaCommand;
 import io.reliableudp.bench.kit.Latency;
 import io.reliableudp.bench.kit.LoadAverage;
+import io.reliableudp.bench.kit.NetNamespace;
 import io.reliableudp.bench.kit.Options;
 import io.reliableudp.bench.kit.Plot;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
+import io.reliableudp.bench.systems.ChildPeers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,7 +70,7 @@ public final class LossBench {
         size = o.integer("size", 64, "bytes per event (>= 16: sequence number and send time)");
         grace = o.number("grace", 20, "seconds after the last send within which an event must arrive");
         warmup = o.integer("warmup", 2000, "events each Java peer sends itself over a local connection before measuring");
-        kcpJar = Path.of(o.string("kcp-jar", defaultKcpJar().toString(), "the KCP peer jar (module benchmarks-kcp)"));
+        kcpJar = ChildPeers.Setup.kcpJar(o);
         out = o.outDir(NAME);
         events = (int) Math.round(seconds * rate);
         for (int l : lossRates) {
@@ -92,35 +94,18 @@ public final class LossBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        Options o = Options.parse(NAME, args);
-        List<String> systems = o.names("systems", String.join(",", SYSTEMS), "systems to measure: " + String.join(", ", SYSTEMS));
-        String network = o.string("network", "auto", "auto (netns when root, else the link conditioner), netns or conditioner");
-        LossBench bench = new LossBench(o);
-        if (!o.finish()) {
-            return null;
-        }
-        for (String s : systems) {
-            if (!SYSTEMS.contains(s)) {
-                throw new IllegalArgumentException("loss: unknown system " + s + " (known: " + String.join(", ", SYSTEMS) + ")");
-            }
-        }
-        return bench.execute(systems, network);
+        return Options.run(NAME, args, o -> {
+            List<String> systems = o.systems(SYSTEMS);
+            String network = NetNamespace.networkOption(o);
+            LossBench bench = new LossBench(o);
+            return () -> bench.execute(systems, network);
+        });
     }
 
     private String execute(List<String> requested, String network) throws Exception {
         Files.createDirectories(out.resolve("logs"));
         Optional<String> noNamespace = NetNamespace.unavailable();
-        boolean useNamespace = switch (network) {
-            case "netns" -> {
-                if (noNamespace.isPresent()) {
-                    throw new IllegalStateException("loss: --network netns impossible: " + noNamespace.get());
-                }
-                yield true;
-            }
-            case "conditioner" -> false;
-            case "auto" -> noNamespace.isEmpty();
-            default -> throw new IllegalArgumentException("loss: --network must be auto, netns or conditioner");
-        };
+        boolean useNamespace = NetNamespace.useNamespace(NAME, network);
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("loss_percent", lossRates);
         params.put("seconds", seconds);
@@ -199,8 +184,7 @@ public final class LossBench {
 
     private Optional<String> unavailable(String system) {
         return switch (system) {
-            case "kcp" -> Files.isReadable(kcpJar) ? Optional.empty()
-                    : Optional.of("KCP peer jar " + kcpJar + " not built (./mvnw -pl benchmarks -am package)");
+            case "kcp" -> ChildPeers.kcpUnavailable(kcpJar);
             case "enet" -> EnetPeer.unavailable();
             default -> Optional.empty();
         };
@@ -213,11 +197,6 @@ public final class LossBench {
         description.put("kcp", "KCP (kcp-netty 1.5.2, Netty 4.1.68, child JVM): fast mode nodelay 1, interval 10, "
                 + "resend 2, nc 1; other settings kcp-netty's defaults");
         description.put("enet", "ENet (C, system libenet): one reliable channel, enet_host_flush after each send");
-    }
-
-    /** Where the build puts the KCP peer jar, seen from this harness's target folder. */
-    private static Path defaultKcpJar() {
-        return JavaCommand.benchmarksTarget().resolve("../../benchmarks-kcp/target/kcp-peer.jar").normalize();
     }
 
     // ----------------------------------------------------------------------------- one measurement

@@ -1,5 +1,6 @@
 package io.reliableudp.bench.loss;
 
+import io.reliableudp.bench.kit.NetNamespace;
 import io.reliableudp.bench.kit.ChildProcess;
 import io.reliableudp.bench.kit.JavaCommand;
 import io.reliableudp.bench.kit.LoadAverage;
@@ -12,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -48,7 +48,7 @@ public final class OutageBench {
         blackhole = o.number("blackhole", 2, "seconds the path drops every packet");
         after = o.number("after", 5, "seconds of traffic after the path returned");
         runs = o.runs(1);
-        network = o.string("network", "auto", "auto (netns when root, else the link conditioner), netns or conditioner");
+        network = NetNamespace.networkOption(o);
         out = o.outDir(NAME);
     }
 
@@ -63,29 +63,16 @@ public final class OutageBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        Options o = Options.parse(NAME, args);
-        OutageBench bench = new OutageBench(o);
-        if (!o.finish()) {
-            return null;
-        }
-        return bench.execute();
+        return Options.run(NAME, args, o -> {
+            OutageBench bench = new OutageBench(o);
+            return bench::execute;
+        });
     }
 
     private String execute() throws Exception {
-        Optional<String> noNamespace = NetNamespace.unavailable();
-        boolean netns = switch (network) {
-            case "auto" -> noNamespace.isEmpty();
-            case "netns" -> {
-                if (noNamespace.isPresent()) {
-                    throw new IllegalStateException(NAME + ": --network netns impossible: " + noNamespace.get());
-                }
-                yield true;
-            }
-            case "conditioner" -> false;
-            default -> throw new IllegalArgumentException(NAME + ": --network must be auto, netns or conditioner");
-        };
+        boolean netns = NetNamespace.useNamespace(NAME, network);
         if (!netns && network.equals("auto")) {
-            System.out.println(NAME + ": " + noNamespace.orElse("") + "; cutting the path with the link conditioner instead");
+            System.out.println(NAME + ": " + NetNamespace.unavailable().orElse("") + "; cutting the path with the link conditioner instead");
         }
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("rate_per_s", rate);

@@ -1,6 +1,5 @@
 package io.reliableudp.bench.pingpong;
 
-import io.reliableudp.bench.kit.JavaCommand;
 import io.reliableudp.bench.kit.LoadAverage;
 import io.reliableudp.bench.kit.Options;
 import io.reliableudp.bench.kit.Plot;
@@ -49,9 +48,7 @@ public final class PingPongBench {
     private final double warmup;
     private final int size;
     private final boolean psk;
-    private final Optional<Path> java17;
-    private final Path aeronTarget;
-    private final Path kcpJar;
+    private final ChildPeers.Setup childPeers;
     private final Path out;
     private final List<ReliableUdp> variants = new ArrayList<>();
     private final Map<String, String> description = new LinkedHashMap<>();
@@ -62,10 +59,7 @@ public final class PingPongBench {
         warmup = o.number("warmup", 2, "seconds of ping-pong per system before measuring (JIT, warm-up), 0 for none");
         size = o.integer("size", 32, "message size in bytes");
         psk = o.flag("psk", "this library encrypted (ChaCha20-Poly1305, pre-shared key)");
-        String jdk = o.string("jdk17", "auto", "the java launcher of a JDK " + ChildPeers.AERON_JDK + " for the Aeron peer (auto: /usr/lib/jvm)");
-        java17 = jdk.equals("auto") ? JavaCommand.jdk(ChildPeers.AERON_JDK) : Optional.of(Path.of(jdk));
-        aeronTarget = Path.of(o.string("aeron-target", ChildPeers.defaultAeronTarget().toString(), "the Aeron peer's build folder (module benchmarks-aeron)"));
-        kcpJar = Path.of(o.string("kcp-jar", ChildPeers.defaultKcpJar().toString(), "the KCP peer jar (module benchmarks-kcp)"));
+        childPeers = ChildPeers.Setup.declare(o);
         for (String v : o.names("variants", "", "more settings of this library to measure, MODE:WINDOW_US each, e.g. "
                 + "virtual:50,platform:0 (the I/O thread mode and the receive busy-poll window)")) {
             String[] p = v.split(":");
@@ -93,18 +87,11 @@ public final class PingPongBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        Options o = Options.parse(NAME, args);
-        List<String> systems = o.names("systems", String.join(",", SYSTEMS), "systems to measure: " + String.join(", ", SYSTEMS));
-        PingPongBench bench = new PingPongBench(o);
-        if (!o.finish()) {
-            return null;
-        }
-        for (String s : systems) {
-            if (!SYSTEMS.contains(s)) {
-                throw new IllegalArgumentException(NAME + ": unknown system " + s + " (known: " + String.join(", ", SYSTEMS) + ")");
-            }
-        }
-        return bench.execute(systems);
+        return Options.run(NAME, args, o -> {
+            List<String> systems = o.systems(SYSTEMS);
+            PingPongBench bench = new PingPongBench(o);
+            return () -> bench.execute(systems);
+        });
     }
 
     private String execute(List<String> requested) throws Exception {
@@ -117,25 +104,24 @@ public final class PingPongBench {
         params.put("psk", psk);
         Report report = new Report(NAME, params);
         describeSystems();
-        List<PeerProcess> children = new ArrayList<>();
+        List<PeerProcess> started = new ArrayList<>();
         List<PingPongSystem> systems = new ArrayList<>();
         try {
             for (String name : requested) {
-                Optional<String> why = name.startsWith("aeron/") ? ChildPeers.aeronUnavailable(java17, aeronTarget)
-                        : name.equals("kcp") ? ChildPeers.kcpUnavailable(kcpJar) : Optional.empty();
+                Optional<String> why = childPeers.unavailable(name);
                 if (why.isPresent()) {
                     System.out.println("skipping " + name + ": " + why.get());
                     report.skip(name, why.get());
                     continue;
                 }
                 PeerProcess child = switch (name) {
-                    case "aeron/shared" -> ChildPeers.aeron("SHARED", java17.orElseThrow(), aeronTarget, out.resolve("logs"));
-                    case "aeron/dedicated" -> ChildPeers.aeron("DEDICATED", java17.orElseThrow(), aeronTarget, out.resolve("logs"));
-                    case "kcp" -> ChildPeers.kcp(kcpJar, out.resolve("logs"));
+                    case "aeron/shared" -> childPeers.aeron("SHARED", out.resolve("logs"));
+                    case "aeron/dedicated" -> childPeers.aeron("DEDICATED", out.resolve("logs"));
+                    case "kcp" -> childPeers.kcp(out.resolve("logs"));
                     default -> null;
                 };
                 if (child != null) {
-                    children.add(child);
+                    started.add(child);
                 }
                 systems.add(switch (name) {
                     case "reliable-udp/defaults" -> ReliableUdp.pingPongDefaults(psk);
@@ -173,7 +159,7 @@ public final class PingPongBench {
                 }
             }
         } finally {
-            for (PeerProcess p : children) {
+            for (PeerProcess p : started) {
                 p.close();
             }
             ChildPeers.deleteAeronDirs();

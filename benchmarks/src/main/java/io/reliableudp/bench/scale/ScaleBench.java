@@ -100,12 +100,10 @@ public final class ScaleBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        Options o = Options.parse(NAME, args);
-        ScaleBench bench = new ScaleBench(o);
-        if (!o.finish()) {
-            return null;
-        }
-        return bench.execute();
+        return Options.run(NAME, args, o -> {
+            ScaleBench bench = new ScaleBench(o);
+            return bench::execute;
+        });
     }
 
     private String execute() throws Exception {

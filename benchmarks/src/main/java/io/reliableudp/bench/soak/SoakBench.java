@@ -93,12 +93,10 @@ public final class SoakBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        Options o = Options.parse(NAME, args);
-        SoakBench bench = new SoakBench(o);
-        if (!o.finish()) {
-            return null;
-        }
-        return bench.execute();
+        return Options.run(NAME, args, o -> {
+            SoakBench bench = new SoakBench(o);
+            return bench::execute;
+        });
     }
 
     private LinkConditionerConfig conditioner(long streamSeed) {

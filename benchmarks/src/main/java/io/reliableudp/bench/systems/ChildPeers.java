@@ -1,6 +1,7 @@
 package io.reliableudp.bench.systems;
 
 import io.reliableudp.bench.kit.JavaCommand;
+import io.reliableudp.bench.kit.Options;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,6 +59,48 @@ public final class ChildPeers {
             return List.of();
         }
         return cp.size() > 1 ? cp : List.of();
+    }
+
+    /**
+     * Where the child-JVM peers come from, as the subcommands that run them take it from their options
+     * ({@code --jdk17}, {@code --aeron-target}, {@code --kcp-jar}).
+     *
+     * @param java17 the java launcher of a JDK {@value #AERON_JDK} for the Aeron peer, if there is one
+     * @param aeronTarget the Aeron peer's build folder
+     * @param kcpJar the KCP peer's jar
+     */
+    public record Setup(Optional<Path> java17, Path aeronTarget, Path kcpJar) {
+
+        /** Declares the three options on {@code o} and reads them. */
+        public static Setup declare(Options o) {
+            String jdk = o.string("jdk17", "auto", "the java launcher of a JDK " + AERON_JDK + " for the Aeron peer (auto: /usr/lib/jvm)");
+            Optional<Path> java17 = jdk.equals("auto") ? JavaCommand.jdk(AERON_JDK) : Optional.of(Path.of(jdk));
+            Path aeronTarget = Path.of(o.string("aeron-target", defaultAeronTarget().toString(), "the Aeron peer's build folder (module benchmarks-aeron)"));
+            return new Setup(java17, aeronTarget, kcpJar(o));
+        }
+
+        /** Declares {@code --kcp-jar} alone (a subcommand whose only child-JVM peer is KCP's) and reads it. */
+        public static Path kcpJar(Options o) {
+            return Path.of(o.string("kcp-jar", defaultKcpJar().toString(), "the KCP peer jar (module benchmarks-kcp)"));
+        }
+
+        /** Why {@code system} cannot run here: the Aeron ones ({@code aeron/...}) and {@code kcp}; empty for any other. */
+        public Optional<String> unavailable(String system) {
+            if (system.startsWith("aeron/")) {
+                return aeronUnavailable(java17, aeronTarget);
+            }
+            return system.equals("kcp") ? kcpUnavailable(kcpJar) : Optional.empty();
+        }
+
+        /** The Aeron peer ({@code SHARED} or {@code DEDICATED} media driver), logging into {@code logDir}. */
+        public PeerProcess aeron(String threading, Path logDir) {
+            return ChildPeers.aeron(threading, java17.orElseThrow(), aeronTarget, logDir);
+        }
+
+        /** The KCP peer, logging into {@code logDir}. */
+        public PeerProcess kcp(Path logDir) {
+            return ChildPeers.kcp(kcpJar, logDir);
+        }
     }
 
     /** Why the Aeron peer cannot run here, or empty when it can. */

@@ -1,6 +1,5 @@
 package io.reliableudp.bench.throughput;
 
-import io.reliableudp.bench.kit.JavaCommand;
 import io.reliableudp.bench.kit.LoadAverage;
 import io.reliableudp.bench.kit.Options;
 import io.reliableudp.bench.kit.Plot;
@@ -51,9 +50,7 @@ public final class ThroughputBench {
     private final List<Integer> sizes;
     private final List<Integer> connections;
     private final boolean psk;
-    private final Optional<Path> java17;
-    private final Path aeronTarget;
-    private final Path kcpJar;
+    private final ChildPeers.Setup childPeers;
     private final Path out;
     private final Map<String, String> description = new LinkedHashMap<>();
 
@@ -64,10 +61,7 @@ public final class ThroughputBench {
         sizes = o.numbers("sizes", "32,256,1024", "message sizes in bytes").stream().map(d -> (int) Math.round(d)).toList();
         connections = o.numbers("connections", "1,16", "numbers of connections").stream().map(d -> (int) Math.round(d)).toList();
         psk = o.flag("psk", "this library encrypted (ChaCha20-Poly1305, pre-shared key)");
-        String jdk = o.string("jdk17", "auto", "the java launcher of a JDK " + ChildPeers.AERON_JDK + " for the Aeron peer (auto: /usr/lib/jvm)");
-        java17 = jdk.equals("auto") ? JavaCommand.jdk(ChildPeers.AERON_JDK) : Optional.of(Path.of(jdk));
-        aeronTarget = Path.of(o.string("aeron-target", ChildPeers.defaultAeronTarget().toString(), "the Aeron peer's build folder (module benchmarks-aeron)"));
-        kcpJar = Path.of(o.string("kcp-jar", ChildPeers.defaultKcpJar().toString(), "the KCP peer jar (module benchmarks-kcp)"));
+        childPeers = ChildPeers.Setup.declare(o);
         out = o.outDir(NAME);
         for (int s : sizes) {
             if (s < 8 || s > 1100) {
@@ -92,18 +86,11 @@ public final class ThroughputBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        Options o = Options.parse(NAME, args);
-        List<String> systems = o.names("systems", String.join(",", SYSTEMS), "systems to measure: " + String.join(", ", SYSTEMS));
-        ThroughputBench bench = new ThroughputBench(o);
-        if (!o.finish()) {
-            return null;
-        }
-        for (String s : systems) {
-            if (!SYSTEMS.contains(s)) {
-                throw new IllegalArgumentException(NAME + ": unknown system " + s + " (known: " + String.join(", ", SYSTEMS) + ")");
-            }
-        }
-        return bench.execute(systems);
+        return Options.run(NAME, args, o -> {
+            List<String> systems = o.systems(SYSTEMS);
+            ThroughputBench bench = new ThroughputBench(o);
+            return () -> bench.execute(systems);
+        });
     }
 
     private String execute(List<String> requested) throws Exception {
@@ -123,7 +110,7 @@ public final class ThroughputBench {
             PeerProcess[] aeron = new PeerProcess[2];
             PeerProcess[] kcp = new PeerProcess[1];
             for (String name : requested) {
-                Optional<String> why = unavailable(name);
+                Optional<String> why = childPeers.unavailable(name);
                 if (why.isPresent()) {
                     System.out.println("skipping " + name + ": " + why.get());
                     report.skip(name, why.get());
@@ -138,11 +125,11 @@ public final class ThroughputBench {
                     case "tcp" -> new Tcp();
                     case "spring-integration-udp/ack" -> new SpringIntegrationUdp(true);
                     case "spring-integration-udp/unreliable" -> new SpringIntegrationUdp(false);
-                    case "kcp" -> child(kcp, 0, children, () -> ChildPeers.kcp(kcpJar, out.resolve("logs"))).throughput(name, true);
+                    case "kcp" -> child(kcp, 0, children, () -> childPeers.kcp(out.resolve("logs"))).throughput(name, true);
                     default -> {
                         int i = name.startsWith("aeron/shared") ? 0 : 1;
                         String threading = i == 0 ? "SHARED" : "DEDICATED";
-                        yield child(aeron, i, children, () -> ChildPeers.aeron(threading, java17.orElseThrow(), aeronTarget, out.resolve("logs")))
+                        yield child(aeron, i, children, () -> childPeers.aeron(threading, out.resolve("logs")))
                                 .throughput(name, !name.endsWith("/unreliable"));
                     }
                 });
@@ -203,15 +190,6 @@ public final class ThroughputBench {
         return slots[i];
     }
 
-    private Optional<String> unavailable(String system) {
-        if (system.startsWith("aeron/")) {
-            return ChildPeers.aeronUnavailable(java17, aeronTarget);
-        }
-        if (system.equals("kcp")) {
-            return ChildPeers.kcpUnavailable(kcpJar);
-        }
-        return Optional.empty();
-    }
 
     private void describeSystems() {
         String node = "this library, one server ReliableUdpNode and one client node per connection (channel 0 reliable-ordered, "

@@ -1,5 +1,6 @@
 package io.reliableudp.bench.loss;
 
+import io.reliableudp.bench.kit.NetNamespace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;

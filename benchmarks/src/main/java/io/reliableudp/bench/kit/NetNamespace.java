@@ -1,4 +1,4 @@
-package io.reliableudp.bench.loss;
+package io.reliableudp.bench.kit;
 
 import java.io.File;
 import java.io.IOException;
@@ -13,14 +13,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The lossy loopback of the {@code loss} benchmark: a network namespace of its own ({@code rudp-loss-PID}, so
+ * The lossy loopback of the {@code loss} and {@code outage} benchmarks (the benchmarks' one network-namespace
+ * helper; the core's tests have theirs in their test sources): a network namespace of its own ({@code rudp-loss-PID}, so
  * parallel runs never share one) with {@code lo} up and one nftables table: the input hook drops N% of all packets
  * at random ({@code numgen random mod 100 < N drop}: each packet crosses input once, so each direction loses N%),
  * the output hook counts every IP packet's bytes before the drop (bytes on the wire, both directions), and apart
  * the bytes to and from the receiver's port. Deleted on {@link #close()} and, should the harness be killed, by a
  * shutdown hook.
  */
-final class NetNamespace implements AutoCloseable {
+public final class NetNamespace implements AutoCloseable {
 
     private static final String TABLE = "rudp_bench";
     private static final Pattern COUNTER = Pattern.compile("counter (\\w+) \\{\\s*packets (\\d+) bytes (\\d+)");
@@ -29,7 +30,7 @@ final class NetNamespace implements AutoCloseable {
     private final Thread cleanup;
 
     /** The bytes counted since {@link #install}: all IP packets, and those to and from the receiver's port. */
-    record Counters(long wireBytes, long wirePackets, long toReceiverBytes, long fromReceiverBytes) {
+    public record Counters(long wireBytes, long wirePackets, long toReceiverBytes, long fromReceiverBytes) {
     }
 
     private NetNamespace(String name) {
@@ -38,7 +39,7 @@ final class NetNamespace implements AutoCloseable {
     }
 
     /** Why no namespace can be made here (not root, no {@code ip}, no {@code nft}), or empty when it can. */
-    static Optional<String> unavailable() {
+    public static Optional<String> unavailable() {
         if (!isRoot()) {
             return Optional.of("not root: network namespaces and nftables need root");
         }
@@ -51,8 +52,32 @@ final class NetNamespace implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** {@code --network}: auto (a namespace when one can be made, else the link conditioner), netns or conditioner. */
+    public static String networkOption(Options o) {
+        return o.string("network", "auto", "auto (netns when root, else the link conditioner), netns or conditioner");
+    }
+
+    /**
+     * Whether a run of {@code command} with {@code --network network} uses a namespace: {@code netns} must
+     * (and fails when none can be made), {@code conditioner} must not, {@code auto} does when it can.
+     */
+    public static boolean useNamespace(String command, String network) {
+        Optional<String> noNamespace = unavailable();
+        return switch (network) {
+            case "netns" -> {
+                if (noNamespace.isPresent()) {
+                    throw new IllegalStateException(command + ": --network netns impossible: " + noNamespace.get());
+                }
+                yield true;
+            }
+            case "conditioner" -> false;
+            case "auto" -> noNamespace.isEmpty();
+            default -> throw new IllegalArgumentException(command + ": --network must be auto, netns or conditioner");
+        };
+    }
+
     /** Creates the namespace and brings its loopback up. */
-    static NetNamespace create() throws IOException, InterruptedException {
+    public static NetNamespace create() throws IOException, InterruptedException {
         NetNamespace ns = new NetNamespace("rudp-loss-" + ProcessHandle.current().pid());
         quietly("ip", "netns", "del", ns.name); // a leftover of a killed run with the same pid
         run(null, "ip", "netns", "add", ns.name);
@@ -61,24 +86,25 @@ final class NetNamespace implements AutoCloseable {
         return ns;
     }
 
-    String name() {
+    /** The namespace's name. */
+    public String name() {
         return name;
     }
 
     /** The command run inside the namespace. */
-    List<String> exec(List<String> command) {
+    public List<String> exec(List<String> command) {
         List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", name));
         c.addAll(command);
         return c;
     }
 
     /** Removes the loss and the counters: a lossless, uncounted loopback (for the peers' start and warm-up). */
-    void clear() throws IOException, InterruptedException {
+    public void clear() throws IOException, InterruptedException {
         run(null, exec(List.of("nft", "flush", "ruleset")).toArray(String[]::new));
     }
 
     /** Replaces the rules: drop {@code lossPercent}% at input, counters from zero; {@code port} is the receiver's. */
-    void install(int lossPercent, int port) throws IOException, InterruptedException {
+    public void install(int lossPercent, int port) throws IOException, InterruptedException {
         String drop = lossPercent > 0 ? "numgen random mod 100 < " + lossPercent + " drop" : "";
         String rules = "flush ruleset\n"
                 + "table inet " + TABLE + " {\n"
@@ -93,7 +119,7 @@ final class NetNamespace implements AutoCloseable {
     }
 
     /** The counters now. */
-    Counters counters() throws IOException, InterruptedException {
+    public Counters counters() throws IOException, InterruptedException {
         String out = run(null, exec(List.of("nft", "list", "counters", "table", "inet", TABLE)).toArray(String[]::new));
         long[] v = new long[4];
         Matcher m = COUNTER.matcher(out);
@@ -148,7 +174,8 @@ final class NetNamespace implements AutoCloseable {
         }
     }
 
-    static boolean isRoot() {
+    /** Whether this process runs as root. */
+    public static boolean isRoot() {
         try {
             Process p = new ProcessBuilder("id", "-u").start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
@@ -158,7 +185,8 @@ final class NetNamespace implements AutoCloseable {
         }
     }
 
-    static boolean onPath(String command) {
+    /** Whether {@code command} is an executable on the PATH or in the sbin folders. */
+    public static boolean onPath(String command) {
         List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
         dirs.addAll(List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin"));
         return dirs.stream().anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, command)));

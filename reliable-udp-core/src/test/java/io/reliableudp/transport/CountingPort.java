@@ -1,0 +1,63 @@
+package io.reliableudp.transport;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Test fixture: a {@link DatagramPort} that passes everything to the port it wraps and counts the
+ * wake-ups that reach it (the selector's) and the waits that only looked at it (a zero timeout:
+ * {@code selectNow}), for the tests of the I/O loop's wake-up economy.
+ */
+final class CountingPort implements DatagramPort {
+    private final DatagramPort port;
+    /** {@link #wakeup} calls that reached the port. */
+    final AtomicLong wakeups = new AtomicLong();
+    /** Waits that only looked at the port (a zero timeout). */
+    final AtomicLong looks = new AtomicLong();
+
+    CountingPort(DatagramPort port) {
+        this.port = port;
+    }
+
+    @Override
+    public @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException {
+        return port.receive(into);
+    }
+
+    @Override
+    public boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException {
+        return port.send(datagram, to);
+    }
+
+    @Override
+    public void awaitReadable(long timeoutNanos) throws IOException {
+        if (timeoutNanos <= 0) {
+            looks.incrementAndGet();
+        }
+        port.awaitReadable(timeoutNanos);
+    }
+
+    @Override
+    public void wakeup() {
+        wakeups.incrementAndGet();
+        port.wakeup();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return port.localAddress();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return port.isOpen();
+    }
+
+    @Override
+    public void close() {
+        port.close();
+    }
+}
