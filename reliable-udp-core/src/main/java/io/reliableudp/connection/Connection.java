@@ -126,8 +126,11 @@ public final class Connection implements Session.Output, Session.Input {
      * that waited in an overloaded server's socket buffer), so it ends after {@link #unconfirmedTimeout}.
      */
     private boolean confirmed;
-    /** Server: when the unconfirmed deadline started (the handshake, or the client's last repeated response). */
-    private double unconfirmedSince;
+    /**
+     * Server: when an unconfirmed connection ends ({@link #unconfirmedDeadline}); moved later by a
+     * repeated response.
+     */
+    private double unconfirmedUntil = Double.POSITIVE_INFINITY;
     /** Client: how many times the handshake went back to a fresh challenge. */
     private int cookieRefreshes;
     /** When {@link #update} last ran the session's update while connected (its housekeeping: statistics, loss timeout). */
@@ -158,7 +161,6 @@ public final class Connection implements Session.Output, Session.Input {
         this.window = encrypted ? new ReplayWindow() : null;
         this.now = now;
         this.started = now;
-        this.unconfirmedSince = now;
         this.lastReceive = now;
         this.state = client ? State.REQUESTING : State.CONNECTED;
     }
@@ -173,13 +175,28 @@ public final class Connection implements Session.Output, Session.Input {
     public static final double COOKIE_REFRESH_SECONDS = Protocol.COOKIE_LIFETIME_MILLIS / 2000.0;
 
     /**
-     * How long a server-side connection may stay unconfirmed (no valid frame from its client since the
-     * handshake) before it ends with {@link DisconnectReason#TIMEOUT}: a live client answers our
-     * keepalive within one keepalive interval, and repeats its response every resend interval until it
-     * gets one, so four of the longer of the two (2 s with the defaults), and never more than the timeout.
+     * The least time a server-side connection may stay unconfirmed (no valid frame from its client since
+     * the handshake): a live client answers our keepalive at once and then every keepalive interval, and
+     * repeats its response every resend interval until it gets one, so four of the longer of the two
+     * (2 s with the defaults), and never more than the timeout. See {@link #unconfirmedDeadline}.
      */
     public static double unconfirmedTimeout(ConnectionSettings settings) {
         return Math.min(settings.timeout(), 4 * Math.max(settings.keepAliveInterval(), settings.handshakeResendInterval()));
+    }
+
+    /**
+     * When a server-side connection made at {@code now} from a cookie issued at {@code cookieMillis}
+     * (milliseconds on the same clock as {@code now}'s seconds, as the transport passes them) ends if it
+     * is still unconfirmed: not before its client's connect timeout has run out (the client started
+     * before the cookie was issued; {@code connectTimeout} of these settings stands for the client's),
+     * nor before {@link #unconfirmedTimeout} has passed, nor after the timeout. So a prompt handshake
+     * keeps about the whole connect timeout to confirm (a burst of clients whose first frames the
+     * server's socket buffer drops), and a connection made from a response that waited in the buffer
+     * until its client gave up ends {@code unconfirmedTimeout} after it was made.
+     */
+    public static double unconfirmedDeadline(ConnectionSettings settings, long cookieMillis, double now) {
+        double clientGivesUp = cookieMillis / 1000.0 + settings.connectTimeout();
+        return Math.min(now + settings.timeout(), Math.max(clientGivesUp, now + unconfirmedTimeout(settings)));
     }
 
     /** Client: how many times this handshake went back to a fresh challenge because its cookie grew old. */
@@ -238,6 +255,7 @@ public final class Connection implements Session.Output, Session.Input {
         Connection c = new Connection(false, settings, transmitter, events, response.clientNonce(), now);
         c.salt = response.salt();
         c.cookieTime = cookieTime;
+        c.unconfirmedUntil = unconfirmedDeadline(settings, cookieTime, now);
         if (keys != null) {
             c.sealer = new Aead(keys.serverToClient());
             c.opener = new Aead(keys.clientToServer());
@@ -325,7 +343,8 @@ public final class Connection implements Session.Output, Session.Input {
         this.now = time;
         if (state == State.CONNECTED) {
             lastReceive = time;
-            unconfirmedSince = time; // alive, still waiting for our keepalive: the unconfirmed deadline starts again
+            // alive, still waiting for our keepalive: at least unconfirmedTimeout more to confirm
+            unconfirmedUntil = Math.max(unconfirmedUntil, Math.min(time + settings.timeout(), time + unconfirmedTimeout(settings)));
             sendFrame(Protocol.KEEPALIVE, headroom, 0);
         }
     }
@@ -507,7 +526,7 @@ public final class Connection implements Session.Output, Session.Input {
             case CONNECTED -> Math.min(Math.min(Math.min(lastSend + settings.keepAliveInterval(),
                     // strictly after the timeout: update ends the connection only when more than timeout passed
                     Math.nextUp(lastReceive + settings.timeout())), lastSessionUpdate + settings.keepAliveInterval()),
-                    client || confirmed ? Double.POSITIVE_INFINITY : Math.nextUp(unconfirmedSince + unconfirmedTimeout(settings)));
+                    client || confirmed ? Double.POSITIVE_INFINITY : Math.nextUp(unconfirmedUntil));
             case REQUESTING, RESPONDING -> Double.NEGATIVE_INFINITY;
             default -> Double.POSITIVE_INFINITY;
         };
@@ -538,9 +557,9 @@ public final class Connection implements Session.Output, Session.Input {
                     end(DisconnectReason.TIMEOUT, "nothing heard for " + settings.timeout() + " s", false);
                     return;
                 }
-                if (!client && !confirmed && time > unconfirmedSince + unconfirmedTimeout(settings)) {
-                    end(DisconnectReason.TIMEOUT, "no frame from the client within " + unconfirmedTimeout(settings)
-                            + " s of the handshake (it gave up before our answer reached it?)", false);
+                if (!client && !confirmed && time > unconfirmedUntil) {
+                    end(DisconnectReason.TIMEOUT, "no frame from the client since the handshake (it gave up before"
+                            + " our answer reached it?)", false);
                     return;
                 }
                 Session s = session;
