@@ -118,6 +118,21 @@ public final class Connection implements Session.Output, Session.Input {
     private double lastReceive;
     private double lastSend = Double.NEGATIVE_INFINITY;
     private double lastHandshakeSend;
+    /** Client: when the challenge being answered arrived (its cookie's age is at least the time since). */
+    private double challengedAt;
+    /**
+     * Server: whether a valid frame came from the client since the handshake. Until one does, the
+     * connection is unconfirmed: its client may have given up before our keepalive reached it (a response
+     * that waited in an overloaded server's socket buffer), so it ends after {@link #unconfirmedTimeout}.
+     */
+    private boolean confirmed;
+    /**
+     * Server: when an unconfirmed connection ends ({@link #unconfirmedDeadline}); moved later by a
+     * repeated response.
+     */
+    private double unconfirmedUntil = Double.POSITIVE_INFINITY;
+    /** Client: how many times the handshake went back to a fresh challenge. */
+    private int cookieRefreshes;
     /** When {@link #update} last ran the session's update while connected (its housekeeping: statistics, loss timeout). */
     private double lastSessionUpdate = Double.NEGATIVE_INFINITY;
 
@@ -148,6 +163,50 @@ public final class Connection implements Session.Output, Session.Input {
         this.started = now;
         this.lastReceive = now;
         this.state = client ? State.REQUESTING : State.CONNECTED;
+    }
+
+    /**
+     * How long a client answers one challenge before it asks for a fresh one (seconds): half the
+     * cookie's lifetime ({@value Protocol#COOKIE_LIFETIME_MILLIS} ms, counted by the server from the
+     * challenge's issue), so that a response still arrives with a valid cookie when the round trip takes
+     * up to 5 s. Without it, a client whose connect timeout exceeds the lifetime would resend an expired
+     * cookie until it gave up.
+     */
+    public static final double COOKIE_REFRESH_SECONDS = Protocol.COOKIE_LIFETIME_MILLIS / 2000.0;
+
+    /**
+     * The least time a server-side connection may stay unconfirmed (no valid frame from its client since
+     * the handshake): a live client answers our keepalive at once and then every keepalive interval, and
+     * repeats its response every resend interval until it gets one, so four of the longer of the two
+     * (2 s with the defaults), and never more than the timeout. See {@link #unconfirmedDeadline}.
+     */
+    public static double unconfirmedTimeout(ConnectionSettings settings) {
+        return Math.min(settings.timeout(), 4 * Math.max(settings.keepAliveInterval(), settings.handshakeResendInterval()));
+    }
+
+    /**
+     * When a server-side connection made at {@code now} from a cookie issued at {@code cookieMillis}
+     * (milliseconds on the same clock as {@code now}'s seconds, as the transport passes them) ends if it
+     * is still unconfirmed: not before its client's connect timeout has run out (the client started
+     * before the cookie was issued; {@code connectTimeout} of these settings stands for the client's),
+     * nor before {@link #unconfirmedTimeout} has passed, nor after the timeout. So a prompt handshake
+     * keeps about the whole connect timeout to confirm (a burst of clients whose first frames the
+     * server's socket buffer drops), and a connection made from a response that waited in the buffer
+     * until its client gave up ends {@code unconfirmedTimeout} after it was made.
+     */
+    public static double unconfirmedDeadline(ConnectionSettings settings, long cookieMillis, double now) {
+        double clientGivesUp = cookieMillis / 1000.0 + settings.connectTimeout();
+        return Math.min(now + settings.timeout(), Math.max(clientGivesUp, now + unconfirmedTimeout(settings)));
+    }
+
+    /** Client: how many times this handshake went back to a fresh challenge because its cookie grew old. */
+    public int cookieRefreshes() {
+        return cookieRefreshes;
+    }
+
+    /** Server: whether the client has sent a valid frame since the handshake. */
+    public boolean confirmed() {
+        return confirmed;
     }
 
     /** Bytes a connection adds around the message-layer bytes of one datagram (frame header, plus the tag when encrypted). */
@@ -196,6 +255,7 @@ public final class Connection implements Session.Output, Session.Input {
         Connection c = new Connection(false, settings, transmitter, events, response.clientNonce(), now);
         c.salt = response.salt();
         c.cookieTime = cookieTime;
+        c.unconfirmedUntil = unconfirmedDeadline(settings, cookieTime, now);
         if (keys != null) {
             c.sealer = new Aead(keys.serverToClient());
             c.opener = new Aead(keys.clientToServer());
@@ -283,6 +343,8 @@ public final class Connection implements Session.Output, Session.Input {
         this.now = time;
         if (state == State.CONNECTED) {
             lastReceive = time;
+            // alive, still waiting for our keepalive: at least unconfirmedTimeout more to confirm
+            unconfirmedUntil = Math.max(unconfirmedUntil, Math.min(time + settings.timeout(), time + unconfirmedTimeout(settings)));
             sendFrame(Protocol.KEEPALIVE, headroom, 0);
         }
     }
@@ -307,6 +369,7 @@ public final class Connection implements Session.Output, Session.Input {
             opener = new Aead(keys.serverToClient());
         }
         salt = challenge.salt();
+        challengedAt = now;
         handshakeLength = Handshake.encodeResponse(settings.protocolId(), settings.flags(), challenge, keys, handshake);
         state = State.RESPONDING;
         sendHandshake();
@@ -372,6 +435,7 @@ public final class Connection implements Session.Output, Session.Input {
         datagramsReceived++;
         bytesReceived += length;
         lastReceive = now;
+        confirmed = true;
         if (state == State.RESPONDING) {
             state = State.CONNECTED;
             session = settings.sessions().create(settings.message(), now, this, this);
@@ -459,9 +523,10 @@ public final class Connection implements Session.Output, Session.Input {
      */
     public double nextHousekeeping() {
         return switch (state) {
-            case CONNECTED -> Math.min(Math.min(lastSend + settings.keepAliveInterval(),
+            case CONNECTED -> Math.min(Math.min(Math.min(lastSend + settings.keepAliveInterval(),
                     // strictly after the timeout: update ends the connection only when more than timeout passed
-                    Math.nextUp(lastReceive + settings.timeout())), lastSessionUpdate + settings.keepAliveInterval());
+                    Math.nextUp(lastReceive + settings.timeout())), lastSessionUpdate + settings.keepAliveInterval()),
+                    client || confirmed ? Double.POSITIVE_INFINITY : Math.nextUp(unconfirmedUntil));
             case REQUESTING, RESPONDING -> Double.NEGATIVE_INFINITY;
             default -> Double.POSITIVE_INFINITY;
         };
@@ -480,6 +545,8 @@ public final class Connection implements Session.Output, Session.Input {
             case REQUESTING, RESPONDING -> {
                 if (time - started > settings.connectTimeout()) {
                     end(DisconnectReason.CONNECT_TIMEOUT, "no answer within the connect timeout", false);
+                } else if (state == State.RESPONDING && time - challengedAt >= COOKIE_REFRESH_SECONDS) {
+                    requestAgain();
                 } else if (time - lastHandshakeSend >= settings.handshakeResendInterval()) {
                     sendHandshake();
                 }
@@ -488,6 +555,11 @@ public final class Connection implements Session.Output, Session.Input {
                 // written as nextHousekeeping() computes the times, so that "due" and "done" agree to the bit
                 if (time > lastReceive + settings.timeout()) {
                     end(DisconnectReason.TIMEOUT, "nothing heard for " + settings.timeout() + " s", false);
+                    return;
+                }
+                if (!client && !confirmed && time > unconfirmedUntil) {
+                    end(DisconnectReason.TIMEOUT, "no frame from the client since the handshake (it gave up before"
+                            + " our answer reached it?)", false);
                     return;
                 }
                 Session s = session;
@@ -557,6 +629,20 @@ public final class Connection implements Session.Output, Session.Input {
             case CLOSED_BY_PEER, PROTOCOL_ERROR -> DeliveryFailure.DISCONNECTED;
             case DENIED, SERVER_FULL, CONNECT_TIMEOUT -> DeliveryFailure.NOT_CONNECTED;
         };
+    }
+
+    /**
+     * Client, responding for {@link #COOKIE_REFRESH_SECONDS}: the server would find the cookie expired
+     * (or never answered), so ask again with the same nonce for a fresh challenge, cookie and salt.
+     */
+    private void requestAgain() {
+        cookieRefreshes++;
+        state = State.REQUESTING;
+        salt = 0;
+        sealer = null;
+        opener = null;
+        handshakeLength = Handshake.encodeRequest(settings.protocolId(), settings.flags(), clientNonce, handshake);
+        sendHandshake();
     }
 
     private void sendHandshake() {

@@ -18,6 +18,17 @@ final class CookieJar {
     private final byte[] plain = new byte[8];
     private final byte[] opened = new byte[8];
     private long counter;
+    /**
+     * Per second of the server clock (a ring of {@value #SECONDS} seconds, longer than the lifetime),
+     * the counter of the first cookie sealed in that second or later: a cookie whose counter (its
+     * plaintext nonce) is below the entry of second {@code s} was sealed before {@code s}, so its age can
+     * be bounded without opening it ({@link #certainlyExpired}).
+     */
+    private final long[] firstCounter = new long[SECONDS];
+    /** The second each {@link #firstCounter} entry is for (-1: none yet). */
+    private final long[] firstCounterSecond = new long[SECONDS];
+    private long lastSealSecond = -1;
+    private static final int SECONDS = 16;
 
     /** A jar with a fresh random key. */
     public CookieJar(long protocolId, SecureRandom random) {
@@ -25,12 +36,24 @@ final class CookieJar {
         random.nextBytes(key);
         this.aead = new Aead(key);
         this.protocolId = protocolId;
+        java.util.Arrays.fill(firstCounterSecond, -1);
     }
 
     /** Seals a cookie issued at {@code nowMillis} into {@code out[outOff, outOff + COOKIE_SIZE)}. */
     public void seal(long nowMillis, int flags, byte[] clientNonce, byte[] serverNonce, int salt,
                      InetSocketAddress address, byte[] out, int outOff) {
         int aadLen = aad(flags, clientNonce, serverNonce, salt, address);
+        long second = Math.floorDiv(nowMillis, 1000);
+        if (second > lastSealSecond) {
+            // every second since the last seal starts at this counter (no cookie was sealed in between)
+            long from = Math.max(lastSealSecond + 1, second - SECONDS + 1);
+            for (long s = from; s <= second; s++) {
+                int i = (int) Math.floorMod(s, (long) SECONDS);
+                firstCounter[i] = counter;
+                firstCounterSecond[i] = s;
+            }
+            lastSealSecond = second;
+        }
         long seq = counter++;
         WireCodec.putLongBE(out, outOff, seq);
         WireCodec.putLongBE(plain, 0, nowMillis);
@@ -51,6 +74,30 @@ final class CookieJar {
         long seq = WireCodec.getLongBE(cookie, 0);
         int n = aead.open(seq, aad, 0, aadLen, EMPTY, cookie, 8, 8 + Protocol.TAG_BYTES, opened, 0);
         return n == 8 ? WireCodec.getLongBE(opened, 0) : -1;
+    }
+
+    /**
+     * Whether a cookie is expired for sure, from its plaintext counter alone (no crypto): it was sealed
+     * before the second that began at least {@code lifetimeMillis} before {@code nowMillis}. False when
+     * that cannot be told (the second is out of the ring, or a forged counter): then {@link #open} decides.
+     */
+    public boolean certainlyExpired(byte[] cookie, long nowMillis, long lifetimeMillis) {
+        if (cookie.length != Protocol.COOKIE_SIZE) {
+            return false;
+        }
+        long second = Math.floorDiv(nowMillis - lifetimeMillis, 1000);
+        long first;
+        if (second > lastSealSecond) {
+            first = counter; // nothing sealed since that second began: every cookie so far is older
+        } else {
+            int i = (int) Math.floorMod(second, (long) SECONDS);
+            if (firstCounterSecond[i] != second) {
+                return false;
+            }
+            first = firstCounter[i];
+        }
+        // sealed before second * 1000 <= now - lifetime: older than the lifetime
+        return Long.compareUnsigned(WireCodec.getLongBE(cookie, 0), first) < 0;
     }
 
     private static final byte[] EMPTY = new byte[0];

@@ -191,6 +191,13 @@ public final class HandshakeServer {
             reporter.failure(HandshakeFailure.MODE_MISMATCH);
             return null;
         }
+        if (cookies().certainlyExpired(response.cookie(), nowMillis, Protocol.COOKIE_LIFETIME_MILLIS)) {
+            // a response that waited too long (an overloaded server's buffer, a client past the lifetime): no crypto
+            staleResponses++;
+            reporter.drop(DropReason.BAD_COOKIE);
+            reporter.failure(HandshakeFailure.BAD_COOKIE);
+            return null;
+        }
         long issued = cookies().open(response.cookie(), response.flags(), response.clientNonce(), response.serverNonce(),
                 response.salt(), from);
         if (issued < 0 || nowMillis - issued > Protocol.COOKIE_LIFETIME_MILLIS || issued > nowMillis) {
@@ -213,6 +220,12 @@ public final class HandshakeServer {
     }
 
     private int lastReplyLength;
+    private long staleResponses;
+
+    /** Responses dropped as expired from the cookie's plaintext counter alone, before any crypto (a part of the {@code bad_cookie} drops). */
+    public long staleResponses() {
+        return staleResponses;
+    }
 
     /**
      * Refuses a verified response because this node does not accept connections or has no room:

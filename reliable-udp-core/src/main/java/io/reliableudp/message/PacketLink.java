@@ -23,7 +23,11 @@ interface PacketLink {
     /** Feeds one received datagram; calls {@link Hooks#process} and {@link Hooks#acked} as it goes. */
     void receivePacket(byte[] data, int offset, int length);
 
-    /** Advances the packet layer's clock (statistics). */
+    /**
+     * The message layer's housekeeping update: advances the packet layer's clock; its statistics
+     * (RTT spread, jitter, loss, bandwidths: read only by {@link #stats()}) may be computed then or
+     * when they are read.
+     */
     void update(double time);
 
     /** Advances the packet layer's clock only (send and ack stamps; no statistics). */

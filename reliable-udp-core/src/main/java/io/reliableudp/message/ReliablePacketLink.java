@@ -17,6 +17,14 @@ import org.jspecify.annotations.Nullable;
 final class ReliablePacketLink implements PacketLink {
 
     final ReliableEndpoint endpoint;
+    /**
+     * Housekeeping updates since the statistics were last computed: they are computed when
+     * {@link #stats()} reads them, with one smoothing step per update skipped, not at every update
+     * (a walk over the RTT history and both windows, ~1,300 slots, per connection per tick).
+     */
+    private int skippedUpdates;
+    /** The latest time given (the endpoint's clock: the statistics are computed at it, so it never moves back). */
+    private double clock = Double.NEGATIVE_INFINITY;
 
     ReliablePacketLink(double time, Sizing sizing, Hooks hooks) {
         ReliableConfig config = ReliableConfig.builder()
@@ -40,6 +48,7 @@ final class ReliablePacketLink implements PacketLink {
             }
         }, hooks::process);
         endpoint.setAckListener(hooks::acked);
+        this.clock = time;
     }
 
     @Override
@@ -59,12 +68,18 @@ final class ReliablePacketLink implements PacketLink {
 
     @Override
     public void update(double time) {
-        endpoint.update(time);
+        advanceTime(time);
+        if (skippedUpdates < Integer.MAX_VALUE) {
+            skippedUpdates++;
+        }
     }
 
     @Override
     public void advanceTime(double time) {
         endpoint.advanceTime(time);
+        if (time > clock) {
+            clock = time;
+        }
     }
 
     @Override
@@ -75,6 +90,10 @@ final class ReliablePacketLink implements PacketLink {
     @Override
     public MessageStats.PacketLayer stats() {
         ReliableEndpoint r = endpoint;
+        if (skippedUpdates > 0) {
+            r.update(clock, skippedUpdates);
+            skippedUpdates = 0;
+        }
         Map<String, Long> counters = new LinkedHashMap<>();
         for (PacketCounter pc : PacketCounter.values()) {
             counters.put(pc.referenceName(), r.counter(pc));

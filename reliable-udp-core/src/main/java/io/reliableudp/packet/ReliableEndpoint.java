@@ -116,6 +116,23 @@ public final class ReliableEndpoint {
 
     private final long[] counters = new long[PacketCounter.values().length];
 
+    /*
+     * The statistics' inputs change only when a packet is sent, received or acked (or on reset): until
+     * then an update finds the same samples as the last one did, so it reuses them and only smooths
+     * (the same float operations on the same values: the same results, bit for bit).
+     */
+    /** The RTT history changed since the RTT figures were last computed. */
+    private boolean rttStale = true;
+    /** The sent or received window changed since the loss and bandwidth samples were last taken. */
+    private boolean windowStale = true;
+    private boolean lossSampled;
+    private float lossSample;
+    /** Bandwidth samples of the last pass, NaN when that pass had none (too few packets to span a time). */
+    private float sentKbpsSample = Float.NaN;
+    private float ackedKbpsSample = Float.NaN;
+    private float receivedKbpsSample = Float.NaN;
+    private long windowPasses;
+
     /**
      * Creates an endpoint whose first packet will have sequence 0.
      *
@@ -324,6 +341,7 @@ public final class ReliableEndpoint {
         int seq = sequence;
         sequence = (sequence + 1) & 0xFFFF;
 
+        windowStale = true;
         int slot = sentPackets.insert(seq);
         // cannot be stale: the sent buffer's next sequence is always this one (asserted by the reference)
         sentTime[slot] = time;
@@ -448,6 +466,7 @@ public final class ReliableEndpoint {
             debug("packet rejected by processor", seq);
             return ReceiveOutcome.REJECTED_BY_PROCESS_CALLBACK;
         }
+        windowStale = true;
         int slot = receivedPackets.insert(seq);
         reassembly.advance(seq);
         receivedTime[slot] = time;
@@ -520,6 +539,8 @@ public final class ReliableEndpoint {
         }
         counters[PacketCounter.NUM_PACKETS_ACKED.ordinal()]++;
         sentAcked[slot] = true;
+        windowStale = true;
+        rttStale = true;
         long[] unacked = sentUnacked;
         if (unacked != null) {
             unacked[slot >>> 6] &= ~(1L << slot);
@@ -594,6 +615,7 @@ public final class ReliableEndpoint {
                 return fragmentInvalid("stale fragment", seq);
             }
             receivedPackets.advance(seq);
+            windowStale = true;
             reassemblyFragmentsReceived[slot] = 0;
             reassemblyFragmentsTotal[slot] = numFragments;
             reassemblyPacketBytes[slot] = 0;
@@ -706,6 +728,7 @@ public final class ReliableEndpoint {
         sentPackets.reset();
         receivedPackets.reset();
         reassembly.reset();
+        windowStale = true;
     }
 
     /**
@@ -726,10 +749,57 @@ public final class ReliableEndpoint {
      * figures over the RTT history, packet loss over the older half of the sent window, and the
      * sent/received/acked bandwidths, in float32 exactly as the reference.
      *
+     * <p>The passes over the history and the windows run only when a packet was sent, received or
+     * acked since the last update (else their results would be the same): an update of an idle
+     * endpoint costs the smoothing steps alone, with the same results as the reference's full passes.
+     *
      * @param time the current time, seconds
      */
     public void update(double time) {
+        update(time, 1);
+    }
+
+    /**
+     * As {@link #update(double)} called {@code steps} times at {@code time}: the samples are taken
+     * once and the smoothed figures (packet loss, bandwidths) take {@code steps} smoothing steps
+     * towards them. For a caller that updates the statistics only when it reads them and wants the
+     * smoothing to keep its pace (one step per update it skipped); exactly the reference's result
+     * when nothing was sent, received or acked during the skipped updates.
+     *
+     * @param time  the current time, seconds
+     * @param steps smoothing steps, at least 1 (a smaller value counts as 1)
+     */
+    public void update(double time, int steps) {
         this.time = time;
+        if (rttStale) {
+            rttStale = false;
+            updateRttStatistics();
+        }
+        if (windowStale) {
+            windowStale = false;
+            windowPasses++;
+            sampleSentWindow();
+            sampleReceivedWindow();
+        }
+        int n = Math.max(1, steps);
+        for (int i = 0; i < n; i++) {
+            if (!smoothOnce()) {
+                break; // every smoothed figure equals its sample: further steps change nothing
+            }
+        }
+    }
+
+    /**
+     * How many times the windows were walked for the loss and bandwidth samples since construction:
+     * an update that found nothing new does not walk them (for tests and the scale benchmark).
+     *
+     * @return the number of window passes
+     */
+    public long windowPasses() {
+        return windowPasses;
+    }
+
+    private void updateRttStatistics() {
         float[] history = rttHistory;
 
         float minRtt = 10000.0f;
@@ -777,13 +847,10 @@ public final class ReliableEndpoint {
 
         // the reference computes (float) pow(x, 0.5); sqrt is the correctly rounded value of the same function
         jitterStddevVsAvgRtt = count > 0 ? (float) Math.sqrt(sumSquares / (float) count) : 0.0f;
-
-        updateSentStatistics();
-        updateReceivedBandwidth();
     }
 
-    /** Packet loss and the sent and acked bandwidths: the reference's three passes over the older half of the sent window, in one. */
-    private void updateSentStatistics() {
+    /** The loss and the sent and acked bandwidth samples: the reference's three passes over the older half of the sent window, in one. */
+    private void sampleSentWindow() {
         int size = config.sentPacketsBufferSize();
         int base = sentPackets.sequence() - size + 1 + 0xFFFF;
         int numSamples = size / 2;
@@ -821,27 +888,15 @@ public final class ReliableEndpoint {
                 numDropped++;
             }
         }
-        if (numSent > 0) {
-            float loss = (float) numDropped / (float) numSent * 100.0f;
-            if (Math.abs(packetLoss - loss) > 0.00001) {
-                packetLoss += (loss - packetLoss) * config.packetLossSmoothingFactor();
-            } else {
-                packetLoss = loss;
-            }
-        } else {
-            packetLoss = 0.0f;
-        }
-        if (sentStart != Float.MAX_VALUE && sentFinish > sentStart) {
-            float kbps = (float) ((double) bytesSent / (sentFinish - sentStart) * 8.0 / 1000.0);
-            sentBandwidthKbps = smooth(sentBandwidthKbps, kbps);
-        }
-        if (ackedStart != Float.MAX_VALUE && ackedFinish > ackedStart) {
-            float kbps = (float) ((double) bytesAcked / (ackedFinish - ackedStart) * 8.0 / 1000.0);
-            ackedBandwidthKbps = smooth(ackedBandwidthKbps, kbps);
-        }
+        lossSampled = numSent > 0;
+        lossSample = lossSampled ? (float) numDropped / (float) numSent * 100.0f : 0.0f;
+        sentKbpsSample = sentStart != Float.MAX_VALUE && sentFinish > sentStart
+                ? (float) ((double) bytesSent / (sentFinish - sentStart) * 8.0 / 1000.0) : Float.NaN;
+        ackedKbpsSample = ackedStart != Float.MAX_VALUE && ackedFinish > ackedStart
+                ? (float) ((double) bytesAcked / (ackedFinish - ackedStart) * 8.0 / 1000.0) : Float.NaN;
     }
 
-    private void updateReceivedBandwidth() {
+    private void sampleReceivedWindow() {
         int size = config.receivedPacketsBufferSize();
         int base = receivedPackets.sequence() - size + 1 + 0xFFFF;
         int numSamples = size / 2;
@@ -862,10 +917,43 @@ public final class ReliableEndpoint {
                 finish = t;
             }
         }
-        if (start != Float.MAX_VALUE && finish > start) {
-            float kbps = (float) ((double) bytes / (finish - start) * 8.0 / 1000.0);
-            receivedBandwidthKbps = smooth(receivedBandwidthKbps, kbps);
+        receivedKbpsSample = start != Float.MAX_VALUE && finish > start
+                ? (float) ((double) bytes / (finish - start) * 8.0 / 1000.0) : Float.NaN;
+    }
+
+    /**
+     * One smoothing step of the reference's update with the current samples.
+     *
+     * @return whether the step changed a figure (when it did not, no further step with the same samples will)
+     */
+    private boolean smoothOnce() {
+        float loss = packetLoss;
+        float sent = sentBandwidthKbps;
+        float acked = ackedBandwidthKbps;
+        float received = receivedBandwidthKbps;
+        if (lossSampled) {
+            if (Math.abs(packetLoss - lossSample) > 0.00001) {
+                packetLoss += (lossSample - packetLoss) * config.packetLossSmoothingFactor();
+            } else {
+                packetLoss = lossSample;
+            }
+        } else {
+            packetLoss = 0.0f;
         }
+        if (!Float.isNaN(sentKbpsSample)) {
+            sentBandwidthKbps = smooth(sentBandwidthKbps, sentKbpsSample);
+        }
+        if (!Float.isNaN(ackedKbpsSample)) {
+            ackedBandwidthKbps = smooth(ackedBandwidthKbps, ackedKbpsSample);
+        }
+        if (!Float.isNaN(receivedKbpsSample)) {
+            receivedBandwidthKbps = smooth(receivedBandwidthKbps, receivedKbpsSample);
+        }
+        // bit comparison: a NaN figure (from a NaN sample) that stays NaN is no change
+        return Float.floatToRawIntBits(loss) != Float.floatToRawIntBits(packetLoss)
+                || Float.floatToRawIntBits(sent) != Float.floatToRawIntBits(sentBandwidthKbps)
+                || Float.floatToRawIntBits(acked) != Float.floatToRawIntBits(ackedBandwidthKbps)
+                || Float.floatToRawIntBits(received) != Float.floatToRawIntBits(receivedBandwidthKbps);
     }
 
     private float smooth(float current, float sample) {

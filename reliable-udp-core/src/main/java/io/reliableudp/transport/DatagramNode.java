@@ -366,8 +366,12 @@ final class DatagramNode implements ReliableUdpNode {
      * update per keepalive interval.
      */
     private void tick(IoLane lane, double now) {
+        if (immediate) {
+            tickDue(lane, now);
+            return;
+        }
         for (NodePeer peer : peers.all()) {
-            if (peer.lane() != lane || (immediate && !peer.housekeepingDue(now))) {
+            if (peer.lane() != lane) {
                 continue;
             }
             try {
@@ -376,6 +380,71 @@ final class DatagramNode implements ReliableUdpNode {
                 failed(peer, "update", e);
             }
         }
+    }
+
+    /**
+     * IMMEDIATE: the tick of the peers of {@code lane} that are due, taken from the lane's heap of
+     * housekeeping times, so a tick costs O(due peers · log n), not a pass over every peer of the node
+     * (5,000 idle peers: about 10,000 visits a second at a 500 ms keepalive, instead of 5,000 per tick
+     * per lane). A peer that left the table leaves the heap when it comes up; a peer still in the
+     * handshake (due at every tick) goes back for the next tick, not this one.
+     */
+    private void tickDue(IoLane lane, double now) {
+        lane.takeAdopted();
+        PeerTimers<NodePeer.Housekeeping> heap = lane.housekeeping;
+        long nowKey = housekeepingKey(now);
+        int budget = heap.size();
+        NodePeer.Housekeeping entry;
+        while (budget-- > 0 && (entry = heap.pollDue(nowKey)) != null) {
+            lane.visited();
+            NodePeer peer = entry.peer;
+            if (peers.get(peer.address()) != peer) {
+                continue; // removed (or replaced): out of the heap for good
+            }
+            if (peer.housekeepingDue(now)) {
+                try {
+                    peer.tick(now);
+                } catch (RuntimeException e) {
+                    failed(peer, "update", e);
+                }
+            }
+            long next = housekeepingKey(peer.housekeepingAt());
+            if (next != Long.MAX_VALUE) {
+                heap.schedule(entry, Math.max(next, nowKey + 1));
+            }
+        }
+    }
+
+    /**
+     * A time of the node's clock (seconds) as a key of the housekeeping heap: nanoseconds, rounded down
+     * (so a peer due by {@code now} is taken at the tick of {@code now}); 0 for any time before the
+     * start, Long.MAX_VALUE (no key) for never.
+     */
+    static long housekeepingKey(double seconds) {
+        if (seconds == Double.POSITIVE_INFINITY || Double.isNaN(seconds)) {
+            return Long.MAX_VALUE;
+        }
+        if (seconds <= 0) {
+            return 0;
+        }
+        double nanos = Math.floor(seconds * 1e9);
+        return nanos >= 9.0e18 ? Long.MAX_VALUE : (long) nanos;
+    }
+
+    /** IMMEDIATE: a new peer joins its lane's housekeeping heap at the lane's next tick (any thread). */
+    void adopt(NodePeer peer) {
+        if (immediate) {
+            peer.lane().adopt(peer);
+        }
+    }
+
+    /** Heap entries the ticks of every lane visited (due or gone peers): the tick's cost, for tests. */
+    long housekeepingVisits() {
+        long sum = 0;
+        for (IoLane lane : lanes) {
+            sum += lane.housekeepingVisits();
+        }
+        return sum;
     }
 
     /** A bug below us threw for {@code peer}: logged, and the peer disconnected (or forgotten). */

@@ -23,6 +23,16 @@ final class IoLane implements IoLoop.Handler {
     final IoLoop loop;
     final DirtyPeers dirty = new DirtyPeers();
     final PeerTimers<NodePeer> timers = new PeerTimers<>();
+    /**
+     * IMMEDIATE: this lane's peers by when their connection timers are next due (keepalive, timeout,
+     * handshake, the session's housekeeping), nanoseconds of the node's clock: a tick visits only the
+     * peers due by then, not every peer of the node. I/O thread only.
+     */
+    final PeerTimers<NodePeer.Housekeeping> housekeeping = new PeerTimers<>();
+    /** Peers made since the last tick (by any thread), for this lane's housekeeping heap. */
+    private final ConcurrentLinkedQueue<NodePeer> adopted = new ConcurrentLinkedQueue<>();
+    /** Heap entries the ticks took out (due or gone peers); this lane's thread only writes it. */
+    private volatile long housekeepingVisits;
     final NodeEvents events;
     private final DatagramNode node;
     /** Datagrams of this lane's peers read by other lanes, for this lane's next turn. */
@@ -77,6 +87,27 @@ final class IoLane implements IoLoop.Handler {
 
     long ticks() {
         return ticks;
+    }
+
+    /** A new peer of this lane (any thread): its first housekeeping runs in this lane's next tick. */
+    void adopt(NodePeer peer) {
+        adopted.add(peer);
+    }
+
+    /** This lane's thread: puts the peers made since the last tick in the housekeeping heap, due at once. */
+    void takeAdopted() {
+        NodePeer p;
+        while ((p = adopted.poll()) != null) {
+            housekeeping.schedule(p.housekeeping, 0);
+        }
+    }
+
+    long housekeepingVisits() {
+        return housekeepingVisits;
+    }
+
+    void visited() {
+        housekeepingVisits++; // only this lane's thread writes it
     }
 
     void ticked() {

@@ -72,6 +72,8 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     private long deadlineNanos = Long.MAX_VALUE;
     /** IMMEDIATE: when the connection's own timers are next due ({@link Connection#nextHousekeeping()}); I/O thread only. */
     private double housekeepingAt = Double.NEGATIVE_INFINITY;
+    /** IMMEDIATE: this peer's place in its lane's housekeeping heap, keyed by {@link #housekeepingAt}; I/O thread only. */
+    final Housekeeping housekeeping = new Housekeeping(this);
 
     NodePeer(DatagramNode node, IoLane lane, InetSocketAddress address, boolean client) {
         this.node = node;
@@ -94,6 +96,7 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
             state = PeerState.CONNECTED;
         }
         listenToRtt(c);
+        node.adopt(this);
     }
 
     /** Hooks this peer to the RTT samples of the connection's session, once it has one (under lock). */
@@ -390,6 +393,45 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
      */
     boolean housekeepingDue(double now) {
         return now >= housekeepingAt;
+    }
+
+    /** IMMEDIATE, I/O thread: the connection's answer to {@link Connection#nextHousekeeping()} at the last tick or update. */
+    double housekeepingAt() {
+        return housekeepingAt;
+    }
+
+    /**
+     * A peer's entry in its lane's heap of housekeeping times ({@link IoLane#housekeeping}): a second
+     * heap beside the deadline heap, so the entry is an object of its own (one per peer, made with it).
+     */
+    static final class Housekeeping implements PeerTimers.Entry {
+        final NodePeer peer;
+        private int index = -1;
+        private long key = Long.MAX_VALUE;
+
+        Housekeeping(NodePeer peer) {
+            this.peer = peer;
+        }
+
+        @Override
+        public int timerIndex() {
+            return index;
+        }
+
+        @Override
+        public void timerIndex(int i) {
+            index = i;
+        }
+
+        @Override
+        public long deadlineNanos() {
+            return key;
+        }
+
+        @Override
+        public void deadlineNanos(long deadline) {
+            key = deadline;
+        }
     }
 
     /** A datagram from this peer's address (I/O thread). */
