@@ -28,8 +28,10 @@ import java.util.regex.Pattern;
  * sending {@code --rate} reliable-ordered messages per second. Reports per client count: the time
  * until all were connected, the server's CPU seconds per delivered message and its CPU in cores (from
  * {@code /proc/<pid>/stat}), the server's heap per connection after a full GC (idle, before the
- * traffic, and after it), the delivered rate against the offered one, the timeouts (must be 0), the
- * messages not acknowledged, and the load average. The clients run on the same machine as the server:
+ * traffic, and after it), the delivered rate against the offered one, the connections that timed out
+ * (must be 0; each counted once, though both of its ends time out), the datagrams the kernel dropped
+ * at the server's sockets during the traffic ({@code /proc/net/udp}: its receive buffer overflowed),
+ * the messages not acknowledged, and the load average. The clients run on the same machine as the server:
  * on two cores the figures say how much of a core the server needs, not how fast it could go.
  */
 public final class ScaleBench {
@@ -121,7 +123,7 @@ public final class ScaleBench {
         params.put("config", "NodeConfig defaults (maxConnections " + NodeConfig.builder().build().maxConnections() + "), loopback");
         Report report = new Report(NAME, params);
         Table table = new Table("clients", "run", "connected", "connect s", "delivered/s", "offered/s", "server cores",
-                "server us/msg", "heap/conn idle KiB", "heap/conn after KiB", "timeouts", "unacked", "load1");
+                "server us/msg", "heap/conn idle KiB", "heap/conn after KiB", "timeouts", "server sock drops", "unacked", "load1");
         Map<String, List<double[]>> cpu = new LinkedHashMap<>();
         Map<String, List<double[]>> heap = new LinkedHashMap<>();
         for (double c : clientCounts) {
@@ -133,7 +135,8 @@ public final class ScaleBench {
                 table.row(clients, run, f.getOrDefault("connected", "-"), num(f, "connect_seconds"), num(f, "delivered_per_s"),
                         num(f, "offered_per_s"), num(f, "server_cpu_cores"), num(f, "server_cpu_us_per_message"),
                         num(f, "heap_per_connection_idle_kib"), num(f, "heap_per_connection_after_kib"),
-                        f.getOrDefault("timeouts", "-"), f.getOrDefault("unacknowledged", "-"), num(f, "load1"));
+                        f.getOrDefault("timeouts", "-"), f.getOrDefault("server_socket_drops", "-"),
+                        f.getOrDefault("unacknowledged", "-"), num(f, "load1"));
                 if (f.containsKey("error")) {
                     System.out.println("  error: " + f.get("error"));
                 }
@@ -222,6 +225,7 @@ public final class ScaleBench {
                 Thread.sleep(1000);
                 String idle = heapLine(server);
                 f.put("heap_per_connection_idle_kib", perConnectionKib(idle, baseline));
+                long socketDrops0 = socketDrops(port);
                 for (ChildProcess p : clientProcs) {
                     p.send(String.format(Locale.ROOT, "SEND %s %d", rate, size));
                 }
@@ -263,8 +267,16 @@ public final class ScaleBench {
                 f.put("refused", sum(clientProcs, "refused"));
                 f.put("unacknowledged", unacked);
                 String st = status(server);
-                f.put("timeouts", sum(clientProcs, "timeouts") + field(st, "timedout"));
-                f.put("connections_ended", sum(clientProcs, "ended") + field(st, "ended"));
+                // a connection that times out does so at both ends (the end that gave up first answers
+                // nothing more, so the other one hears nothing either): count each connection once, as
+                // the larger of the two sides' counts (the later side may not have timed out yet)
+                long clientTimeouts = sum(clientProcs, "timeouts");
+                long serverTimeouts = field(st, "timedout");
+                f.put("timeouts", Math.max(clientTimeouts, serverTimeouts));
+                f.put("timeouts_client_side", clientTimeouts);
+                f.put("timeouts_server_side", serverTimeouts);
+                f.put("connections_ended", Math.max(sum(clientProcs, "ended"), field(st, "ended")));
+                f.put("server_socket_drops", socketDrops(port) - socketDrops0);
                 f.put("client_io_errors", sum(clientProcs, "ioerrors"));
                 String after = heapLine(server);
                 f.put("heap_per_connection_after_kib", perConnectionKib(after, baseline));
@@ -335,6 +347,29 @@ public final class ScaleBench {
             }
         }
         throw new IllegalStateException("no " + name + "= in '" + line + "'");
+    }
+
+    /**
+     * Datagrams the kernel dropped on the UDP sockets bound to {@code port} (the server's, one per I/O
+     * thread), since they were opened: the {@code drops} column of {@code /proc/net/udp} and
+     * {@code /proc/net/udp6} (a full receive buffer, mostly). 0 where the files cannot be read.
+     */
+    static long socketDrops(int port) {
+        String local = String.format(Locale.ROOT, ":%04X", port);
+        long drops = 0;
+        for (String file : List.of("/proc/net/udp", "/proc/net/udp6")) {
+            try {
+                for (String line : Files.readAllLines(Path.of(file))) {
+                    String[] col = line.trim().split("\\s+");
+                    if (col.length > 12 && col[1].endsWith(local)) {
+                        drops += Long.parseLong(col[12]);
+                    }
+                }
+            } catch (IOException | NumberFormatException e) {
+                // not Linux, or an unexpected layout: no figure rather than a wrong one
+            }
+        }
+        return drops;
     }
 
     /** User plus system CPU time of a process, in clock ticks ({@code /proc/<pid>/stat} fields 14 and 15). */
