@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * <p>A peer belongs to one {@link IoLane} for its life: its datagrams leave by that lane's socket,
  * its timers, writes and listener calls run on that lane's thread.
  */
-final class NodePeer implements Peer, Connection.Events, Connection.Transmitter, RttSampleListener, PeerTimers.Entry {
+final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events, Connection.Transmitter, RttSampleListener {
 
     private final DatagramNode node;
     private final IoLane lane;
@@ -66,10 +66,6 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
     final AtomicBoolean dirty = new AtomicBoolean();
     /** The next peer in {@link DirtyPeers} (written before the push that publishes it). */
     @Nullable NodePeer nextDirty;
-    /** Index in the node's {@link PeerTimers} (-1: not in it); I/O thread only. */
-    private int timerIndex = -1;
-    /** This peer's deadline in {@link PeerTimers} (System.nanoTime); I/O thread only. */
-    private long deadlineNanos = Long.MAX_VALUE;
     /** IMMEDIATE: when the connection's own timers are next due ({@link Connection#nextHousekeeping()}); I/O thread only. */
     private double housekeepingAt = Double.NEGATIVE_INFINITY;
     /** IMMEDIATE: this peer's place in its lane's housekeeping heap, keyed by {@link #housekeepingAt}; I/O thread only. */
@@ -404,33 +400,11 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
      * A peer's entry in its lane's heap of housekeeping times ({@link IoLane#housekeeping}): a second
      * heap beside the deadline heap, so the entry is an object of its own (one per peer, made with it).
      */
-    static final class Housekeeping implements PeerTimers.Entry {
+    static final class Housekeeping extends PeerTimers.Entry {
         final NodePeer peer;
-        private int index = -1;
-        private long key = Long.MAX_VALUE;
 
         Housekeeping(NodePeer peer) {
             this.peer = peer;
-        }
-
-        @Override
-        public int timerIndex() {
-            return index;
-        }
-
-        @Override
-        public void timerIndex(int i) {
-            index = i;
-        }
-
-        @Override
-        public long deadlineNanos() {
-            return key;
-        }
-
-        @Override
-        public void deadlineNanos(long deadline) {
-            key = deadline;
         }
     }
 
@@ -572,26 +546,6 @@ final class NodePeer implements Peer, Connection.Events, Connection.Transmitter,
         } finally {
             lock.unlock();
         }
-    }
-
-    @Override
-    public int timerIndex() {
-        return timerIndex;
-    }
-
-    @Override
-    public void timerIndex(int index) {
-        timerIndex = index;
-    }
-
-    @Override
-    public long deadlineNanos() {
-        return deadlineNanos;
-    }
-
-    @Override
-    public void deadlineNanos(long deadline) {
-        deadlineNanos = deadline;
     }
 
     @Override

@@ -12,17 +12,32 @@ import org.jspecify.annotations.Nullable;
  */
 final class PeerTimers<T extends PeerTimers.Entry> {
 
-    /** What the heap keeps per peer (the peer's own fields, so the heap allocates nothing per entry). */
-    interface Entry {
-        /** Index in the heap, -1 when not in it. */
-        int timerIndex();
+    /**
+     * What the heap keeps per entry, in the entry itself (so the heap allocates nothing per entry): its
+     * index in the heap and its deadline. A peer is one (its message-layer deadline), and so is its
+     * housekeeping slot in the lane's second heap.
+     */
+    abstract static class Entry {
+        private int timerIndex = -1;
+        private long deadlineNanos = Long.MAX_VALUE;
 
-        void timerIndex(int index);
+        /** Index in the heap, -1 when not in it. */
+        final int timerIndex() {
+            return timerIndex;
+        }
+
+        final void timerIndex(int index) {
+            timerIndex = index;
+        }
 
         /** The deadline (System.nanoTime) while in the heap. */
-        long deadlineNanos();
+        final long deadlineNanos() {
+            return deadlineNanos;
+        }
 
-        void deadlineNanos(long deadline);
+        final void deadlineNanos(long deadline) {
+            deadlineNanos = deadline;
+        }
     }
 
     private Entry[] heap = new Entry[16];

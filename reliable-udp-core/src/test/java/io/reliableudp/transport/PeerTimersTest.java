@@ -17,33 +17,11 @@ import net.jqwik.api.constraints.Size;
  */
 class PeerTimersTest {
 
-    private static final class Timed implements PeerTimers.Entry {
+    private static final class Timed extends PeerTimers.Entry {
         final int id;
-        int index = -1;
-        long deadline;
 
         Timed(int id) {
             this.id = id;
-        }
-
-        @Override
-        public int timerIndex() {
-            return index;
-        }
-
-        @Override
-        public void timerIndex(int index) {
-            this.index = index;
-        }
-
-        @Override
-        public long deadlineNanos() {
-            return deadline;
-        }
-
-        @Override
-        public void deadlineNanos(long deadline) {
-            this.deadline = deadline;
         }
     }
 
@@ -88,19 +66,19 @@ class PeerTimersTest {
                 Timed due;
                 long last = Long.MIN_VALUE;
                 while ((due = timers.pollDue(now)) != null) {
-                    assertThat(due.deadline).isLessThanOrEqualTo(now).isGreaterThanOrEqualTo(last);
-                    last = due.deadline;
+                    assertThat(due.deadlineNanos()).isLessThanOrEqualTo(now).isGreaterThanOrEqualTo(last);
+                    last = due.deadlineNanos();
                     assertThat(model.remove(new Key(modelDeadline[due.id], due.id))).isTrue();
-                    assertThat(modelDeadline[due.id]).isEqualTo(due.deadline);
+                    assertThat(modelDeadline[due.id]).isEqualTo(due.deadlineNanos());
                     modelDeadline[due.id] = Long.MAX_VALUE;
-                    assertThat(due.index).isEqualTo(-1);
+                    assertThat(due.timerIndex()).isEqualTo(-1);
                 }
                 assertThat(model.isEmpty() || model.first().deadline() > now).isTrue();
             }
             assertThat(timers.size()).isEqualTo(model.size());
             assertThat(timers.earliest()).isEqualTo(model.isEmpty() ? Long.MAX_VALUE : model.first().deadline());
             for (Timed t : peers) {
-                assertThat(t.index >= 0).isEqualTo(modelDeadline[t.id] != Long.MAX_VALUE);
+                assertThat(t.timerIndex() >= 0).isEqualTo(modelDeadline[t.id] != Long.MAX_VALUE);
             }
         }
     }
