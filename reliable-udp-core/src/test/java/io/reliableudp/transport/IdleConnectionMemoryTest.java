@@ -131,7 +131,7 @@ class IdleConnectionMemoryTest {
                 if (connections.size() < ports.size() && connected + endedCount() == connections.size()) {
                     int end = Math.min(ports.size(), connections.size() + WAVE);
                     for (int i = connections.size(); i < end; i++) {
-                        connections.add(Connection.client(settings, transmitter(ports.get(i)), events(), random, now()));
+                        connections.add(Connection.client(settings, PortTransmitter.to(ports.get(i), server), events(), random, now()));
                     }
                 }
                 boolean any = false;
@@ -173,32 +173,6 @@ class IdleConnectionMemoryTest {
             connections.clear();
         }
 
-        private Connection.Transmitter transmitter(DatagramPort port) {
-            return new Connection.Transmitter() {
-                @Override
-                public void transmit(byte[] data, int offset, int length) {
-                    send(ByteBuffer.wrap(data, offset, length));
-                }
-
-                @Override
-                public void transmit(ByteBuffer buffer, int offset, int length) {
-                    buffer.limit(offset + length).position(offset);
-                    try {
-                        send(buffer);
-                    } finally {
-                        buffer.clear();
-                    }
-                }
-
-                private void send(ByteBuffer datagram) {
-                    try {
-                        port.send(datagram, server);
-                    } catch (java.io.IOException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-            };
-        }
 
         private Connection.Events events() {
             return new Connection.Events() {

@@ -69,7 +69,7 @@ class TickCostTest {
         for (int i = 0; i < n; i++) {
             DatagramPort port = network.open();
             ports.add(port);
-            connections.add(Connection.client(settings, transmitter(port, server), events(connected), random,
+            connections.add(Connection.client(settings, PortTransmitter.to(port, server), events(connected), random,
                     (System.nanoTime() - epoch) / 1e9));
         }
         ByteBuffer in = ByteBuffer.allocate(2048);
@@ -100,32 +100,6 @@ class TickCostTest {
         return connected[0];
     }
 
-    private static Connection.Transmitter transmitter(DatagramPort port, InetSocketAddress server) {
-        return new Connection.Transmitter() {
-            @Override
-            public void transmit(byte[] data, int offset, int length) {
-                send(ByteBuffer.wrap(data, offset, length));
-            }
-
-            @Override
-            public void transmit(ByteBuffer buffer, int offset, int length) {
-                buffer.limit(offset + length).position(offset);
-                try {
-                    send(buffer);
-                } finally {
-                    buffer.clear();
-                }
-            }
-
-            private void send(ByteBuffer datagram) {
-                try {
-                    port.send(datagram, server);
-                } catch (java.io.IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        };
-    }
 
     private static Connection.Events events(int[] connected) {
         return new Connection.Events() {
