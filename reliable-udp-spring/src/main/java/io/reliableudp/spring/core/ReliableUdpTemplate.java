@@ -422,6 +422,8 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
                 result.completeExceptionally(e);
             }
         });
+        // a future the caller completes or cancels forgets its id too; the paths below forget it before
+        // completing, so whoever sees the future done also sees the request gone from the correlator
         result.whenComplete((m, e) -> correlator.cancel(id));
         CompletableFuture<SendResult> sent;
         try {
@@ -432,11 +434,13 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         }
         sent.whenComplete((r, e) -> {
             if (e != null) {
+                correlator.cancel(id);
                 result.completeExceptionally(e);
             }
         });
         CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
             if (!result.isDone()) {
+                correlator.cancel(id);
                 result.completeExceptionally(new ReliableUdpReplyTimeoutException(label, channel.name(), id, timeout));
             }
         });
