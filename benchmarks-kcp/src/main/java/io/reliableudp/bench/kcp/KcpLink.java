@@ -10,6 +10,7 @@ import io.netty.bootstrap.UkcpServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -19,6 +20,7 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * One KCP link for the benchmarks (kcp-netty 1.5.2 on Netty 4.1.68) behind JDK-only types, in the fast mode of
@@ -49,17 +51,22 @@ public final class KcpLink {
      * @throws InterruptedException when interrupted while binding
      */
     public static AutoCloseable listen(int port, Consumer<byte[]> sink) throws InterruptedException {
+        return bind(new InetSocketAddress(port), () -> new Inbound(sink));
+    }
+
+    /** Binds a KCP server channel in the fast mode; each accepted conversation gets a handler of its own. */
+    static Link bind(InetSocketAddress address, Supplier<ChannelHandler> handlers) throws InterruptedException {
         EventLoopGroup group = new NioEventLoopGroup(1);
         UkcpServerBootstrap b = new UkcpServerBootstrap();
         b.group(group).channel(UkcpServerChannel.class).childHandler(new ChannelInitializer<UkcpChannel>() {
             @Override
             protected void initChannel(UkcpChannel ch) {
-                ch.pipeline().addLast(new Inbound(sink));
+                ch.pipeline().addLast(handlers.get());
             }
         });
         ChannelOptionHelper.nodelay(b, true, INTERVAL_MILLIS, FAST_RESEND, true)
                 .childOption(UkcpChannelOption.UKCP_AUTO_SET_CONV, true);
-        Channel channel = b.bind(new InetSocketAddress(port)).sync().channel();
+        Channel channel = b.bind(address).sync().channel();
         return new Link(group, channel);
     }
 
@@ -72,13 +79,18 @@ public final class KcpLink {
      * @throws InterruptedException when interrupted while connecting
      */
     public static Consumer<byte[]> connect(String host, int port) throws InterruptedException {
+        return connect(host, port, bytes -> { });
+    }
+
+    /** Connects a KCP client channel in the fast mode; every message from the server goes to {@code sink}. */
+    static Link connect(String host, int port, Consumer<byte[]> sink) throws InterruptedException {
         EventLoopGroup group = new NioEventLoopGroup(1);
         Bootstrap b = new Bootstrap();
         b.group(group).channel(UkcpClientChannel.class).handler(new ChannelInitializer<UkcpChannel>() {
             @Override
             protected void initChannel(UkcpChannel ch) {
                 ch.conv(CONV);
-                ch.pipeline().addLast(new Inbound(bytes -> { }));
+                ch.pipeline().addLast(new Inbound(sink));
             }
         });
         ChannelOptionHelper.nodelay(b, true, INTERVAL_MILLIS, FAST_RESEND, true);
@@ -87,7 +99,7 @@ public final class KcpLink {
     }
 
     /** A bound or connected channel with its event loop. */
-    private static final class Link implements AutoCloseable, IntSupplier, Consumer<byte[]> {
+    static final class Link implements AutoCloseable, IntSupplier, Consumer<byte[]> {
         private final EventLoopGroup group;
         private final Channel channel;
 
