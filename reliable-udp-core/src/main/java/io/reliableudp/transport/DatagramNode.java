@@ -84,8 +84,12 @@ final class DatagramNode implements ReliableUdpNode {
         this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
         this.budget = message.datagramBudget();
         double keepAlive = seconds(config.keepAliveInterval());
+        double handshakeResend = Math.min(keepAlive, 0.25);
+        double tick = tickSeconds(config, handshakeResend);
+        // probes after silence go out on the tick: their interval is never shorter than it
         this.settings = new ConnectionSettings(config.protocolId(), config.preSharedKey(), keepAlive,
-                seconds(config.timeout()), seconds(config.connectTimeout()), Math.min(keepAlive, 0.25), message, sessions);
+                seconds(config.timeout()), seconds(config.connectTimeout()), handshakeResend, message, sessions,
+                true, ConnectionSettings.probeInterval(keepAlive, tick));
         HandshakeServer handshake = new HandshakeServer(settings, random, new HandshakeServer.Reporter() {
             @Override
             public void drop(DropReason reason) {
@@ -98,7 +102,6 @@ final class DatagramNode implements ReliableUdpNode {
             }
         });
         this.acceptor = new Acceptor(this, handshake, peers);
-        double tick = tickSeconds(config, settings.handshakeResendInterval());
         this.lanes = new IoLane[ports.length];
         for (int i = 0; i < ports.length; i++) {
             lanes[i] = new IoLane(this, i, ports[i], listener, tick);
