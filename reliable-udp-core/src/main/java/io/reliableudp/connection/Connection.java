@@ -188,7 +188,8 @@ public final class Connection implements Session.Output, Session.Input {
      * The least time a server-side connection may stay unconfirmed (no valid frame from its client since
      * the handshake): a live client answers our keepalive at once and then every keepalive interval, and
      * repeats its response every resend interval until it gets one, so four of the longer of the two
-     * (2 s with the defaults), and never more than the timeout. See {@link #unconfirmedDeadline}.
+     * (4 s with the 1 s default keepalive, 2 s at the former 500 ms), and never more than the timeout.
+     * See {@link #unconfirmedDeadline}.
      */
     public static double unconfirmedTimeout(ConnectionSettings settings) {
         return Math.min(settings.timeout(), 4 * Math.max(settings.keepAliveInterval(), settings.handshakeResendInterval()));
