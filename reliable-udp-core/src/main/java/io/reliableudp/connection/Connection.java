@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One connection, client or server side: handshake (client side), framing and optional AEAD of
- * every packet after the handshake, replay window, keepalives, timeout, disconnect. Owns the
+ * every packet after the handshake, replay window, keepalives and probes, timeout, disconnect. Owns the
  * {@link Session} (the message layer) of the connection. No sockets: datagrams come in through
  * {@link #receive} and go out through the {@link Transmitter}.
  *
@@ -135,6 +135,14 @@ public final class Connection implements Session.Output, Session.Input {
     private int cookieRefreshes;
     /** When {@link #update} last ran the session's update while connected (its housekeeping: statistics, loss timeout). */
     private double lastSessionUpdate = Double.NEGATIVE_INFINITY;
+    /** When the last PROBE keepalive went out (probes follow silence of {@link ConnectionSettings#probeAfter()}). */
+    private double lastProbe = Double.NEGATIVE_INFINITY;
+    /** {@link ConnectionSettings#probeAfter()}, or +inf when this end does not probe. */
+    private final double probeAfter;
+    /** {@link ConnectionSettings#probeInterval()}. */
+    private final double probeInterval;
+    private long probesSent;
+    private long probesAnswered;
 
     private long datagramsSent;
     private long datagramsReceived;
@@ -162,6 +170,8 @@ public final class Connection implements Session.Output, Session.Input {
         this.now = now;
         this.started = now;
         this.lastReceive = now;
+        this.probeAfter = settings.probes() ? settings.probeAfter() : Double.POSITIVE_INFINITY;
+        this.probeInterval = settings.probeInterval();
         this.state = client ? State.REQUESTING : State.CONNECTED;
     }
 
@@ -178,7 +188,8 @@ public final class Connection implements Session.Output, Session.Input {
      * The least time a server-side connection may stay unconfirmed (no valid frame from its client since
      * the handshake): a live client answers our keepalive at once and then every keepalive interval, and
      * repeats its response every resend interval until it gets one, so four of the longer of the two
-     * (2 s with the defaults), and never more than the timeout. See {@link #unconfirmedDeadline}.
+     * (4 s with the 1 s default keepalive, 2 s at the former 500 ms), and never more than the timeout.
+     * See {@link #unconfirmedDeadline}.
      */
     public static double unconfirmedTimeout(ConnectionSettings settings) {
         return Math.min(settings.timeout(), 4 * Math.max(settings.keepAliveInterval(), settings.handshakeResendInterval()));
@@ -303,6 +314,16 @@ public final class Connection implements Session.Output, Session.Input {
     /** Datagrams accepted for this connection. */
     long datagramsReceived() {
         return datagramsReceived;
+    }
+
+    /** PROBE keepalives this connection sent (after silence from the peer). */
+    long probesSent() {
+        return probesSent;
+    }
+
+    /** The peer's PROBE keepalives this connection answered (one plain keepalive each). */
+    long probesAnswered() {
+        return probesAnswered;
     }
 
     /** Bytes this connection sent, as on the wire. */
@@ -453,7 +474,13 @@ public final class Connection implements Session.Output, Session.Input {
             }
             case Protocol.DISCONNECT -> end(DisconnectReason.CLOSED_BY_PEER, "the peer disconnected", false);
             default -> {
-                // keepalive: lastReceive is all it carries
+                // keepalive: lastReceive is all it carries, and a probe asks for one plain keepalive at once
+                // (never a probe, so two ends cannot ping-pong; unknown flag bits are ignored)
+                if (settings.probes() && bodyLen >= Protocol.KEEPALIVE_PROBE_BODY
+                        && (body[bodyOff] & Protocol.KEEPALIVE_PROBE) != 0 && state == State.CONNECTED) {
+                    probesAnswered++;
+                    sendFrame(Protocol.KEEPALIVE, headroom, 0);
+                }
             }
         }
     }
@@ -514,7 +541,9 @@ public final class Connection implements Session.Output, Session.Input {
     /**
      * When {@link #update} next has work of its own (seconds on the owner's clock; at or before now: at
      * once): connected, the earliest of the keepalive ({@code keepAliveInterval} after the last packet
-     * sent), the timeout ({@code timeout} after the last valid packet heard) and the session's
+     * sent), the timeout ({@code timeout} after the last valid packet heard), the next probe (once
+     * nothing was heard for {@code probeAfter}, then every {@code probeInterval}; never while the peer is
+     * heard) and the session's
      * housekeeping update (once per {@code keepAliveInterval}); in the handshake, at once (the owner's
      * tick paces handshake resends); ended, never. Between now and then an {@code update} would do
      * nothing but the session's own deadlines ({@link #nextDeadline}), so an owner with many idle
@@ -523,13 +552,22 @@ public final class Connection implements Session.Output, Session.Input {
      */
     public double nextHousekeeping() {
         return switch (state) {
-            case CONNECTED -> Math.min(Math.min(Math.min(lastSend + settings.keepAliveInterval(),
+            case CONNECTED -> Math.min(Math.min(Math.min(Math.min(lastSend + settings.keepAliveInterval(),
                     // strictly after the timeout: update ends the connection only when more than timeout passed
                     Math.nextUp(lastReceive + settings.timeout())), lastSessionUpdate + settings.keepAliveInterval()),
-                    client || confirmed ? Double.POSITIVE_INFINITY : Math.nextUp(unconfirmedUntil));
+                    client || confirmed ? Double.POSITIVE_INFINITY : Math.nextUp(unconfirmedUntil)), nextProbe());
             case REQUESTING, RESPONDING -> Double.NEGATIVE_INFINITY;
             default -> Double.POSITIVE_INFINITY;
         };
+    }
+
+    /**
+     * When the next probe is due: {@code probeAfter} after the last valid frame heard, and
+     * {@code probeInterval} after the last probe (+inf when this end does not probe). Hearing the peer
+     * and sending a probe both move it later, never earlier.
+     */
+    private double nextProbe() {
+        return Math.max(lastReceive + probeAfter, lastProbe + probeInterval);
     }
 
     /** Whether reliable messages still wait for acknowledgement. */
@@ -538,7 +576,7 @@ public final class Connection implements Session.Output, Session.Input {
         return state == State.CONNECTED && s != null && s.hasPendingReliable();
     }
 
-    /** Timers: handshake resends and connect timeout, session update, keepalive, timeout. */
+    /** Timers: handshake resends and connect timeout, session update, keepalive, probe, timeout. */
     public void update(double time) {
         this.now = time;
         switch (state) {
@@ -566,6 +604,13 @@ public final class Connection implements Session.Output, Session.Input {
                 if (s != null) {
                     lastSessionUpdate = time;
                     s.update(time);
+                }
+                if (state == State.CONNECTED && time >= nextProbe()) {
+                    // silence beyond the peer's keepalive schedule: ask for an answer now (it is a keepalive too)
+                    lastProbe = time;
+                    probesSent++;
+                    datagram.put(headroom, (byte) Protocol.KEEPALIVE_PROBE);
+                    sendFrame(Protocol.KEEPALIVE, headroom, Protocol.KEEPALIVE_PROBE_BODY);
                 }
                 if (state == State.CONNECTED && time >= lastSend + settings.keepAliveInterval()) {
                     sendFrame(Protocol.KEEPALIVE, headroom, 0);

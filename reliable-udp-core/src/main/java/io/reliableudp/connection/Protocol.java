@@ -52,6 +52,15 @@ final class Protocol {
     /** Disconnect packets sent when a connection is closed (they may be lost: send several). */
     public static final int REDUNDANT_DISCONNECTS = 10;
 
+    /**
+     * KEEPALIVE body flag (its 1-byte body, bit 0): PROBE, "answer at once" (spec 3.7). The answer is a
+     * plain KEEPALIVE with an empty body, never a probe; other bits are ignored by a receiver.
+     */
+    public static final int KEEPALIVE_PROBE = 0x01;
+
+    /** The body length of a probe KEEPALIVE (the flags byte). */
+    public static final int KEEPALIVE_PROBE_BODY = 1;
+
     /** How long a challenge cookie stays valid, in milliseconds. */
     public static final long COOKIE_LIFETIME_MILLIS = 10_000;
 

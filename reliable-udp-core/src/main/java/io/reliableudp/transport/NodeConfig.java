@@ -180,7 +180,7 @@ public final class NodeConfig {
      */
     public MessageConfig.SendMode sendMode() { return sendMode; }
 
-    /** Keepalive interval when idle (default 500 ms: a keepalive goes when nothing else was sent for this long; 10 per default timeout). */
+    /** Keepalive interval when idle (default 1 s: a keepalive goes when nothing else was sent for this long; after 1.5 intervals of silence from the peer, probes every quarter interval until it is heard or times out; see docs/connection.md "Liveness"). */
     public Duration keepAliveInterval() { return keepAliveInterval; }
 
     /** Silence after which a connection times out (default 5 s). */
@@ -280,7 +280,7 @@ public final class NodeConfig {
         private long protocolId = 0x5255_4450_0001_0000L;
         private double sendRateHz = 60;
         private MessageConfig.SendMode sendMode = MessageConfig.SendMode.IMMEDIATE;
-        private Duration keepAliveInterval = Duration.ofMillis(500);
+        private Duration keepAliveInterval = Duration.ofSeconds(1);
         private Duration timeout = Duration.ofSeconds(5);
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration sendQueueWait = Duration.ZERO;

@@ -12,13 +12,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Harness, not a test (no assertion, never run by the build): the CPU an idle node costs. One server
  * node with {@code N} idle connections (default 100, from N client nodes in this JVM, default node
- * settings: keepalives every 500 ms each way, timeout 5 s, nothing else) for {@code S} seconds (default 10); prints
+ * settings: keepalives every 1 s each way, timeout 5 s, nothing else) for {@code S} seconds (default 10); prints
  * the server I/O thread's CPU time (platform thread) and the whole process's, as fractions of one core.
  *
  * <pre>./mvnw -B -q -pl reliable-udp-core test-compile
  * java -cp reliable-udp-core/target/classes:reliable-udp-core/target/test-classes:JSPECIFY_JAR \
  *     io.reliableudp.transport.IdleNodeCpuMain [connections] [seconds] [platform|virtual] [keepalive-ms]</pre>
- * (a keepalive other than the default 500 ms sets the timeout to 50 of them; {@code java -jar benchmarks.jar idle} measures the node in a JVM of its own)
+ * (a keepalive other than the default 1 s sets the timeout to 50 of them; {@code java -jar benchmarks.jar idle} measures the node in a JVM of its own)
  */
 public final class IdleNodeCpuMain {
 

@@ -97,8 +97,11 @@ final class ClientHarness implements AutoCloseable {
                 .lowerLayerOverhead(Math.max(Connection.frameOverhead(false), requested.lowerLayerOverhead()))
                 .sendRateHz(node.sendRateHz()).sendMode(node.sendMode()).build();
         double keepAlive = node.keepAliveInterval().toNanos() / 1e9;
+        double handshakeResend = Math.min(keepAlive, 0.25);
+        // probes after silence, every max(keepalive / 4, the node's tick): the clients probe as a node's do
         return new ConnectionSettings(node.protocolId(), null, keepAlive, node.timeout().toNanos() / 1e9,
-                node.connectTimeout().toNanos() / 1e9, Math.min(keepAlive, 0.25), message, MessageSession.FACTORY);
+                node.connectTimeout().toNanos() / 1e9, handshakeResend, message, MessageSession.FACTORY,
+                true, ConnectionSettings.probeInterval(keepAlive, handshakeResend / 2));
     }
 
     /** From now on every connected client sends {@code hz} messages of {@code bytes} per second (0: stop). */

@@ -22,7 +22,7 @@ import org.springframework.util.unit.DataSize;
  * @param maxConnections Most simultaneous connections, 1..65536.
  * @param protocolId 64-bit protocol id; nodes only talk to nodes with the same id (default 0x5255445000010000; hex such as 0x1234 is accepted).
  * @param sendRate Send ticks per second, 1..10000: in TICK mode the rate of send rounds per connection; in IMMEDIATE mode the cadence of the statistics and the base of Gaffer's bad-mode rate.
- * @param keepAliveInterval Keepalive interval while a connection is idle: a keepalive goes when nothing else was sent for this long (10 per default timeout; 100 idle connections then cost well under 1% of a core).
+ * @param keepAliveInterval Keepalive interval while a connection is idle: a keepalive goes when nothing else was sent for this long; after 1.5 intervals without a frame from the peer, probes (answered at once) go every quarter interval until it is heard or times out, so 5 keepalives per default timeout are enough.
  * @param timeout Silence after which a connection times out; at least twice the keepalive interval.
  * @param connectTimeout How long a handshake with a peer may take.
  * @param sendQueueWait How long a send waits for room in a full channel queue before failing with QUEUE_FULL (0 fails at once).
@@ -52,7 +52,7 @@ public record ReliableUdpProperties(
         @DefaultValue("8192") int maxConnections,
         @DefaultValue("5932723194518634496") long protocolId,
         @DefaultValue("60") double sendRate,
-        @DefaultValue("500ms") Duration keepAliveInterval,
+        @DefaultValue("1s") Duration keepAliveInterval,
         @DefaultValue("5s") Duration timeout,
         @DefaultValue("5s") Duration connectTimeout,
         @DefaultValue("0ms") Duration sendQueueWait,

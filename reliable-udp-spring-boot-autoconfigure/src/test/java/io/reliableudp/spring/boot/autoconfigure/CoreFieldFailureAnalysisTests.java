@@ -28,7 +28,7 @@ class CoreFieldFailureAnalysisTests {
             reliable-udp.max-connections                | 0      | 0       | maxConnections must be within 1..65536, was 0
             reliable-udp.send-rate                      | 0      | 0.0     | sendRateHz must be within 1..10000, was 0.0
             reliable-udp.keep-alive-interval            | 0s     | PT0S    | keepAliveInterval must be > 0, was PT0S
-            reliable-udp.timeout                        | 750ms  | PT0.75S | timeout (PT0.75S) must be at least twice keepAliveInterval (PT0.5S)
+            reliable-udp.timeout                        | 1500ms | PT1.5S  | timeout (PT1.5S) must be at least twice keepAliveInterval (PT1S)
             reliable-udp.connect-timeout                | -1s    | PT-1S   | connectTimeout must be > 0, was PT-1S
             reliable-udp.send-queue-wait                | -1ms   | PT-0.001S | sendQueueWait must be >= 0, was PT-0.001S
             reliable-udp.receive-busy-poll              | 5ms    | PT0.005S | receiveBusyPoll must be within 0..1ms, was PT0.005S
