@@ -415,6 +415,11 @@ public final class MessageEndpoint {
         composer.peerAcksWithin(seconds);
     }
 
+    /** Ack-only packets sent only to keep this end's packet sequence caught up with the peer's (tests). */
+    long sequenceCatchUps() {
+        return composer.sequenceCatchUps();
+    }
+
     /** Whether a reliable message is still waiting to be sent or acknowledged. */
     public boolean hasPendingReliable() {
         return queue.hasPendingReliable();

@@ -35,6 +35,20 @@ final class PacketComposer {
     static final int ACK_EVERY_PACKETS = 16;
     /** TICK mode: idle send ticks that still repeat an ack-only packet after the last data packet arrived. */
     static final int REDUNDANT_ACKS = 2;
+    /**
+     * Most packets this end's sequence may be behind the newest one received for ack-only packets to
+     * catch it up ({@link #sendAckOnly}): one. Further behind, the peer sends in bursts or loses several
+     * in a row, and the catch-up (one ack-only packet per step) is likely to be undone before it pays.
+     */
+    static final int MAX_CATCH_UP = 1;
+    /**
+     * Highest estimated loss of the peer's packets at which an ack-only packet catches this end's sequence
+     * up: a catch-up costs one ack-only packet (37 bytes on IPv4) and saves a byte in each packet of ours
+     * until the sequence falls behind again, about {@code 1 / loss} packets later.
+     */
+    static final double CATCH_UP_MAX_LOSS = 0.02;
+    /** Weight of one received packet in the estimate of the peer's packets missing per packet received. */
+    static final double INCOMING_LOSS_WEIGHT = 1.0 / 128;
     /** Resend interval base before the first RTT sample. */
     static final double INITIAL_RTT_SECONDS = 0.1;
     /** IMMEDIATE: the earliest a resend deadline may be after a round that found it not yet due (1 us). */
@@ -93,6 +107,10 @@ final class PacketComposer {
     /** Newest packet sequence received from the peer (0xFFFF before any: its first packet is 0). */
     private int highestReceived = 0xFFFF;
     private long immediateAcks;
+    /** Smoothed count of the peer's sequences skipped per newer packet received (its packets lost or late). */
+    private double incomingLoss;
+    private boolean receivedAny;
+    private long sequenceCatchUps;
 
     private long packetsSent;
     private long ackOnlyPacketsSent;
@@ -257,7 +275,9 @@ final class PacketComposer {
         boolean newer = ahead != 0 && ahead < 0x8000;
         boolean gap = newer && ahead > 1;
         if (newer) {
+            incomingLoss += (Math.min(ahead - 1, 64) - incomingLoss) * INCOMING_LOSS_WEIGHT;
             highestReceived = sequence;
+            receivedAny = true;
         }
         if (!data) {
             return;
@@ -384,9 +404,24 @@ final class PacketComposer {
         return timeouts != 0 && ackMark == (int) log.acksTaken() ? timeouts : 0;
     }
 
-    /** Sends a header-only packet: it carries the packet layer's acks and nothing else. */
+    /**
+     * Sends a header-only packet: it carries the packet layer's acks and nothing else. Then, when this
+     * end's sequence has fallen behind the newest one received by one (the peer sent a packet this end
+     * did not answer: a lost one, or two acknowledged at once) while the peer's packets are rarely lost,
+     * sends one more to catch it up (see {@link #catchUpDue}).
+     */
     void sendAckOnly(double now) {
         ackDeadline = Double.POSITIVE_INFINITY; // also when the packet is not sent: no retry loop
+        if (!sendHeaderOnly(now)) {
+            return;
+        }
+        dataPacketsSinceSend = 0;
+        for (int n = catchUpDue(); n > 0 && sendHeaderOnly(now); n--) {
+            sequenceCatchUps++;
+        }
+    }
+
+    private boolean sendHeaderOnly(double now) {
         int seq = link.nextPacketSequence();
         log.begin(seq, now);
         FrameWriter f = frames;
@@ -395,11 +430,33 @@ final class PacketComposer {
         if (r < 0) {
             log.abort();
             packetsNotSent++;
-            return;
+            return false;
         }
         log.commit(false, 0);
         ackOnlyPacketsSent++;
-        dataPacketsSinceSend = 0;
+        return true;
+    }
+
+    /**
+     * How many ack-only packets to add so that the sequence of this end's last packet is not behind the
+     * newest sequence received (0: none). The packet layer writes the ack as an 8-bit difference
+     * {@code sequence - ack} when that is 0..255 and as 16 bits otherwise ({@code reliable} 1.4.0), so
+     * an end whose sequence is behind the peer's by even one pays a byte in every packet from then on
+     * until it sends more packets than the peer: on a stream answered by one ack-only packet per data
+     * packet, for good after the first lost data packet or the first two acknowledged by one packet.
+     * A catch-up costs one ack-only packet each (and protects the acknowledgement it repeats against
+     * the loss of the first copy); it pays when the sequence then stays caught up for more than about
+     * 37 packets, so only while the peer's packets are rarely lost ({@link #CATCH_UP_MAX_LOSS}) and
+     * only for a lag of one ({@link #MAX_CATCH_UP}).
+     */
+    private int catchUpDue() {
+        if (!receivedAny || incomingLoss >= CATCH_UP_MAX_LOSS) {
+            return 0;
+        }
+        // the peer's next packet will be one newer than the newest received, and so will our answer to
+        // it: our packet just sent must not be behind the newest received
+        int behind = (highestReceived - (link.nextPacketSequence() - 1)) & 0xFFFF;
+        return behind <= MAX_CATCH_UP ? behind : 0;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -727,6 +784,11 @@ final class PacketComposer {
 
     long packetsSent() {
         return packetsSent;
+    }
+
+    /** Ack-only packets sent only to catch this end's sequence up with the peer's ({@link #catchUpDue}). */
+    long sequenceCatchUps() {
+        return sequenceCatchUps;
     }
 
     long ackOnlyPacketsSent() {

@@ -15,7 +15,7 @@ import java.util.Locale;
  * without.
  *
  * <pre>java -cp reliable-udp-core/target/classes:reliable-udp-core/target/test-classes:JSPECIFY_JAR \
- *     io.reliableudp.message.ZeroLossTailProbe [events] [jitterMs] [loss%]</pre>
+ *     io.reliableudp.message.ZeroLossTailProbe [events] [jitterMs] [loss%] [resendFloorMs]</pre>
  */
 public final class ZeroLossTailProbe {
 
@@ -28,9 +28,16 @@ public final class ZeroLossTailProbe {
         int events = args.length > 0 ? Integer.parseInt(args[0]) : 3600;
         double jitterMs = args.length > 1 ? Double.parseDouble(args[1]) : 1.0;
         double loss = args.length > 2 ? Double.parseDouble(args[2]) / 100 : 0;
-        for (boolean congestion : new boolean[] {true, false}) {
-            run(MessageConfig.defaults().toBuilder().congestionAvoidance(congestion).build(), events, jitterMs, loss,
-                    "loss " + loss * 100 + " %, congestion avoidance " + (congestion ? "on (default)" : "off"));
+        // a 4th argument: the resend timer's floor in ms instead of the default (issue 10's bytes: what a
+        // timer that waits for the next event's ack would save and cost); congestion avoidance on only
+        double floorMs = args.length > 3 ? Double.parseDouble(args[3]) : -1;
+        for (boolean congestion : floorMs >= 0 ? new boolean[] {true} : new boolean[] {true, false}) {
+            MessageConfig.Builder b = MessageConfig.defaults().toBuilder().congestionAvoidance(congestion);
+            if (floorMs >= 0) {
+                b.minResendIntervalSeconds(floorMs / 1000);
+            }
+            run(b.build(), events, jitterMs, loss, "loss " + loss * 100 + " %, congestion avoidance "
+                    + (congestion ? "on (default)" : "off") + (floorMs >= 0 ? ", resend floor " + floorMs + " ms" : ""));
         }
     }
 
