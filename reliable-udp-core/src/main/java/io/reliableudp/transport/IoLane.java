@@ -53,12 +53,23 @@ final class IoLane implements IoLoop.Handler {
 
     /**
      * {@code peer} (of this lane) has something queued; this lane's thread writes it in its next turn.
-     * Any thread; a burst costs one mark and one wake-up.
+     * Any thread; a burst costs one mark and one wake-up. A peer that is marked already while the loop
+     * waits with no wake-up pending was kept marked by its last write ({@link #keepMarked}): that loop
+     * is woken once too.
      */
     void sendSoon(NodePeer peer) {
-        if (dirty.mark(peer)) {
+        if (dirty.mark(peer) || loop.idle()) {
             loop.wakeup();
         }
+    }
+
+    /**
+     * This lane's thread, after a write of {@code peer} sent something: marks it again without a
+     * wake-up, so the next turn writes it once more (whatever was queued since) and a send meanwhile
+     * is handed to this loop rather than written alone by the sending thread ({@link NodePeer#writeQueued}).
+     */
+    void keepMarked(NodePeer peer) {
+        dirty.mark(peer);
     }
 
     /** Another lane read a datagram of {@code peer} (of this lane): a copy is handled in this lane's next turn. */
