@@ -53,12 +53,15 @@ final class IoLane implements IoLoop.Handler {
 
     /**
      * {@code peer} (of this lane) has something queued; this lane's thread writes it in its next turn.
-     * Any thread; a burst costs one mark and one wake-up. A peer that is marked already while the loop
-     * waits with no wake-up pending was kept marked by its last write ({@link #keepMarked}): that loop
-     * is woken once too.
+     * Any thread; a burst costs one mark and one wake-up. From another thread the loop is asked for a
+     * turn even when the peer is marked already: a mark kept by the peer's last write
+     * ({@link #keepMarked}) has no wake-up pending with it, and {@link IoLoop#wakeup()} costs one look
+     * at its flag while one is pending (and no port call while the loop works). On the loop's own
+     * thread (a listener's send) a marked peer needs nothing: this turn's write, after the listener
+     * calls, takes it.
      */
     void sendSoon(NodePeer peer) {
-        if (dirty.mark(peer) || loop.idle()) {
+        if (dirty.mark(peer) || !loop.inLoop()) {
             loop.wakeup();
         }
     }
