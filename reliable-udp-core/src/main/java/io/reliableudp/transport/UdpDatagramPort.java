@@ -13,9 +13,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.DatagramChannel;
+import java.nio.channels.Pipe;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -23,6 +25,14 @@ import org.jspecify.annotations.Nullable;
  * A {@link DatagramPort} over one UDP socket: a non-blocking {@link DatagramChannel} registered with
  * its own {@link Selector}, so that the I/O loop waits for readability (or a {@link #wakeup()} from
  * another thread) without closing or interrupting the channel.
+ *
+ * <p>Other threads wake the wait through a pipe of this port's own, registered with the selector
+ * beside the socket, rather than {@link Selector#wakeup()}: the JDK's selector writes its eventfd
+ * while it holds a monitor that the woken select takes again to clear the wake-up, so every wake-up
+ * of a waiting loop made the woken thread block on the waker (issue 9: the I/O thread's most
+ * frequent contended monitor, a futex wait and wake and a context switch per wake-up). The pipe's
+ * write end has its own lock, which the loop never takes; the loop reads the pipe empty when the
+ * select reports it.
  *
  * <p>A virtual thread waiting here parks (on recent JDKs the selector's epoll descriptor is polled by
  * the JDK's poller; on JDK 21 the select blocks its carrier, which the scheduler compensates). With
@@ -43,8 +53,8 @@ public final class UdpDatagramPort implements DatagramPort {
 
     private static final System.Logger LOG = System.getLogger(UdpDatagramPort.class.getName());
 
-    /** The selector's per-key action: nothing to do, the I/O loop reads the channel until it is empty. */
-    private static final Consumer<SelectionKey> IGNORE_KEY = key -> { };
+    /** The attachment of the wake-up pipe's selection key. */
+    private static final Object WAKE = new Object();
 
     private final DatagramChannel channel;
     private final Selector selector;
@@ -71,11 +81,25 @@ public final class UdpDatagramPort implements DatagramPort {
      */
     static final int RESELECT_EVERY = 16;
     private final Consumer<SelectionKey> collect = this::collect;
+    /** Single-socket mode's per-key action: empties the wake-up pipe; the loop reads the socket until it is empty anyway. */
+    private final Consumer<SelectionKey> onReady = this::onReady;
+    /** Wakes the select ({@link #wakeup()}): other threads write a byte, the loop reads them. */
+    private final Pipe wake;
+    /**
+     * Set by the waker that writes the pipe, cleared by the loop after it read the pipe empty: until
+     * then further wake-ups write nothing (the select they would end has returned or is about to).
+     */
+    private final AtomicBoolean signalled = new AtomicBoolean();
+    /** The byte a waker writes; wakers take its monitor (the loop never does). */
+    private final ByteBuffer wakeByte = ByteBuffer.allocateDirect(1);
+    /** Where the loop reads the wake-up pipe empty (loop only). */
+    private final ByteBuffer wakeDrain = ByteBuffer.allocateDirect(64);
 
-    private UdpDatagramPort(DatagramChannel channel, Selector selector, InetSocketAddress bind, int receiveBufferBytes,
-                            int sendBufferBytes, boolean reusePort) throws IOException {
+    private UdpDatagramPort(DatagramChannel channel, Selector selector, Pipe wake, InetSocketAddress bind,
+                            int receiveBufferBytes, int sendBufferBytes, boolean reusePort) throws IOException {
         this.channel = channel;
         this.selector = selector;
+        this.wake = wake;
         this.localAddress = (InetSocketAddress) channel.getLocalAddress();
         this.bind = bind;
         this.receiveBufferBytes = receiveBufferBytes;
@@ -140,6 +164,7 @@ public final class UdpDatagramPort implements DatagramPort {
                 : bind.getAddress() instanceof Inet4Address ? StandardProtocolFamily.INET : null;
         DatagramChannel channel = family == null ? DatagramChannel.open() : DatagramChannel.open(family);
         Selector selector = null;
+        Pipe wake = null;
         try {
             setBuffer(channel, StandardSocketOptions.SO_RCVBUF, "socketReceiveBufferSize", receiveBufferBytes);
             setBuffer(channel, StandardSocketOptions.SO_SNDBUF, "socketSendBufferSize", sendBufferBytes);
@@ -153,11 +178,18 @@ public final class UdpDatagramPort implements DatagramPort {
             channel.configureBlocking(false);
             selector = Selector.open();
             channel.register(selector, SelectionKey.OP_READ, new Member(channel));
-            return new UdpDatagramPort(channel, selector, bind, receiveBufferBytes, sendBufferBytes, reusePort);
+            wake = Pipe.open();
+            wake.source().configureBlocking(false);
+            wake.sink().configureBlocking(false);
+            wake.source().register(selector, SelectionKey.OP_READ, WAKE);
+            return new UdpDatagramPort(channel, selector, wake, bind, receiveBufferBytes, sendBufferBytes, reusePort);
         } catch (IOException | RuntimeException e) {
             channel.close();
             if (selector != null) {
                 selector.close();
+            }
+            if (wake != null) {
+                closeQuietly(wake);
             }
             throw e;
         }
@@ -251,6 +283,10 @@ public final class UdpDatagramPort implements DatagramPort {
     }
 
     private void collect(SelectionKey key) {
+        if (key.attachment() == WAKE) {
+            drainWake();
+            return;
+        }
         if (!(key.attachment() instanceof Member m) || m.listed) {
             return; // listed already: it is still being read in turn
         }
@@ -306,7 +342,7 @@ public final class UdpDatagramPort implements DatagramPort {
                 ch.close();
                 return false;
             }
-            selector.wakeup(); // a loop waiting in select picks the new key up
+            wakeup(); // a loop waiting in select picks the new key up
             return true;
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "could not open a dedicated socket on " + localAddress + " for " + remote
@@ -355,19 +391,69 @@ public final class UdpDatagramPort implements DatagramPort {
             // the action forms: a ready key is not added to the selected-key set (a HashSet node per
             // wake-up that returns the key: garbage on every busy wait), the loop reads until empty anyway
             if (timeoutNanos <= 0) {
-                selector.selectNow(IGNORE_KEY);
+                selector.selectNow(onReady);
             } else {
                 // select takes milliseconds (0 would mean forever): round up, so a short wait never spins
-                selector.select(IGNORE_KEY, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
+                selector.select(onReady, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
             }
         } catch (ClosedSelectorException e) {
             throw new ClosedChannelException();
         }
     }
 
+    /** Single-socket mode: the socket needs nothing (the loop reads it until empty); the wake-up pipe is emptied. */
+    private void onReady(SelectionKey key) {
+        if (key.attachment() == WAKE) {
+            drainWake();
+        }
+    }
+
+    /**
+     * The loop, after a select reported the pipe: reads every wake-up byte (a waker's byte written
+     * after this read stays and ends the next select at once, so none is lost).
+     */
+    private void drainWake() {
+        try {
+            do {
+                wakeDrain.clear();
+            } while (wake.source().read(wakeDrain) > 0);
+        } catch (IOException e) {
+            // closed under us (the port is closing): nothing to wake any more
+            LOG.log(Level.DEBUG, () -> "reading the wake-up pipe of " + localAddress + " failed: " + e);
+        }
+        // after the read: a wake-up skipped because the flag was still set came before this point, and
+        // the turn that follows this select sees what its caller did; one after it writes a new byte
+        signalled.set(false);
+    }
+
     @Override
     public void wakeup() {
-        selector.wakeup();
+        if (signalled.get() || signalled.getAndSet(true)) {
+            return; // a byte is in the pipe and the loop has not read it yet
+        }
+        synchronized (wakeByte) {
+            wakeByte.clear();
+            try {
+                // non-blocking: a full pipe (64 KiB of unread wake-ups) already wakes the loop
+                wake.sink().write(wakeByte);
+            } catch (IOException e) {
+                // closed: the loop is stopping or stopped, there is no wait left to end
+                LOG.log(Level.DEBUG, () -> "waking the I/O loop of " + localAddress + " failed: " + e);
+            }
+        }
+    }
+
+    private static void closeQuietly(Pipe pipe) {
+        try {
+            pipe.sink().close();
+        } catch (IOException ignored) {
+            // nothing more to release
+        }
+        try {
+            pipe.source().close();
+        } catch (IOException ignored) {
+            // nothing more to release
+        }
     }
 
     @Override
@@ -395,6 +481,7 @@ public final class UdpDatagramPort implements DatagramPort {
         } catch (IOException e) {
             LOG.log(Level.WARNING, "closing the selector of " + localAddress + " failed: " + e);
         }
+        closeQuietly(wake);
     }
 
     @Override
