@@ -93,6 +93,7 @@ final class DeliveryRateController implements CongestionController {
     private final PacketLog log;
     private final double sendRateHz;
     private final long inflightFloor;
+    private final int packetBytes;
     private final double quantumSeconds;
     private final double ackClockSeconds;
 
@@ -147,16 +148,19 @@ final class DeliveryRateController implements CongestionController {
      * @param sendRateHz the tick rate of the tick-based composer
      * @param log the packet log (bytes in flight)
      * @param inflightFloor bytes in flight always allowed (a few full packets)
+     * @param packetBytes the largest packet payload (the budget): the pacing floor is one per
+     *     {@value #MAX_PROBE_INTERVAL_SECONDS} s
      * @param quantumSeconds how far ahead of the pacing schedule one send may run (the tick interval
      *     for the tick-based composer: a tick may send what the pacing rate allows until the next one)
      * @param ackClockSeconds delay the acks add to the path's RTT besides the wire (two ticks: the
      *     sender's and the peer's)
      */
-    DeliveryRateController(double time, double sendRateHz, PacketLog log, long inflightFloor, double quantumSeconds,
-            double ackClockSeconds) {
+    DeliveryRateController(double time, double sendRateHz, PacketLog log, long inflightFloor, int packetBytes,
+            double quantumSeconds, double ackClockSeconds) {
         this.sendRateHz = sendRateHz;
         this.log = log;
         this.inflightFloor = inflightFloor;
+        this.packetBytes = packetBytes;
         this.quantumSeconds = quantumSeconds;
         this.ackClockSeconds = ackClockSeconds;
         this.lastAckTime = time;
@@ -526,10 +530,28 @@ final class DeliveryRateController implements CongestionController {
         return Math.max(inflightFloor, (long) Math.min(Long.MAX_VALUE / 4, bdp(CWND_GAIN) * lossCompensation()));
     }
 
+    /**
+     * Pacing rate, bytes per second: gain x model bandwidth x loss compensation, never below
+     * {@link #minPacingRate()} (infinite before the first sample).
+     */
     @Override
     public double pacingRateBytesPerSecond() {
         double bw = modelBandwidth();
-        return bw <= 0 ? Double.POSITIVE_INFINITY : pacingGain() * bw * lossCompensation();
+        return bw <= 0 ? Double.POSITIVE_INFINITY : Math.max(minPacingRate(), pacingGain() * bw * lossCompensation());
+    }
+
+    /**
+     * The floor of the pacing rate: one full packet per longest probe interval
+     * ({@value #MAX_PROBE_INTERVAL_SECONDS} s; 6 KB/s at the default 1,200-byte budget), so pacing
+     * never holds a packet longer than that after the last one. Without it a model collapsed by a hostile or stalled path (RTT samples of
+     * tens of seconds give delivery rates of tens of bytes a second) paced each packet tens of
+     * seconds after the last, and with nothing in flight no ack came to raise the rate again: a
+     * reliable message sat queued for 100 s on a path that delivered everything (found by
+     * {@code DeliveryFuzzTest}). The floor is the rate of the outage probe (one packet per probe
+     * interval past a full window), far below what the window's floor of full packets allows per RTT.
+     */
+    double minPacingRate() {
+        return packetBytes / MAX_PROBE_INTERVAL_SECONDS;
     }
 
     @Override

@@ -110,7 +110,7 @@ public final class MessageEndpoint {
         this.maxUnreliableSize = Math.min(config.maxMessageSize(),
                 MAX_UNRELIABLE_FRAGMENTS * fragmentSize - Frames.msgFrameSize(0) - 4);
         this.log = new PacketLog(SENT_PACKETS);
-        this.congestion = congestionController(config, time, log, (long) INITIAL_WINDOW_PACKETS * payloadBudget);
+        this.congestion = congestionController(config, time, log, payloadBudget);
         log.setController(congestion);
         this.queue = new SendQueue(config, payloadBudget, maxUnreliableSize);
         this.acks = new AckTracker(log, queue);
@@ -143,7 +143,8 @@ public final class MessageEndpoint {
     }
 
     private static CongestionController congestionController(MessageConfig config, double time, PacketLog log,
-            long inflightFloor) {
+            int payloadBudget) {
+        long inflightFloor = (long) INITIAL_WINDOW_PACKETS * payloadBudget;
         MessageConfig.CongestionControl kind = config.congestionAvoidance() ? config.congestionControl()
                 : MessageConfig.CongestionControl.NONE;
         double tick = 1.0 / config.sendRateHz();
@@ -155,7 +156,8 @@ public final class MessageEndpoint {
         double quantum = immediate ? 0.001 : tick;
         double ackAllowance = immediate ? 0.005 + 2 * config.ackDelaySeconds() : 2 * tick;
         return switch (kind) {
-            case DELIVERY_RATE -> new DeliveryRateController(time, config.sendRateHz(), log, inflightFloor, quantum, ackAllowance);
+            case DELIVERY_RATE -> new DeliveryRateController(time, config.sendRateHz(), log, inflightFloor, payloadBudget,
+                    quantum, ackAllowance);
             case GAFFER -> new GafferController(true, config.sendRateHz(), config.congestionRttThresholdMillis(),
                     config.congestionLossThresholdPercent(), time, log, config.bandwidthEstimation(), inflightFloor);
             case NONE -> new NoCongestionController(config.sendRateHz());
