@@ -135,7 +135,7 @@ class SimpleDiscoveryTests {
     void aKilledInstanceFailsItsInFlightMessagesWithAReasonAndTheRestIsReRouted() {
         int a = servers.start("a", 0);
         int b = servers.start("b", 0);
-        client = startClient(new java.util.LinkedHashMap<>(Map.of("a", a, "b", b)), "reliable-udp.timeout=1s");
+        client = startClient(new java.util.LinkedHashMap<>(Map.of("a", a, "b", b)), "reliable-udp.timeout=1s", "reliable-udp.keep-alive-interval=250ms");
         await().atMost(Duration.ofSeconds(10)).until(() -> orders().instances().size() == 2);
         ReliableUdpTemplate template = client.getBean(ReliableUdpTemplate.class);
         MessageFlow flow = new MessageFlow(template, "orders", 16, Duration.ofMillis(5)).start();
