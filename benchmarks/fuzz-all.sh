@@ -20,7 +20,7 @@ SECONDS_PER_TARGET="${1:-120}"
 MAX_EXECUTIONS="${2:-}"
 FILTER="${3:-}"
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-OUT=benchmarks/target/fuzz
+OUT="${FUZZ_OUT:-benchmarks/target/fuzz}"
 mkdir -p "$OUT"
 
 # every @FuzzTest method of the core, as Class#method
@@ -42,7 +42,12 @@ for t in $targets; do
   start=$(date +%s)
   execs=0; fuzz_seconds=0; finding=no; cov=?
   while :; do
-    JAZZER_FUZZ=1 ./mvnw -B -pl reliable-udp-core surefire:test "-Dtest=$t" -Dsurefire.failIfNoSpecifiedTests=false >> "$log" 2>&1
+    # Jazzer >= 0.25 takes JAZZER_MAX_DURATION / JAZZER_MAX_EXECUTIONS over the annotation's maxDuration, so one
+    # run normally covers the whole budget; the loop only restarts it if it ends early
+    left_s=$((SECONDS_PER_TARGET - ($(date +%s) - start))); [ "$left_s" -lt 1 ] && left_s=1
+    left_n=0; [ -n "$MAX_EXECUTIONS" ] && left_n=$((MAX_EXECUTIONS - execs))
+    JAZZER_FUZZ=1 JAZZER_MAX_DURATION="${left_s}s" JAZZER_MAX_EXECUTIONS="$left_n" \
+      ./mvnw -B -pl reliable-udp-core surefire:test "-Dtest=$t" -Dsurefire.failIfNoSpecifiedTests=false >> "$log" 2>&1
     rc=$?
     done_line=$(grep -aE '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)
     n=$(echo "$done_line" | sed -nE 's/^Done ([0-9]+) runs in ([0-9]+) second.*/\1/p')
