@@ -5,13 +5,14 @@
 #   e.g. benchmarks/fuzz-all.sh 3600 10000000          (the "1 hour or 10M executions, whichever first")
 #        benchmarks/fuzz-all.sh 180 "" "DeliveryFuzzTest|WireCodec"   (3 minutes of each target whose Class#method matches the regex)
 #
-# Each target is fuzzed with JAZZER_FUZZ=1 -Dtest=Class#method. A Jazzer run stops at its @FuzzTest maxDuration
-# (30 s for most targets here, the default 5 min for ConnectionFuzzTest's, so one run of those lasts 5 min whatever
-# SECONDS_PER_TARGET says; -Djazzer.max_duration does not override the annotation in Jazzer 0.24), so the
-# script runs the target again and again until SECONDS_PER_TARGET (default 120) or MAX_EXECUTIONS_PER_TARGET is
-# reached; the working corpus in reliable-udp-core/.cifuzz-corpus/ (not committed) carries over between runs.
-# Logs: benchmarks/target/fuzz/CLASS#METHOD.log; the summary (executions, executions/s, coverage, finding) is
-# printed and written to benchmarks/target/fuzz/summary.txt. A finding stops that target: Jazzer writes the
+# Each target is fuzzed with JAZZER_FUZZ=1 -Dtest=Class#method, its budget passed as JAZZER_MAX_DURATION and
+# JAZZER_MAX_EXECUTIONS: Jazzer 0.25+ takes those over the @FuzzTest maxDuration (30 s for most targets here),
+# so one Jazzer run covers the whole budget. Should a run end early, the script starts the target again until
+# SECONDS_PER_TARGET (default 120) or MAX_EXECUTIONS_PER_TARGET is reached; the working corpus in
+# reliable-udp-core/.cifuzz-corpus/ (not committed) carries over between runs. FUZZ_OUT (default
+# benchmarks/target/fuzz) names the log directory, so that runs of different targets can go side by side.
+# Logs: $FUZZ_OUT/CLASS#METHOD.log; the summary (executions, executions/s, coverage, finding) is
+# printed and written to $FUZZ_OUT/summary.txt. A finding stops that target: Jazzer writes the
 # crashing input into src/test/resources/.../<Class>Inputs/<method>/; commit it with the fix, and the normal
 # build replays it in regression mode. Exit status 1 when any target had a finding.
 set -uo pipefail
@@ -20,7 +21,7 @@ SECONDS_PER_TARGET="${1:-120}"
 MAX_EXECUTIONS="${2:-}"
 FILTER="${3:-}"
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-OUT=benchmarks/target/fuzz
+OUT="${FUZZ_OUT:-benchmarks/target/fuzz}"
 mkdir -p "$OUT"
 
 # every @FuzzTest method of the core, as Class#method
@@ -42,7 +43,12 @@ for t in $targets; do
   start=$(date +%s)
   execs=0; fuzz_seconds=0; finding=no; cov=?
   while :; do
-    JAZZER_FUZZ=1 ./mvnw -B -pl reliable-udp-core surefire:test "-Dtest=$t" -Dsurefire.failIfNoSpecifiedTests=false >> "$log" 2>&1
+    # Jazzer >= 0.25 takes JAZZER_MAX_DURATION / JAZZER_MAX_EXECUTIONS over the annotation's maxDuration, so one
+    # run normally covers the whole budget; the loop only restarts it if it ends early
+    left_s=$((SECONDS_PER_TARGET - ($(date +%s) - start))); [ "$left_s" -lt 1 ] && left_s=1
+    left_n=0; [ -n "$MAX_EXECUTIONS" ] && left_n=$((MAX_EXECUTIONS - execs))
+    JAZZER_FUZZ=1 JAZZER_MAX_DURATION="${left_s}s" JAZZER_MAX_EXECUTIONS="$left_n" \
+      ./mvnw -B -pl reliable-udp-core surefire:test "-Dtest=$t" -Dsurefire.failIfNoSpecifiedTests=false >> "$log" 2>&1
     rc=$?
     done_line=$(grep -aE '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)
     n=$(echo "$done_line" | sed -nE 's/^Done ([0-9]+) runs in ([0-9]+) second.*/\1/p')

@@ -26,13 +26,15 @@ class MessageFuzzTest {
         assertThat(result).isIn(Frames.Reader.END, Frames.Reader.MALFORMED);
     }
 
+    /** Immutable, so one for every input; the endpoint and the raw peer are still new for each input. */
+    private static final MessageConfig RECEIVE_CONFIG = EndpointPair.config(DeliveryMode.RELIABLE_ORDERED,
+            DeliveryMode.RELIABLE_UNORDERED, DeliveryMode.UNRELIABLE, DeliveryMode.UNRELIABLE_SEQUENCED).toBuilder()
+            .maxMessageSize(64 * 1024).maxBytesInFlight(64 * 1024).build();
+
     @FuzzTest(maxDuration = "30s")
     void receiveNeverThrows(FuzzedDataProvider data) {
-        MessageConfig config = EndpointPair.config(DeliveryMode.RELIABLE_ORDERED, DeliveryMode.RELIABLE_UNORDERED,
-                DeliveryMode.UNRELIABLE, DeliveryMode.UNRELIABLE_SEQUENCED).toBuilder()
-                .maxMessageSize(64 * 1024).maxBytesInFlight(64 * 1024).build();
         long[] delivered = {0};
-        MessageEndpoint endpoint = new MessageEndpoint(config, 0, (d, o, l) -> { },
+        MessageEndpoint endpoint = new MessageEndpoint(RECEIVE_CONFIG, 0, (d, o, l) -> { },
                 (c, id, d, o, l) -> {
                     assertThat(c).isBetween(0, 3);
                     assertThat(o + l).isLessThanOrEqualTo(d.length);
