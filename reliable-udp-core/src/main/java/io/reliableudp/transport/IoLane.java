@@ -53,26 +53,12 @@ final class IoLane implements IoLoop.Handler {
 
     /**
      * {@code peer} (of this lane) has something queued; this lane's thread writes it in its next turn.
-     * Any thread; a burst costs one mark and one wake-up. From another thread the loop is asked for a
-     * turn even when the peer is marked already: a mark kept by the peer's last write
-     * ({@link #keepMarked}) has no wake-up pending with it, and {@link IoLoop#wakeup()} costs one look
-     * at its flag while one is pending (and no port call while the loop works). On the loop's own
-     * thread (a listener's send) a marked peer needs nothing: this turn's write, after the listener
-     * calls, takes it.
+     * Any thread; a burst costs one mark and one wake-up.
      */
     void sendSoon(NodePeer peer) {
-        if (dirty.mark(peer) || !loop.inLoop()) {
+        if (dirty.mark(peer)) {
             loop.wakeup();
         }
-    }
-
-    /**
-     * This lane's thread, after a write of {@code peer} sent something: marks it again without a
-     * wake-up, so the next turn writes it once more (whatever was queued since) and a send meanwhile
-     * is handed to this loop rather than written alone by the sending thread ({@link NodePeer#writeQueued}).
-     */
-    void keepMarked(NodePeer peer) {
-        dirty.mark(peer);
     }
 
     /** Another lane read a datagram of {@code peer} (of this lane): a copy is handled in this lane's next turn. */

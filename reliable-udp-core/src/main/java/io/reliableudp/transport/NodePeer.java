@@ -66,8 +66,6 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     final AtomicBoolean dirty = new AtomicBoolean();
     /** The next peer in {@link DirtyPeers} (written before the push that publishes it). */
     @Nullable NodePeer nextDirty;
-    /** Datagrams this peer handed to the port or the conditioner (under lock): tells a write that sent something from one that found nothing. */
-    private long transmits;
     /** IMMEDIATE: when the connection's own timers are next due ({@link Connection#nextHousekeeping()}); I/O thread only. */
     private double housekeepingAt = Double.NEGATIVE_INFINITY;
     /** IMMEDIATE: this peer's place in its lane's housekeeping heap, keyed by {@link #housekeepingAt}; I/O thread only. */
@@ -308,18 +306,9 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         }
     }
 
-    /**
-     * I/O thread, IMMEDIATE: writes what application threads queued (within the congestion limits), then
-     * reschedules. A write that sent something keeps the peer marked (without a wake-up): the loop
-     * writes it again in its next turn, and only a write that finds nothing new unmarks it. While a
-     * stream runs, its next send then finds the peer marked and hands the message to the loop (waking
-     * it if it waits, {@link IoLane#sendSoon}) instead of writing it alone in a datagram of its own on
-     * the sending thread; a send on a connection that has gone quiet is still written by the caller.
-     */
+    /** I/O thread, IMMEDIATE: writes what application threads queued (within the congestion limits), then reschedules. */
     void writeQueued(double now) {
-        if (drive(now, true)) {
-            lane.keepMarked(this);
-        }
+        drive(now, true);
     }
 
     /** I/O thread, IMMEDIATE: a deadline of the message layer came (resend, ack delay, pacing). */
@@ -327,32 +316,25 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         drive(now, false);
     }
 
-    /**
-     * Under the lock: a flush (queued sends) or an update (a deadline), then the peer's next deadline.
-     * Returns whether a datagram went out meanwhile.
-     */
-    private boolean drive(double now, boolean flush) {
+    /** Under the lock: a flush (queued sends) or an update (a deadline), then the peer's next deadline. */
+    private void drive(double now, boolean flush) {
         double next;
-        boolean sent;
         lock.lock();
         try {
             Connection c = connection;
             if (c == null) {
-                return false;
+                return;
             }
-            long before = transmits;
             if (flush) {
                 c.flush(now);
             } else {
                 c.update(now);
             }
             next = c.nextDeadline();
-            sent = transmits != before;
         } finally {
             lock.unlock();
         }
         node.schedule(this, next);
-        return sent;
     }
 
     @Override
@@ -494,7 +476,6 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
      */
     @Override
     public void transmit(ByteBuffer buffer, int offset, int length) {
-        transmits++;
         if (buffer.isDirect() && conditioner() == null) {
             node.transmit(lane.port, buffer, offset, length, address);
         } else if (buffer.hasArray()) {
@@ -513,7 +494,6 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     /** Called under lock by the connection (handshake packets): through the link conditioner when the node has one. */
     @Override
     public void transmit(byte[] data, int offset, int length) {
-        transmits++;
         LinkConditioner c = conditioner();
         if (c == null) {
             node.transmit(lane.port, sendBuffer, address, data, offset, length);
