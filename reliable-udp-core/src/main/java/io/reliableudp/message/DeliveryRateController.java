@@ -7,7 +7,8 @@ package io.reliableudp.message;
  * <p>The model of the path, taken from acks: the bottleneck bandwidth is the max of the delivery-rate
  * samples over the last {@value #BW_WINDOW_ROUNDS} rounds (a round: until a packet sent after the
  * round began is acknowledged), the min RTT the min of the RTT samples over 10-20 s. From them:
- * pacing rate = gain x bandwidth / (1 - random loss), bytes in flight at most
+ * pacing rate = gain x bandwidth / (1 - random loss), never below one full packet per
+ * {@value #MAX_PROBE_INTERVAL_SECONDS} s ({@link #minPacingRate()}), bytes in flight at most
  * {@value #CWND_GAIN} x bandwidth x (min RTT + the ack clock) / (1 - random loss), never below a
  * floor of full packets (so a loopback RTT of microseconds does not starve the sender).
  *
