@@ -332,8 +332,15 @@ public final class ReliableEndpoint {
         if (length > config.maxPacketSize() || numFragments > config.maxFragments()) {
             counters[PacketCounter.NUM_PACKETS_TOO_LARGE_TO_SEND.ordinal()]++;
             if (LOG.isLoggable(Level.WARNING)) {
-                LOG.log(Level.WARNING, "[{0}] packet too large to send: {1} bytes, maximum is {2} ({3} fragments of {4})",
-                        config.name(), length, config.maxPacketSize(), config.maxFragments(), fragmentSize);
+                // name the limit that refused it: the size, or the fragment count (a size under
+                // maxPacketSize can still need more than maxFragments fragments)
+                if (length > config.maxPacketSize()) {
+                    LOG.log(Level.WARNING, "[{0}] packet too large to send: {1} bytes, above maxPacketSize {2}",
+                            config.name(), length, config.maxPacketSize());
+                } else {
+                    LOG.log(Level.WARNING, "[{0}] packet too large to send: {1} bytes need {2} fragments of {3}, above maxFragments {4}",
+                            config.name(), length, numFragments, fragmentSize, config.maxFragments());
+                }
             }
             return -1;
         }
