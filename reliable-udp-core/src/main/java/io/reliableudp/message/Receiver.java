@@ -72,6 +72,17 @@ final class Receiver {
     }
 
     /** The packet layer threw on a received datagram (it must not; counted as malformed). */
+    /**
+     * A slice whose total or slice size differs from an earlier slice of the same message in the same
+     * packet (found while applying it): dropped, counted as malformed, logged at DEBUG (hostile input only).
+     */
+    void sliceGeometryMismatch() {
+        malformedPackets++;
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, "slice dropped: its geometry differs from an earlier slice of the same message in the packet");
+        }
+    }
+
     void packetLayerFailed(RuntimeException e) {
         malformedPackets++;
         LOG.log(System.Logger.Level.WARNING, "packet layer failed on a received datagram", e);

@@ -82,6 +82,12 @@ abstract class ReliableReceiveChannel extends ReceiveChannel {
             ra = new Reassembly(id, r.total, r.sliceSize);
             addReassembly(ra);
             receiver.reassemblyBytes += r.total;
+        } else if (ra.total != r.total || ra.sliceSize != r.sliceSize) {
+            // two slices of one new message with different geometry in the same packet (validation
+            // compares against reassemblies that existed before the packet only): a correct sender never
+            // writes that; the slice is dropped and counted rather than copied out of bounds
+            receiver.sliceGeometryMismatch();
+            return;
         }
         if (!ra.store(r.sliceIndex, data, r.dataOffset, r.dataLength)) {
             duplicatesDropped++;
