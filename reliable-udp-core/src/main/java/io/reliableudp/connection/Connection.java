@@ -141,8 +141,15 @@ public final class Connection implements Session.Output, Session.Input {
     private final double probeAfter;
     /** {@link ConnectionSettings#probeInterval()}. */
     private final double probeInterval;
+    /**
+     * How long this end waits after its last frame before it sends a keepalive of its own: the keepalive
+     * interval on the server, {@link #CLIENT_KEEPALIVE_FACTOR} times it on a client, which answers the
+     * server's keepalives instead ({@link #answersKeepalive}), so the server leads.
+     */
+    private final double keepAliveAfter;
     private long probesSent;
     private long probesAnswered;
+    private long keepalivesAnswered;
 
     private long datagramsSent;
     private long datagramsReceived;
@@ -172,6 +179,7 @@ public final class Connection implements Session.Output, Session.Input {
         this.lastReceive = now;
         this.probeAfter = settings.probes() ? settings.probeAfter() : Double.POSITIVE_INFINITY;
         this.probeInterval = settings.probeInterval();
+        this.keepAliveAfter = client ? CLIENT_KEEPALIVE_FACTOR * settings.keepAliveInterval() : settings.keepAliveInterval();
         this.state = client ? State.REQUESTING : State.CONNECTED;
     }
 
@@ -183,6 +191,20 @@ public final class Connection implements Session.Output, Session.Input {
      * cookie until it gave up.
      */
     public static final double COOKIE_REFRESH_SECONDS = Protocol.COOKIE_LIFETIME_MILLIS / 2000.0;
+
+    /**
+     * A client's own keepalive goes after this many keepalive intervals of sending nothing (the server's
+     * after one). In between it answers each plain keepalive of the server at once when it sent nothing
+     * for half an interval, so on an idle connection the server's keepalive leads and the client's
+     * follows within the round trip. A server sends its keepalives from its housekeeping tick, many
+     * connections' at once, and their answers come back together: one wake-up of the server's I/O
+     * thread serves several received keepalives instead of one each (docs/connection.md, "An idle
+     * node"). 1.25 leaves a tick (1/8 interval at the defaults) of margin on both sides: the server's
+     * keepalive goes 1 to 1.125 intervals after its last, the client's own 1.25 to 1.375, and the peer's
+     * probes start after 1.5 intervals of silence. The count of datagrams does not change: one keepalive
+     * each way per interval.
+     */
+    static final double CLIENT_KEEPALIVE_FACTOR = 1.25;
 
     /**
      * The least time a server-side connection may stay unconfirmed (no valid frame from its client since
@@ -326,6 +348,11 @@ public final class Connection implements Session.Output, Session.Input {
         return probesAnswered;
     }
 
+    /** Client: the server's plain keepalives this connection answered with its own ({@link #answersKeepalive}). */
+    long keepalivesAnswered() {
+        return keepalivesAnswered;
+    }
+
     /** Bytes this connection sent, as on the wire. */
     public long bytesSent() {
         return bytesSent;
@@ -457,7 +484,8 @@ public final class Connection implements Session.Output, Session.Input {
         bytesReceived += length;
         lastReceive = now;
         confirmed = true;
-        if (state == State.RESPONDING) {
+        boolean confirming = state == State.RESPONDING;
+        if (confirming) {
             state = State.CONNECTED;
             session = settings.sessions().create(settings.message(), now, this, this);
             events.onConnected();
@@ -479,6 +507,9 @@ public final class Connection implements Session.Output, Session.Input {
                 if (settings.probes() && bodyLen >= Protocol.KEEPALIVE_PROBE_BODY
                         && (body[bodyOff] & Protocol.KEEPALIVE_PROBE) != 0 && state == State.CONNECTED) {
                     probesAnswered++;
+                    sendFrame(Protocol.KEEPALIVE, headroom, 0);
+                } else if (!confirming && answersKeepalive()) { // the confirmation: the first tick's keepalive answers it
+                    keepalivesAnswered++;
                     sendFrame(Protocol.KEEPALIVE, headroom, 0);
                 }
             }
@@ -552,7 +583,7 @@ public final class Connection implements Session.Output, Session.Input {
      */
     public double nextHousekeeping() {
         return switch (state) {
-            case CONNECTED -> Math.min(Math.min(Math.min(Math.min(lastSend + settings.keepAliveInterval(),
+            case CONNECTED -> Math.min(Math.min(Math.min(Math.min(lastSend + keepAliveAfter,
                     // strictly after the timeout: update ends the connection only when more than timeout passed
                     Math.nextUp(lastReceive + settings.timeout())), lastSessionUpdate + settings.keepAliveInterval()),
                     client || confirmed ? Double.POSITIVE_INFINITY : Math.nextUp(unconfirmedUntil)), nextProbe());
@@ -568,6 +599,16 @@ public final class Connection implements Session.Output, Session.Input {
      */
     private double nextProbe() {
         return Math.max(lastReceive + probeAfter, lastProbe + probeInterval);
+    }
+
+    /**
+     * Client, on a plain keepalive of the server: whether to answer it with one now, because this end sent
+     * nothing for half a keepalive interval (its own would be due within the next 0.75 interval). So a
+     * client follows the server's keepalive schedule (see {@link #CLIENT_KEEPALIVE_FACTOR}); a busy client
+     * sends its frames anyway and answers nothing; never a server, so two ends cannot ping-pong.
+     */
+    private boolean answersKeepalive() {
+        return client && state == State.CONNECTED && now - lastSend >= settings.keepAliveInterval() / 2;
     }
 
     /** Whether reliable messages still wait for acknowledgement. */
@@ -612,7 +653,7 @@ public final class Connection implements Session.Output, Session.Input {
                     datagram.put(headroom, (byte) Protocol.KEEPALIVE_PROBE);
                     sendFrame(Protocol.KEEPALIVE, headroom, Protocol.KEEPALIVE_PROBE_BODY);
                 }
-                if (state == State.CONNECTED && time >= lastSend + settings.keepAliveInterval()) {
+                if (state == State.CONNECTED && time >= lastSend + keepAliveAfter) {
                     sendFrame(Protocol.KEEPALIVE, headroom, 0);
                 }
             }

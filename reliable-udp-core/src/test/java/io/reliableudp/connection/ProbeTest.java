@@ -31,7 +31,7 @@ class ProbeTest {
     private static final double PROBE_INTERVAL = ConnectionSettings.probeInterval(KEEPALIVE, TICK);
     private static final long PROTOCOL = 0x50524f4245000001L;
 
-    private static ConnectionSettings settings(byte @Nullable [] key) {
+    static ConnectionSettings settings(byte @Nullable [] key) {
         return new ConnectionSettings(PROTOCOL, key, KEEPALIVE, TIMEOUT, 5, 0.25,
                 MessageConfig.builder().lowerLayerOverhead(Protocol.frameOverhead(key != null)).build(),
                 ConnectionTestSupport.RECORDING, true, PROBE_INTERVAL);
@@ -47,11 +47,11 @@ class ProbeTest {
         return Connection.server(s, r, r, response, null, 0, 0.0);
     }
 
-    private static boolean isProbe(byte[] frame, boolean encrypted) {
+    static boolean isProbe(byte[] frame, boolean encrypted) {
         return frame[0] == Protocol.KEEPALIVE && frame.length == Protocol.frameOverhead(encrypted) + Protocol.KEEPALIVE_PROBE_BODY;
     }
 
-    private static boolean isPlainKeepalive(byte[] frame, boolean encrypted) {
+    static boolean isPlainKeepalive(byte[] frame, boolean encrypted) {
         return frame[0] == Protocol.KEEPALIVE && frame.length == Protocol.frameOverhead(encrypted);
     }
 
@@ -136,11 +136,11 @@ class ProbeTest {
         byte[] answer = p.clientWire.last();
         assertThat(isPlainKeepalive(answer, encrypted)).as("an answer is a plain keepalive").isTrue();
         assertThat(p.client.probesAnswered()).isEqualTo(1);
-        // the answer counts as the client's traffic: its own keepalive is due a whole interval after it
-        // (without it, one would go at 2.6: the client's last frame before was its message at 0.04)
-        p.client.update(2.6);
+        // the answer counts as the client's traffic: its own keepalive is due 1.25 intervals after it
+        // (a client's own keepalive waits 1.25 intervals: Connection.CLIENT_KEEPALIVE_FACTOR)
+        p.client.update(1.61 + 1.25 - 0.01);
         assertThat(p.clientWire.sent).hasSize(clientBefore + 1);
-        p.client.update(2.62);
+        p.client.update(1.61 + 1.25);
         assertThat(p.clientWire.sent).hasSize(clientBefore + 2);
         assertThat(isPlainKeepalive(p.clientWire.last(), encrypted)).isTrue();
         clientBefore++;
@@ -323,7 +323,7 @@ class ProbeTest {
     }
 
     /** Sends into a link once one is set, and records every frame. */
-    private static final class Wire implements Connection.Transmitter {
+    static final class Wire implements Connection.Transmitter {
         final List<byte[]> sent = new ArrayList<>();
         @Nullable LinkConditioner link;
         double now;
@@ -343,7 +343,7 @@ class ProbeTest {
     }
 
     /** A client and a server connection after a real handshake (in memory, at t = 0.0 to 0.1). */
-    private record Pair(Connection client, Wire clientWire, ConnectionTestSupport.Recorder clientRecorder,
+    record Pair(Connection client, Wire clientWire, ConnectionTestSupport.Recorder clientRecorder,
                         Connection server, Wire serverWire) {
 
         static Pair connect(byte @Nullable [] key, boolean clientWithoutProbes, boolean serverWithoutProbes) {
