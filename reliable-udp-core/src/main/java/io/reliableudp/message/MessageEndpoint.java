@@ -449,6 +449,11 @@ public final class MessageEndpoint {
         return closed;
     }
 
+    /** Received datagrams on which the packet layer threw and the safety net caught it (a bug if not 0; for the fuzz targets). */
+    long packetLayerFailures() {
+        return receiver.packetLayerFailures();
+    }
+
     /**
      * A snapshot of all statistics: this layer's counters and estimates, every channel's counters,
      * and the packet layer's figures. Allocates the snapshot: take it on demand, not per packet.

@@ -24,6 +24,8 @@ final class Receiver {
     private boolean closed;
     private long packetsReceived;
     private long malformedPackets;
+    /** Received datagrams on which the packet layer threw (the safety net caught it): 0 unless there is a bug. */
+    private long packetLayerFailures;
     private long rejectedPackets;
     private long listenerErrors;
 
@@ -71,7 +73,6 @@ final class Receiver {
         return true;
     }
 
-    /** The packet layer threw on a received datagram (it must not; counted as malformed). */
     /**
      * A slice whose total or slice size differs from an earlier slice of the same message in the same
      * packet (found while applying it): dropped, counted as malformed, logged at DEBUG (hostile input only).
@@ -83,8 +84,13 @@ final class Receiver {
         }
     }
 
+    /**
+     * The packet layer threw on a received datagram (it must not: a bug, caught by the safety net so
+     * that the I/O thread lives on); counted as malformed and in {@link #packetLayerFailures}, logged.
+     */
     void packetLayerFailed(RuntimeException e) {
         malformedPackets++;
+        packetLayerFailures++;
         LOG.log(System.Logger.Level.WARNING, "packet layer failed on a received datagram", e);
     }
 
@@ -187,6 +193,10 @@ final class Receiver {
 
     long packetsReceived() {
         return packetsReceived;
+    }
+
+    long packetLayerFailures() {
+        return packetLayerFailures;
     }
 
     long malformedPackets() {

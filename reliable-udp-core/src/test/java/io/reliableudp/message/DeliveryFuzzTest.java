@@ -137,6 +137,7 @@ class DeliveryFuzzTest {
 
         for (Side s : List.of(a, b)) {
             assertThat(s.endpoint.stats().listenerErrors()).isZero();
+            assertThat(s.endpoint.packetLayerFailures()).as("packet-layer exceptions caught by the safety net").isZero();
         }
         if (a.tainted || b.tainted) {
             return;
