@@ -33,7 +33,7 @@ import java.util.concurrent.locks.LockSupport;
  * exits. Either gives up by itself after LIFETIME_S seconds.
  *
  * <p>Before {@code READY}, a Java peer warms its JIT up over a local connection of its own (both directions of
- * its code: a receiver and a sender in this process, {@code -Dloss.warmup} events, 2000 by default), while the
+ * its code: a receiver and a sender in this process, {@code -Dloss.warmup} events, 20,000 by default), while the
  * harness has no loss or counters installed yet.
  */
 public final class LossPeer {
@@ -196,7 +196,7 @@ public final class LossPeer {
 
     /** Runs the transport's receive and send code over a local connection of its own, without pacing. */
     private static void warmUp(EventTransport transport, int size) throws Exception {
-        int events = Integer.getInteger("loss.warmup", 2000);
+        int events = Integer.getInteger("loss.warmup", 20_000);
         if (events <= 0) {
             return;
         }
