@@ -96,6 +96,8 @@ final class DeliveryRateController implements CongestionController {
     private final long inflightFloor;
     private final int packetBytes;
     private final double quantumSeconds;
+    /** Full packets a send may run ahead of the pacing schedule at least ({@link #burstAllowance}). */
+    static final int BURST_PACKETS = 2;
     private final double ackClockSeconds;
 
     private Mode mode = Mode.STARTUP;
@@ -173,7 +175,7 @@ final class DeliveryRateController implements CongestionController {
     @Override
     public boolean canSend(double time, int bytes) {
         noteAppLimited();
-        if (paceReadyAt > time + quantumSeconds) {
+        if (paceReadyAt > time + burstAllowance()) {
             return false;
         }
         if (log.bytesInFlight() + bytes > cwnd()) {
@@ -195,7 +197,19 @@ final class DeliveryRateController implements CongestionController {
         if (log.bytesInFlight() + bytes > cwnd()) {
             return Math.max(time, Math.max(lastAckTime + probeInterval, nextProbeTime));
         }
-        return Math.max(time, paceReadyAt - quantumSeconds);
+        return Math.max(time, paceReadyAt - burstAllowance());
+    }
+
+    /**
+     * How far ahead of the pacing schedule a send may run (seconds): the quantum, and at least two full
+     * packets at the pacing rate (as Linux's pacing and BBR's send quantum allow). Below that, a stream
+     * that the application limits to about the pacing rate (a 60 Hz event stream, whose delivery rate is
+     * what the controller measures) was held behind the schedule whenever a probe phase paced below 1x
+     * or an extra packet (a resend, a catch-up) went out: its events waited milliseconds for nothing.
+     */
+    private double burstAllowance() {
+        double rate = pacingRateBytesPerSecond();
+        return rate == Double.POSITIVE_INFINITY ? quantumSeconds : Math.max(quantumSeconds, BURST_PACKETS * packetBytes / rate);
     }
 
     @Override
