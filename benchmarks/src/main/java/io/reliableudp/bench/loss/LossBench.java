@@ -69,10 +69,8 @@ public final class LossBench {
         rate = o.number("rate", 60, "events per second");
         size = o.integer("size", 64, "bytes per event (>= 16: sequence number and send time)");
         grace = o.number("grace", 20, "seconds after the last send within which an event must arrive");
-        // 20,000: with 2,000 the first ~300 events of a 20 s run still met the JIT compiling the paths the
-        // measured stream takes (events above 1 ms at 0 % loss were all among them), for this library and TCP
-        // alike; docs/benchmarks.md ("Loss", warm-up). Every Java peer gets the same; the C peer needs none.
-        warmup = o.integer("warmup", 20_000, "events each Java peer sends itself over a local connection before measuring");
+        warmup = o.integer("warmup", LossPeer.DEFAULT_WARMUP_EVENTS,
+                "events each Java peer sends itself over a local connection before measuring");
         kcpJar = ChildPeers.Setup.kcpJar(o);
         out = o.outDir(NAME);
         events = (int) Math.round(seconds * rate);

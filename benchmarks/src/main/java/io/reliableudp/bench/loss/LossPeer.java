@@ -38,6 +38,14 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class LossPeer {
 
+    /**
+     * Events a Java peer sends itself before measuring, unless {@code -Dloss.warmup} says otherwise (the
+     * harness always passes its {@code --warmup}, whose default this is). 20,000: with 2,000 the first ~300
+     * events of a 20 s run still met the JIT compiling the measured paths, for this library and TCP alike
+     * (docs/benchmarks.md, "Loss", warm-up); the C peer needs none.
+     */
+    static final int DEFAULT_WARMUP_EVENTS = 20_000;
+
     private static final LinkedBlockingQueue<String> STDIN = new LinkedBlockingQueue<>();
     private static final String END = "\u0000end";
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
@@ -196,7 +204,7 @@ public final class LossPeer {
 
     /** Runs the transport's receive and send code over a local connection of its own, without pacing. */
     private static void warmUp(EventTransport transport, int size) throws Exception {
-        int events = Integer.getInteger("loss.warmup", 20_000);
+        int events = Integer.getInteger("loss.warmup", DEFAULT_WARMUP_EVENTS);
         if (events <= 0) {
             return;
         }
