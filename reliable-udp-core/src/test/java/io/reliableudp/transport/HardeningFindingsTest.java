@@ -121,6 +121,8 @@ class HardeningFindingsTest {
                 return toServer.state() == PeerState.DISCONNECTED;
             });
             assertThat(toServer.disconnectReason()).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
+            // the listener hears of it on its own thread, after the peer's state changed: wait for the event
+            await().atMost(Duration.ofSeconds(5)).until(() -> !clientEvents.disconnected.isEmpty());
             assertThat(clientEvents.disconnected).extracting(RecordingListener.Disconnected::reason)
                     .containsExactly(DisconnectReason.PROTOCOL_ERROR);
             for (CompletableFuture<Delivery> f : pending) {
