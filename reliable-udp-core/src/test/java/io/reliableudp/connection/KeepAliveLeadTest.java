@@ -2,8 +2,6 @@ package io.reliableudp.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.reliableudp.link.LinkConditioner;
-import io.reliableudp.link.LinkConditionerConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -51,32 +49,12 @@ class KeepAliveLeadTest {
             Random random = new Random(seed);
             int clientPhase = random.nextInt(STEPS_PER_TICK);
             int serverPhase = random.nextInt(STEPS_PER_TICK);
-            LinkConditioner toServer = new LinkConditioner(link(seed));
-            LinkConditioner toClient = new LinkConditioner(link(seed * 31 + 17));
-            ProbeTest.Pair p = pair;
-            p.clientWire().link = toServer;
-            p.serverWire().link = toClient;
-            clientSeen = p.clientWire().sent.size();
-            serverSeen = p.serverWire().sent.size();
-            double clientHk = p.client().nextHousekeeping();
-            double serverHk = p.server().nextHousekeeping();
-            long steps = Math.round(seconds / STEP);
-            for (long n = 1; n <= steps; n++) {
-                double now = 0.1 + n * STEP;
-                p.clientWire().now = now;
-                p.serverWire().now = now;
-                toServer.poll(now, (d, o, l) -> p.server().receive(d, o, l, now));
-                toClient.poll(now, (d, o, l) -> p.client().receive(d, o, l, now));
-                if ((n + clientPhase) % STEPS_PER_TICK == 0 && now >= clientHk) {
-                    p.client().update(now);
-                    clientHk = p.client().nextHousekeeping();
-                }
-                if ((n + serverPhase) % STEPS_PER_TICK == 0 && now >= serverHk) {
-                    p.server().update(now);
-                    serverHk = p.server().nextHousekeeping();
-                }
+            clientSeen = pair.clientWire().sent.size();
+            serverSeen = pair.serverWire().sent.size();
+            pair.drive(0, seed, STEP, STEPS_PER_TICK, clientPhase, serverPhase, seconds, now -> {
                 record(now);
-            }
+                return true;
+            });
         }
 
         private void record(double now) {
@@ -88,10 +66,6 @@ class KeepAliveLeadTest {
             for (; serverSeen < s.size(); serverSeen++) {
                 server.add(new Sent(now, s.get(serverSeen)));
             }
-        }
-
-        private static LinkConditionerConfig link(long seed) {
-            return new LinkConditionerConfig(10, 2, 0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, seed);
         }
     }
 

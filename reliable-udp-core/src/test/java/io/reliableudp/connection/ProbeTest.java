@@ -285,40 +285,15 @@ class ProbeTest {
             LossyRun run = new LossyRun();
             Pair p = Pair.connect(null, !probes, !probes || v1Server);
             run.pair = p;
-            LinkConditioner toServer = new LinkConditioner(link(loss, seed));
-            LinkConditioner toClient = new LinkConditioner(link(loss, seed * 31 + 17));
-            p.clientWire.link = toServer;
-            p.serverWire.link = toClient;
-            double step = TICK / 25; // 5 ms: datagrams arrive between ticks
-            double clientHk = p.client.nextHousekeeping();
-            double serverHk = p.server.nextHousekeeping();
-            long steps = Math.round(seconds / step);
-            for (long n = 1; n <= steps; n++) {
-                double now = 0.1 + n * step;
-                p.clientWire.now = now;
-                p.serverWire.now = now;
-                toServer.poll(now, (d, o, l) -> p.server.receive(d, o, l, now));
-                toClient.poll(now, (d, o, l) -> p.client.receive(d, o, l, now));
-                if (n % 25 == 0) { // the tick, each end woken only when due
-                    if (now >= clientHk) {
-                        p.client.update(now);
-                        clientHk = p.client.nextHousekeeping();
-                    }
-                    if (now >= serverHk) {
-                        p.server.update(now);
-                        serverHk = p.server.nextHousekeeping();
-                    }
-                }
+            // 5 ms steps (datagrams arrive between ticks), both ends on the same tick
+            p.drive(loss, seed, TICK / 25, 25, 0, 0, seconds, now -> {
                 if (p.client.state() != Connection.State.CONNECTED || p.server.state() != Connection.State.CONNECTED) {
                     run.timedOutAt = now;
-                    break;
+                    return false;
                 }
-            }
+                return true;
+            });
             return run;
-        }
-
-        private static LinkConditionerConfig link(double loss, long seed) {
-            return new LinkConditionerConfig(10, 2, loss, 0, 1, 0, 0, 0, 0, 0, 1 << 20, seed);
         }
     }
 
@@ -374,6 +349,52 @@ class ProbeTest {
             server.receive(first, 0, first.length, 0.05);
             assertThat(server.state()).isEqualTo(Connection.State.CONNECTED);
             return new Pair(client, cw, cr, server, sw);
+        }
+
+        /** Asked after every step of {@link #drive}; false ends the run. */
+        @FunctionalInterface
+        interface Step {
+            boolean next(double now);
+        }
+
+        /**
+         * Runs the pair over two seeded links (10 ms latency, 2 ms jitter, {@code loss} each way; the
+         * server-bound link's seed is {@code seed}, the other's {@code seed * 31 + 17}) from t = 0.1 for
+         * {@code seconds}, in steps of {@code step} seconds: each step delivers what arrived, then each
+         * end's update runs on its own tick (every {@code stepsPerTick} steps, at its phase) when its
+         * housekeeping is due, as the I/O loop wakes it; then {@code after} is asked whether to go on.
+         */
+        void drive(double loss, long seed, double step, int stepsPerTick, int clientPhase, int serverPhase,
+                   double seconds, Step after) {
+            LinkConditioner toServer = new LinkConditioner(link(loss, seed));
+            LinkConditioner toClient = new LinkConditioner(link(loss, seed * 31 + 17));
+            clientWire.link = toServer;
+            serverWire.link = toClient;
+            double clientHk = client.nextHousekeeping();
+            double serverHk = server.nextHousekeeping();
+            long steps = Math.round(seconds / step);
+            for (long n = 1; n <= steps; n++) {
+                double now = 0.1 + n * step;
+                clientWire.now = now;
+                serverWire.now = now;
+                toServer.poll(now, (d, o, l) -> server.receive(d, o, l, now));
+                toClient.poll(now, (d, o, l) -> client.receive(d, o, l, now));
+                if ((n + clientPhase) % stepsPerTick == 0 && now >= clientHk) {
+                    client.update(now);
+                    clientHk = client.nextHousekeeping();
+                }
+                if ((n + serverPhase) % stepsPerTick == 0 && now >= serverHk) {
+                    server.update(now);
+                    serverHk = server.nextHousekeeping();
+                }
+                if (!after.next(now)) {
+                    return;
+                }
+            }
+        }
+
+        private static LinkConditionerConfig link(double loss, long seed) {
+            return new LinkConditionerConfig(10, 2, loss, 0, 1, 0, 0, 0, 0, 0, 1 << 20, seed);
         }
     }
 }
