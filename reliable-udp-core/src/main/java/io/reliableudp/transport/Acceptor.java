@@ -71,7 +71,7 @@ final class Acceptor {
             int n = handshake.onRequest(from, data, 0, length, node.nowMillis(), config.acceptIncoming(),
                     peers.serverConnections() < config.maxConnections(), reply);
             if (n > 0) {
-                node.transmit(lane.port, replyBuffer, from, reply, 0, n);
+                lane.transmit(replyBuffer, from, reply, 0, n);
             }
         } else {
             onResponse(lane, from, data, length, now);
@@ -100,7 +100,7 @@ final class Acceptor {
         if (verified == null) {
             int n = handshake.lastReplyLength();
             if (n > 0) {
-                node.transmit(lane.port, replyBuffer, from, reply, 0, n);
+                lane.transmit(replyBuffer, from, reply, 0, n);
             }
             return;
         }
@@ -132,7 +132,7 @@ final class Acceptor {
         NodeConfig config = node.config();
         if (!config.acceptIncoming() || peers.serverConnections() >= config.maxConnections()) {
             int n = handshake.refuse(verified, config.acceptIncoming(), reply);
-            node.transmit(lane.port, replyBuffer, from, reply, 0, n);
+            lane.transmit(replyBuffer, from, reply, 0, n);
             return;
         }
         NodePeer peer = new NodePeer(node, lane, from, false);

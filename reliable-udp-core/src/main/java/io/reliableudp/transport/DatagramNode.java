@@ -64,7 +64,6 @@ final class DatagramNode implements ReliableUdpNode {
     private final PeerTable peers = new PeerTable();
     private final Acceptor acceptor;
     private final boolean immediate;
-    private final java.util.function.Consumer<NodePeer> writeQueued = p -> writeQueued(p);
 
     private volatile boolean open = true;
     private volatile boolean acceptingSends = true;
@@ -218,35 +217,27 @@ final class DatagramNode implements ReliableUdpNode {
         return linkConditioner == null && peer.lane().loop.idle();
     }
 
-    /**
-     * IMMEDIATE, I/O thread: {@code peer}'s message layer wants its next update at {@code deadline}
-     * (seconds on {@link #now()}'s clock; +inf: none). Off the peer's lane's thread (which the
-     * transport avoids: another lane hands such datagrams over) the peer's own lane is asked to write
-     * it, which schedules it there.
-     */
-    void schedule(NodePeer peer, double deadline) {
-        IoLane lane = peer.lane();
-        if (!lane.loop.inLoop()) {
-            lane.sendSoon(peer);
-            return;
-        }
-        long nanos;
-        if (deadline == Double.POSITIVE_INFINITY || Double.isNaN(deadline)) {
-            nanos = Long.MAX_VALUE;
-        } else {
-            double offset = Math.max(0, deadline) * 1e9;
-            // a deadline beyond ~290 years is no deadline
-            nanos = offset >= 9.0e18 ? Long.MAX_VALUE : startNanos + (long) Math.ceil(offset);
-        }
-        lane.timers.schedule(peer, nanos);
+    /** The node's clock's origin (System.nanoTime at start): the lanes' deadlines are on it. */
+    long startNanos() {
+        return startNanos;
     }
 
-    private void writeQueued(NodePeer peer) {
-        try {
-            peer.writeQueued(now());
-        } catch (RuntimeException e) {
-            failed(peer, "sending", e);
-        }
+    PeerTable peerTable() {
+        return peers;
+    }
+
+    Acceptor acceptor() {
+        return acceptor;
+    }
+
+    /** The largest datagram accepted (the message layer's datagram budget). */
+    int budget() {
+        return budget;
+    }
+
+    /** How many I/O lanes the node has. */
+    int laneCount() {
+        return lanes.length;
     }
 
     ConnectionSettings settings() {
@@ -255,98 +246,6 @@ final class DatagramNode implements ReliableUdpNode {
 
     NodeCounters counters() {
         return counters;
-    }
-
-    // ------------------------------------------------------------------ the I/O loop's work (I/O thread)
-
-    /** One datagram read by {@code lane}'s thread. */
-    void onDatagram(IoLane lane, InetSocketAddress from, byte[] data, int length) {
-        counters.received(length);
-        if (length > budget) {
-            countDrop(DropReason.TOO_LARGE);
-            return;
-        }
-        if (length == 0) {
-            countDrop(DropReason.MALFORMED);
-            return;
-        }
-        byte type = data[0];
-        double now = now();
-        if (Acceptor.handles(type)) {
-            acceptor.onHandshake(lane, from, data, length, now);
-            return;
-        }
-        NodePeer peer = peers.get(from);
-        if (peer == null) {
-            countDrop(Connection.belongsToConnection(type) ? DropReason.UNKNOWN_SENDER : DropReason.MALFORMED);
-            return;
-        }
-        if (peer.lane() != lane) {
-            // the kernel moved this address to another socket: its own lane handles it (rare; a copy)
-            counters.otherLane.increment();
-            peer.lane().handOver(peer, data, length);
-            return;
-        }
-        peer.receive(data, 0, length, now);
-    }
-
-    /** A bug: handling a datagram threw (dropped, counted, logged). */
-    void onDatagramFailed(RuntimeException e) {
-        LOG.log(Level.ERROR, "bug: datagram handling threw; datagram dropped", e);
-        countDrop(DropReason.MALFORMED);
-    }
-
-    /** {@code lane}'s turn (its thread): conditioners and tick of its peers, their deadlines, events, writes. */
-    void onTurn(IoLane lane, boolean tick) {
-        if (lanes.length > 1 && lane.hasHandedOver()) {
-            try {
-                lane.receiveHandedOver(now());
-            } catch (RuntimeException e) {
-                onDatagramFailed(e);
-            }
-        }
-        if (linkConditioner != null || tick) {
-            double now = now();
-            if (linkConditioner != null) {
-                for (NodePeer peer : peers.all()) {
-                    if (peer.lane() == lane) {
-                        peer.pollConditioner(now);
-                    }
-                }
-            }
-            if (tick) {
-                lane.ticked();
-                tick(lane, now);
-            }
-        }
-        if (immediate) {
-            runDeadlines(lane);
-        }
-        lane.events.dispatch();
-        if (immediate && !lane.dirty.isEmpty()) {
-            // after the listener calls, so that a reply a listener just sent leaves in this turn
-            lane.dirty.drain(writeQueued);
-        }
-    }
-
-    /** IMMEDIATE: updates every peer of {@code lane} whose message-layer deadline has come (each reschedules itself). */
-    private void runDeadlines(IoLane lane) {
-        PeerTimers<NodePeer> timers = lane.timers;
-        long nowNanos = System.nanoTime();
-        if (timers.earliest() - nowNanos > 0) {
-            return;
-        }
-        double now = now();
-        NodePeer p;
-        // a peer whose new deadline is already due (a round cut by its packet limit) goes again in the next turn
-        int budget = timers.size();
-        while (budget-- > 0 && (p = timers.pollDue(nowNanos)) != null) {
-            try {
-                p.onDeadline(now);
-            } catch (RuntimeException e) {
-                failed(p, "update", e);
-            }
-        }
     }
 
     /** Whether a link conditioner is set (the loops then wait at most 1 ms). */
@@ -360,78 +259,6 @@ final class DatagramNode implements ReliableUdpNode {
             close();
             lane.events.dispatch();
         }
-    }
-
-    /**
-     * One lane's tick, for the peers of that lane. TICK: every peer sends. IMMEDIATE: only the peers
-     * whose connection timers may be due (keepalive, timeout, handshake, the session's housekeeping):
-     * one tick serves every peer due by then, and an idle peer costs a comparison per tick and an
-     * update per keepalive interval.
-     */
-    private void tick(IoLane lane, double now) {
-        if (immediate) {
-            tickDue(lane, now);
-            return;
-        }
-        for (NodePeer peer : peers.all()) {
-            if (peer.lane() != lane) {
-                continue;
-            }
-            try {
-                peer.tick(now);
-            } catch (RuntimeException e) {
-                failed(peer, "update", e);
-            }
-        }
-    }
-
-    /**
-     * IMMEDIATE: the tick of the peers of {@code lane} that are due, taken from the lane's heap of
-     * housekeeping times, so a tick costs O(due peers · log n), not a pass over every peer of the node
-     * (5,000 idle peers: about 5,000 to 10,000 visits a second at a 1 s keepalive, instead of 5,000 per tick
-     * per lane). A peer that left the table leaves the heap when it comes up; a peer still in the
-     * handshake (due at every tick) goes back for the next tick, not this one.
-     */
-    private void tickDue(IoLane lane, double now) {
-        lane.takeAdopted();
-        PeerTimers<NodePeer.Housekeeping> heap = lane.housekeeping;
-        long nowKey = housekeepingKey(now);
-        int budget = heap.size();
-        NodePeer.Housekeeping entry;
-        while (budget-- > 0 && (entry = heap.pollDue(nowKey)) != null) {
-            lane.visited();
-            NodePeer peer = entry.peer;
-            if (peers.get(peer.address()) != peer) {
-                continue; // removed (or replaced): out of the heap for good
-            }
-            if (peer.housekeepingDue(now)) {
-                try {
-                    peer.tick(now);
-                } catch (RuntimeException e) {
-                    failed(peer, "update", e);
-                }
-            }
-            long next = housekeepingKey(peer.housekeepingAt());
-            if (next != Long.MAX_VALUE) {
-                heap.schedule(entry, Math.max(next, nowKey + 1));
-            }
-        }
-    }
-
-    /**
-     * A time of the node's clock (seconds) as a key of the housekeeping heap: nanoseconds, rounded down
-     * (so a peer due by {@code now} is taken at the tick of {@code now}); 0 for any time before the
-     * start, Long.MAX_VALUE (no key) for never.
-     */
-    static long housekeepingKey(double seconds) {
-        if (seconds == Double.POSITIVE_INFINITY || Double.isNaN(seconds)) {
-            return Long.MAX_VALUE;
-        }
-        if (seconds <= 0) {
-            return 0;
-        }
-        double nanos = Math.floor(seconds * 1e9);
-        return nanos >= 9.0e18 ? Long.MAX_VALUE : (long) nanos;
     }
 
     /** IMMEDIATE: a new peer joins its lane's housekeeping heap at the lane's next tick (any thread). */
@@ -450,19 +277,6 @@ final class DatagramNode implements ReliableUdpNode {
         return sum;
     }
 
-    /** A bug below us threw for {@code peer}: logged, and the peer disconnected (or forgotten). */
-    private void failed(NodePeer peer, String what, RuntimeException e) {
-        LOG.log(Level.ERROR, "bug: " + what + " of " + peer.address() + " threw; disconnecting it", e);
-        try {
-            peer.disconnect(DisconnectReason.PROTOCOL_ERROR, "internal error: " + e);
-        } catch (RuntimeException again) {
-            peers.remove(peer); // cannot even disconnect: forget it
-        }
-        if (peer.lane().loop.inLoop()) {
-            peer.lane().timers.schedule(peer, Long.MAX_VALUE);
-        }
-    }
-
     // ------------------------------------------------------------------ what peers and the acceptor call
 
     /** Queues a listener call (see {@link NodeEvents#post}). */
@@ -478,62 +292,6 @@ final class DatagramNode implements ReliableUdpNode {
     /** Queues an RTT sample (see {@link NodeEvents#postRttSample}). */
     void postRttSample(NodePeer peer, float rttMillis) {
         peer.lane().events.postRttSample(peer, rttMillis);
-    }
-
-    /**
-     * Writes one datagram by copying it into {@code buffer} (a direct buffer, so the port sends it
-     * without another copy); {@code buffer} is owned by the caller's peer (under its lock) or the I/O
-     * thread.
-     */
-    void transmit(DatagramPort port, ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
-        transmit(port, buffer, to, data, offset, length, true);
-    }
-
-    /**
-     * Writes a datagram the link conditioner releases: counted as sent when it was submitted to the
-     * conditioner (which stands for the network: what it drops was sent, a duplicate was sent once).
-     */
-    void transmitConditioned(DatagramPort port, ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
-        transmit(port, buffer, to, data, offset, length, false);
-    }
-
-    private void transmit(DatagramPort port, ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length,
-                          boolean count) {
-        buffer.clear();
-        buffer.put(0, data, offset, length);
-        transmit(port, buffer, 0, length, to, count);
-    }
-
-    /**
-     * Writes the datagram {@code buffer[offset, offset+length)} as it lies (absolute indexes): a
-     * direct buffer goes to the kernel without a copy. Leaves the buffer as {@link ByteBuffer#clear()}
-     * does. The buffer is owned by the caller's peer (under its lock) or the I/O thread. {@code port}
-     * is the peer's lane's: its datagrams leave by the socket its lane reads.
-     */
-    void transmit(DatagramPort port, ByteBuffer buffer, int offset, int length, InetSocketAddress to) {
-        transmit(port, buffer, offset, length, to, true);
-    }
-
-    /** As {@link #transmit(ByteBuffer, int, int, InetSocketAddress)}; {@code count} false when the conditioner counted it. */
-    private void transmit(DatagramPort port, ByteBuffer buffer, int offset, int length, InetSocketAddress to, boolean count) {
-        buffer.clear();
-        buffer.position(offset).limit(offset + length);
-        try {
-            if (port.send(buffer, to)) {
-                if (count) {
-                    counters.sent(length);
-                }
-            } else {
-                counters.sendErrors.increment(); // send buffer full: the datagram is lost like on the wire
-            }
-        } catch (ClosedChannelException e) {
-            // closing: nothing goes out any more
-        } catch (IOException e) {
-            counters.sendErrors.increment();
-            LOG.log(Level.DEBUG, () -> "send to " + to + " failed: " + e);
-        } finally {
-            buffer.clear();
-        }
     }
 
     void countDrop(DropReason reason) {

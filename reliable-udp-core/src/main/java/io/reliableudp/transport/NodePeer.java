@@ -334,7 +334,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         } finally {
             lock.unlock();
         }
-        node.schedule(this, next);
+        lane.schedule(this, next);
     }
 
     @Override
@@ -377,7 +377,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             lock.unlock();
         }
         if (immediate) {
-            node.schedule(this, next);
+            lane.schedule(this, next);
         }
     }
 
@@ -420,7 +420,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             lock.unlock();
         }
         if (immediate) {
-            node.schedule(this, next);
+            lane.schedule(this, next);
         }
     }
 
@@ -477,7 +477,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     @Override
     public void transmit(ByteBuffer buffer, int offset, int length) {
         if (buffer.isDirect() && conditioner() == null) {
-            node.transmit(lane.port, buffer, offset, length, address);
+            lane.transmit(buffer, offset, length, address);
         } else if (buffer.hasArray()) {
             transmit(buffer.array(), buffer.arrayOffset() + offset, length);
         } else {
@@ -496,7 +496,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     public void transmit(byte[] data, int offset, int length) {
         LinkConditioner c = conditioner();
         if (c == null) {
-            node.transmit(lane.port, sendBuffer, address, data, offset, length);
+            lane.transmit(sendBuffer, address, data, offset, length);
         } else {
             double now = node.now();
             node.counters().sent(length); // sent into the simulated network, whatever it does with it
@@ -506,7 +506,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     }
 
     private void transmitNow(byte[] data, int offset, int length) {
-        node.transmitConditioned(lane.port, sendBuffer, address, data, offset, length);
+        lane.transmitConditioned(sendBuffer, address, data, offset, length);
     }
 
     /** The peer's conditioner, following the node's current setting (under lock). */
