@@ -201,14 +201,6 @@ final class DatagramNode implements ReliableUdpNode {
     }
 
     /**
-     * IMMEDIATE: {@code peer} has something queued; the I/O thread writes it in its next turn. Any
-     * thread; a burst of sends costs one mark per peer and one wake-up of the loop.
-     */
-    void sendSoon(NodePeer peer) {
-        peer.lane().sendSoon(peer);
-    }
-
-    /**
      * IMMEDIATE: whether a sending thread may write its message itself (the I/O loop is waiting and no
      * wake-up is pending, so the message would leave alone after a wake-up of the loop anyway). False
      * on the I/O thread (a listener's reply leaves with the turn's write) and while a link conditioner is set.

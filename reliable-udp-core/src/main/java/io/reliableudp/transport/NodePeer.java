@@ -192,7 +192,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
                 lock.unlock();
             }
             if (id >= 0 && immediate) {
-                node.sendSoon(this);
+                lane.sendSoon(this);
             }
             if (id == MessageEndpoint.OFFER_QUEUE_FULL) {
                 if (waitNanos > 0 && System.nanoTime() - deadline < 0) {
@@ -224,7 +224,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         }
         if (id >= 0) {
             if (immediate) {
-                node.sendSoon(this);
+                lane.sendSoon(this);
             }
             return true;
         }
@@ -238,7 +238,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
      * IMMEDIATE, under the lock, on an application thread: when nothing of this peer waits for the I/O
      * thread and the loop is idle, writes what is queued (the message just offered) on this thread, as
      * TCP's {@code write} does, instead of waiting for the loop's wake-up: the wake-up is then off the
-     * message's path. The caller still marks the peer ({@link DatagramNode#sendSoon}), so the I/O thread
+     * message's path. The caller still marks the peer ({@link IoLane#sendSoon}), so the I/O thread
      * takes over the message layer's deadlines (resend, ack delay) as before. A burst writes only its
      * first message here: the mark makes the rest queue for the loop, which packs them as before.
      */
@@ -295,7 +295,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     @Override
     public void flush() {
         if (immediate) {
-            node.sendSoon(this);
+            lane.sendSoon(this);
             return;
         }
         lock.lock();
