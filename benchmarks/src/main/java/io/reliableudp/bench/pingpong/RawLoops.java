@@ -1,5 +1,6 @@
 package io.reliableudp.bench.pingpong;
 
+import io.reliableudp.bench.systems.RawUdp;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -9,11 +10,12 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.Arrays;
 import java.util.Locale;
+import org.HdrHistogram.Histogram;
 
 /**
  * A diagnostic, not a benchmark of record: the JDK's own loopback ping-pong of a 32-byte datagram, with
- * either a blocking {@code receive} or a {@link Selector} wait and non-blocking receives (the wait this
- * library's I/O loop uses), one echo thread and one pinging thread, no library code. It shows the two
+ * either a blocking {@code receive} (the ping-pong benchmark's raw baseline, {@link RawUdp#measure(int, double)})
+ * or a {@link Selector} wait and non-blocking receives (the wait this library's I/O loop uses), one echo thread and one pinging thread, no library code. It shows the two
  * regimes of a 2-vCPU VM that every ping-pong runs in (threads sharing a vCPU or not) and the cost of the
  * selector wait itself; run it unpinned and under {@code taskset -c 0} (docs/benchmarks.md, "Two regimes
  * on this VM").
@@ -38,24 +40,28 @@ public final class RawLoops {
         }
     }
 
-    private static String run(boolean select, double seconds, int run) throws IOException, InterruptedException {
+    private static String run(boolean select, double seconds, int run) throws Exception {
+        if (!select) {
+            // the blocking loop is the ping-pong benchmark's own raw baseline
+            Histogram h = new RawUdp().measure(32, seconds);
+            return format("block", run, h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
+                    h.getValueAtPercentile(99));
+        }
         try (DatagramChannel server = DatagramChannel.open(); DatagramChannel client = DatagramChannel.open();
              Selector serverSelector = Selector.open(); Selector clientSelector = Selector.open()) {
             server.bind(new InetSocketAddress("127.0.0.1", 0));
             client.bind(new InetSocketAddress("127.0.0.1", 0));
             SocketAddress serverAddress = server.getLocalAddress();
             client.connect(serverAddress);
-            if (select) {
-                server.configureBlocking(false);
-                client.configureBlocking(false);
-                server.register(serverSelector, SelectionKey.OP_READ);
-                client.register(clientSelector, SelectionKey.OP_READ);
-            }
+            server.configureBlocking(false);
+            client.configureBlocking(false);
+            server.register(serverSelector, SelectionKey.OP_READ);
+            client.register(clientSelector, SelectionKey.OP_READ);
             Thread echo = Thread.ofPlatform().daemon().name("raw-loops-echo").start(() -> {
                 ByteBuffer b = ByteBuffer.allocateDirect(2048);
                 try {
                     while (!Thread.currentThread().isInterrupted()) {
-                        SocketAddress from = receive(server, select ? serverSelector : null, b);
+                        SocketAddress from = receive(server, serverSelector, b);
                         b.flip();
                         server.send(b, from);
                     }
@@ -72,24 +78,24 @@ public final class RawLoops {
                 long t0 = System.nanoTime();
                 out.clear();
                 client.write(out);
-                receive(client, select ? clientSelector : null, in);
+                receive(client, clientSelector, in);
                 rtt[n++] = System.nanoTime() - t0;
             }
             echo.interrupt();
             echo.join(1000); // before the channels and selectors close
             Arrays.sort(rtt, 0, n);
-            return String.format(Locale.ROOT, "%s run %d: %d round trips, p50 %.1f us, p90 %.1f us, p99 %.1f us, cores %d",
-                    select ? "select" : "block", run, n, rtt[n / 2] / 1e3, rtt[(int) (n * 0.9)] / 1e3,
-                    rtt[(int) (n * 0.99)] / 1e3, Runtime.getRuntime().availableProcessors());
+            return format("select", run, n, rtt[n / 2], rtt[(int) (n * 0.9)], rtt[(int) (n * 0.99)]);
         }
     }
 
-    /** One datagram: a blocking receive, or non-blocking receives with a selector wait (5 ms at most) in between. */
+    private static String format(String wait, int run, long n, long p50, long p90, long p99) {
+        return String.format(Locale.ROOT, "%s run %d: %d round trips, p50 %.1f us, p90 %.1f us, p99 %.1f us, cores %d",
+                wait, run, n, p50 / 1e3, p90 / 1e3, p99 / 1e3, Runtime.getRuntime().availableProcessors());
+    }
+
+    /** One datagram: non-blocking receives with a selector wait (5 ms at most) in between. */
     private static SocketAddress receive(DatagramChannel channel, Selector selector, ByteBuffer b) throws IOException {
         b.clear();
-        if (selector == null) {
-            return channel.receive(b);
-        }
         while (true) {
             SocketAddress from = channel.receive(b);
             if (from != null) {
