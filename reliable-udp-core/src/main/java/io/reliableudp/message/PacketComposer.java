@@ -587,6 +587,7 @@ final class PacketComposer {
                 }
                 ch.nextUnsent++;
             } else {
+                ch.resetSendState(i);
                 if (!writeSmall(ch, v, i, false)) {
                     return;
                 }

@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class SendChannel {
 
+    /** A free slot, or a message not sent yet (its place, from {@code nextUnsent} on, says which). */
     static final byte EMPTY = 0;
-    static final byte QUEUED = 1;
     static final byte SENT = 2;
     static final byte ACKED = 3;
     static final int MAX_RING = 1 << 15;
@@ -124,7 +124,10 @@ final class SendChannel {
         state[i] = EMPTY;
     }
 
-    /** Resets the send history of the message in slot {@code i} (a new message). */
+    /**
+     * Resets the send history of the message in slot {@code i}: at its first send, on the composing
+     * thread, not when it is queued (the slot's history arrays then stay in that thread's cache).
+     */
     void resetSendState(int i) {
         lastSent[i] = Double.NEGATIVE_INFINITY;
         lastSeq[i] = -1;

@@ -97,17 +97,26 @@ final class SendQueue {
         };
     }
 
+    /**
+     * Takes a message into its channel's ring. A free slot already holds no completion, no large send
+     * and the state {@link SendChannel#EMPTY} (every path that retires a slot clears it), and its send
+     * history is reset at the first send ({@link SendChannel#resetSendState}): so this writes only what
+     * the message brings. In {@code IMMEDIATE} mode the caller is an application thread and the slots
+     * just behind are the I/O thread's, which composes them: each array written here is a cache line
+     * that moves between the two cores (measured: docs/benchmarks.md "The send queue's writes").
+     */
     private int enqueue(SendChannel ch, byte[] payload, @Nullable SendCompletion completion) {
         ch.ensureRoom();
         int v = ch.head++;
         int i = v & ch.mask;
         ch.payload[i] = payload;
-        ch.completion[i] = completion;
-        ch.state[i] = SendChannel.QUEUED;
-        ch.resetSendState(i);
+        if (completion != null) {
+            ch.completion[i] = completion;
+        }
         if (ch.reliable) {
-            ch.large[i] = Frames.msgFrameSize(payload.length) > payloadBudget
-                    ? new LargeSend(payload.length, sliceSize) : null;
+            if (Frames.msgFrameSize(payload.length) > payloadBudget) {
+                ch.large[i] = new LargeSend(payload.length, sliceSize);
+            }
         } else if (Frames.msgFrameSize(payload.length) > payloadBudget) {
             ch.bigUnreliable++;
             bigUnreliableQueued++;
