@@ -98,8 +98,9 @@ final class SendQueue {
     }
 
     /**
-     * Takes a message into its channel's ring. A free slot already holds no completion, no large send
-     * and the state {@link SendChannel#EMPTY} (every path that retires a slot clears it), and its send
+     * Takes a message into its channel's ring. A free slot already holds no completion, no large send,
+     * the state {@link SendChannel#EMPTY} and no fast resend due (every path that retires a slot clears
+     * it: {@code SendQueueSlotTest}), and its send
      * history is reset at the first send ({@link SendChannel#resetSendState}): so this writes only what
      * the message brings. In {@code IMMEDIATE} mode the caller is an application thread and the slots
      * just behind are the I/O thread's, which composes them: each array written here is a cache line
@@ -150,6 +151,7 @@ final class SendQueue {
         ch.payload[i] = null;
         ch.completion[i] = null;
         ch.large[i] = null;
+        ch.fastDue[i] = false; // acknowledged before its fast resend: the slot's next message must not inherit it
         while (ch.tail != ch.head && ch.state[ch.tail & ch.mask] == SendChannel.ACKED) {
             ch.state[ch.tail & ch.mask] = SendChannel.EMPTY;
             ch.tail++;

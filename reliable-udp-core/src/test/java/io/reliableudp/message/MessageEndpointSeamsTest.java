@@ -80,6 +80,58 @@ class MessageEndpointSeamsTest {
         assertThat(List.of(reliable, unreliable, refused, pending, late)).allSatisfy(r -> assertThat(r.calls()).isEqualTo(1));
     }
 
+    /**
+     * A slot of the send ring is written by its message only (payload, and a completion or a large send
+     * when it has one) and its send history is reset at the first send, so each reuse must find the slot
+     * as the retiring message left it: empty. Four messages in flight at most (the ring stays at 16
+     * slots, each reused ten times), completions and large sends mixed with messages that have neither:
+     * every completion told once, every message delivered once and in order, and on a clean link no
+     * resend (a history left from the slot's last message would make one due early).
+     */
+    @Test
+    void aReusedSendSlotCarriesNothingOfItsLastMessage() {
+        for (double loss : new double[] {0, 0.2}) {
+            MessageConfig config = MessageConfig.builder()
+                    .channels(List.of(new ChannelConfig(RELIABLE_ORDERED, 4, 1 << 20))).build();
+            LinkConditionerConfig link = new LinkConditionerConfig(5, 0, loss, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 11);
+            EndpointPair pair = new EndpointPair(config, link, link);
+            List<Recorder> recorders = new ArrayList<>();
+            List<byte[]> sent = new ArrayList<>();
+            for (int round = 0; round < 40; round++) {
+                byte[][] payloads = {payload(sent.size(), 10), payload(sent.size() + 1, 12),
+                    payload(sent.size() + 2, 3000), payload(sent.size() + 3, 8)};
+                for (int k = 0; k < payloads.length; k++) {
+                    Recorder r = k % 3 == 0 ? new Recorder() : null; // the first and the last have one
+                    if (r != null) {
+                        recorders.add(r);
+                    }
+                    assertThat(pair.a.offer(0, payloads[k], r)).as("round %d message %d", round, k).isGreaterThanOrEqualTo(0);
+                    sent.add(payloads[k]);
+                }
+                assertThat(pair.runUntil(() -> !pair.a.hasPendingReliable(), 20, DT)).as("round %d acknowledged", round).isTrue();
+            }
+            assertThat(recorders).as("loss %s", loss).allSatisfy(r -> {
+                assertThat(r.delivered).hasSize(1);
+                assertThat(r.failed).isEmpty();
+            });
+            assertThat(pair.receivedByB).hasSameSizeAs(sent);
+            for (int i = 0; i < sent.size(); i++) {
+                assertThat(pair.receivedByB.get(i).data()).as("message %d", i).isEqualTo(sent.get(i));
+            }
+            if (loss == 0) {
+                assertThat(pair.a.stats().channel(0).messagesResent()).isZero();
+            }
+        }
+    }
+
+    private static byte[] payload(int n, int length) {
+        byte[] p = new byte[length];
+        for (int i = 0; i < length; i++) {
+            p[i] = (byte) (n * 31 + i);
+        }
+        return p;
+    }
+
     @Test
     void aThrowingCompletionIsCountedAndNeverEscapes() {
         EndpointPair pair = new EndpointPair(EndpointPair.config(RELIABLE_ORDERED, UNRELIABLE));
