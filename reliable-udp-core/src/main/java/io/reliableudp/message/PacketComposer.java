@@ -587,7 +587,6 @@ final class PacketComposer {
                 }
                 ch.nextUnsent++;
             } else {
-                ch.resetSendState(i);
                 if (!writeSmall(ch, v, i, false)) {
                     return;
                 }

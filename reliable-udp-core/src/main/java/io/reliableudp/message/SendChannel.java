@@ -32,7 +32,7 @@ final class SendChannel {
     @Nullable SendCompletion[] completion;
     double[] lastSent;
     int[] lastTick;
-    /** Sequence of the last packet that carried the message, -1 before its first send. */
+    /** Sequence of the last packet that carried the message (set at each send; read only while SENT). */
     int[] lastSeq;
     /**
      * Resend timeouts in a row with no packet acknowledged in between (the exponent of the backoff),
@@ -121,18 +121,8 @@ final class SendChannel {
         completion[i] = null;
         large[i] = null;
         fastDue[i] = false;
-        state[i] = EMPTY;
-    }
-
-    /**
-     * Resets the send history of the message in slot {@code i}: at its first send, on the composing
-     * thread, not when it is queued (the slot's history arrays then stay in that thread's cache).
-     */
-    void resetSendState(int i) {
-        lastSent[i] = Double.NEGATIVE_INFINITY;
-        lastSeq[i] = -1;
         timeouts[i] = 0;
-        fastDue[i] = false;
+        state[i] = EMPTY;
     }
 
     /**

@@ -98,11 +98,10 @@ final class SendQueue {
     }
 
     /**
-     * Takes a message into its channel's ring. A free slot already holds no completion, no large send,
-     * the state {@link SendChannel#EMPTY} and no fast resend due (every path that retires a slot clears
-     * it: {@code SendQueueSlotTest}), and its send
-     * history is reset at the first send ({@link SendChannel#resetSendState}): so this writes only what
-     * the message brings. In {@code IMMEDIATE} mode the caller is an application thread and the slots
+     * Takes a message into its channel's ring. A free slot holds no completion, no large send, the
+     * state {@link SendChannel#EMPTY}, no fast resend due and no resend backoff, since every way out of
+     * the ring clears its slot ({@link SendChannel#clear}; {@code SendQueueSlotTest}), and the first
+     * send writes the rest of the send history: so this writes only what the message brings. In {@code IMMEDIATE} mode the caller is an application thread and the slots
      * just behind are the I/O thread's, which composes them: each array written here is a cache line
      * that moves between the two cores (measured: docs/benchmarks.md "The send queue's writes").
      */
@@ -143,15 +142,12 @@ final class SendQueue {
 
     /** The reliable message at {@code v} was fully acknowledged: it leaves the queue (the tail moves past acked ones). */
     void reliableAcked(SendChannel ch, int v, int i) {
-        ch.state[i] = SendChannel.ACKED;
         ch.messagesAcked++;
         ch.queued--;
         ch.queuedBytes -= ch.payload[i].length;
         SendCompletion c = ch.completion[i];
-        ch.payload[i] = null;
-        ch.completion[i] = null;
-        ch.large[i] = null;
-        ch.fastDue[i] = false; // acknowledged before its fast resend: the slot's next message must not inherit it
+        ch.clear(i); // also a fast-resend mark the acks set before this ack: the slot's next message must not inherit it
+        ch.state[i] = SendChannel.ACKED;
         while (ch.tail != ch.head && ch.state[ch.tail & ch.mask] == SendChannel.ACKED) {
             ch.state[ch.tail & ch.mask] = SendChannel.EMPTY;
             ch.tail++;

@@ -82,8 +82,7 @@ class MessageEndpointSeamsTest {
 
     /**
      * A slot of the send ring is written by its message only (payload, and a completion or a large send
-     * when it has one) and its send history is reset at the first send, so each reuse must find the slot
-     * as the retiring message left it: empty. Four messages in flight at most (the ring stays at 16
+     * when it has one), so each reuse must find the slot as the retiring message left it: cleared. Four messages in flight at most (the ring stays at 16
      * slots, each reused ten times), completions and large sends mixed with messages that have neither:
      * every completion told once, every message delivered once and in order, and on a clean link no
      * resend (a history left from the slot's last message would make one due early).
