@@ -611,6 +611,15 @@ public final class Connection implements Session.Output, Session.Input {
         return client && state == State.CONNECTED && now - lastSend >= settings.keepAliveInterval() / 2;
     }
 
+    /**
+     * Connected, whether the session waits only for timers the owner may leave to its next service of
+     * this connection anyway (its tick at the latest), rather than wake for them now ({@link Session#settled}).
+     */
+    public boolean settled() {
+        Session s = session;
+        return state == State.CONNECTED && s != null && s.settled();
+    }
+
     /** Whether reliable messages still wait for acknowledgement. */
     public boolean hasPendingReliable() {
         Session s = session;

@@ -75,6 +75,11 @@ public final class MessageSession implements Session {
     }
 
     @Override
+    public boolean settled() {
+        return endpoint.settled();
+    }
+
+    @Override
     public boolean hasPendingReliable() {
         return endpoint.hasPendingReliable();
     }

@@ -76,6 +76,14 @@ public interface Session {
         return Double.POSITIVE_INFINITY;
     }
 
+    /**
+     * Whether, after a flush, the session waits only for timers its owner may leave to the next time it
+     * services the session anyway (see {@code MessageEndpoint.settled}). The default: never.
+     */
+    default boolean settled() {
+        return false;
+    }
+
     /** Timers, resends, and packets due at the current rate. */
     void update(double time);
 

@@ -61,6 +61,8 @@ final class LossDetector {
     private int lossesSinceSpurious;
 
     private long packetsDeclaredLost;
+    /** When a data packet of ours was last declared lost (seconds; -inf: never). */
+    private double lastLossTime = Double.NEGATIVE_INFINITY;
     private long spuriousLosses;
 
     LossDetector(PacketLog log, SendQueue queue, int ringSize, boolean fastRecovery, int firstSequence) {
@@ -124,6 +126,7 @@ final class LossDetector {
             return;
         }
         packetsDeclaredLost++;
+        lastLossTime = time;
         if (++lossesSinceSpurious >= LOSSES_PER_NARROWING) {
             lossesSinceSpurious = 0;
             if (windowSteps > 1) {
@@ -162,7 +165,9 @@ final class LossDetector {
                 if (time - log.sendTimeOf(slot) < timeout) {
                     break;
                 }
-                log.declareLost(slot, time, false);
+                if (log.declareLost(slot, time, false) && log.carriesData(slot)) {
+                    lastLossTime = time; // neither acknowledged nor condemned by the acks: an outage, or a lost tail
+                }
                 log.settle(slot);
             }
             timeoutCursor = (timeoutCursor + 1) & 0xFFFF;
@@ -212,6 +217,15 @@ final class LossDetector {
     }
 
     /** Data packets declared lost from the acks (not those declared at the loss timeout). */
+    /**
+     * When a data packet of ours was last declared lost, by the acks or by the loss timeout (seconds on
+     * the endpoint's clock; -inf: never). A resend alone is no loss: a late ack makes the timer resend a
+     * packet that arrived, and the acks then acknowledge it.
+     */
+    double lastLossTime() {
+        return lastLossTime;
+    }
+
     long packetsDeclaredLost() {
         return packetsDeclaredLost;
     }

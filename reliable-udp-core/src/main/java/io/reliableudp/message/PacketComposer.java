@@ -253,6 +253,15 @@ final class PacketComposer {
         return d;
     }
 
+    /**
+     * IMMEDIATE: whether everything queued went out, no acknowledgement is owed and no round is wanted,
+     * so that all this endpoint still waits for are the resend timers of messages in flight (and
+     * whatever arrives). TICK: never (its rounds follow the tick).
+     */
+    boolean writtenOut() {
+        return immediate && !wantRound && ackDeadline == Double.POSITIVE_INFINITY && queue.allWritten();
+    }
+
     /** A message was queued (IMMEDIATE: the next service sends it). */
     void offered() {
         wantRound = true;

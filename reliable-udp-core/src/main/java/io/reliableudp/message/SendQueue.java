@@ -208,6 +208,23 @@ final class SendQueue {
         return ch.state[i] == SendChannel.SENT && ch.large[i] != null;
     }
 
+    /**
+     * Whether every queued message went out at least once: on a reliable channel none from
+     * {@code nextUnsent} on (a large message whose slices are partly sent stays there), on an
+     * unreliable one none queued, and no fragmented unreliable message waits.
+     */
+    boolean allWritten() {
+        if (bigUnreliableQueued > 0) {
+            return false;
+        }
+        for (SendChannel ch : channels) {
+            if (ch.reliable ? ch.nextUnsent != ch.head : ch.head != ch.tail) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Messages waiting to be sent or acknowledged, on all channels. */
     int queuedMessages() {
         int n = 0;

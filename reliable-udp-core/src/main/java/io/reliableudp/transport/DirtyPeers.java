@@ -15,19 +15,41 @@ final class DirtyPeers {
     private final AtomicReference<@Nullable NodePeer> head = new AtomicReference<>();
 
     /**
-     * Marks {@code peer} (any thread). Returns true when it was not marked yet (the caller then wakes
-     * the I/O thread), false when it already waits for the I/O thread.
+     * Marks {@code peer} (any thread). Returns true when the caller must wake the I/O thread: the peer
+     * was not marked yet, or only quietly ({@link #markQuietly}); false when it already waits for the
+     * I/O thread, which was asked.
      */
     boolean mark(NodePeer peer) {
         if (peer.dirty.get() || !peer.dirty.compareAndSet(false, true)) {
+            // marked already: the I/O thread was asked, unless the mark was a quiet one
+            if (peer.quietMark) {
+                peer.quietMark = false;
+                return true;
+            }
             return false;
         }
+        push(peer);
+        return true;
+    }
+
+    /**
+     * Marks {@code peer} for the I/O thread's next turn without asking for a wake-up (its caller wrote
+     * what was queued and leaves only timers that turn takes over; under the peer's lock). The quiet flag
+     * goes first: a {@link #mark} that then finds the peer marked sees it and wakes the thread after all.
+     */
+    void markQuietly(NodePeer peer) {
+        peer.quietMark = true;
+        if (!peer.dirty.get() && peer.dirty.compareAndSet(false, true)) {
+            push(peer);
+        }
+    }
+
+    private void push(NodePeer peer) {
         NodePeer h;
         do {
             h = head.get();
             peer.nextDirty = h;
         } while (!head.compareAndSet(h, peer));
-        return true;
     }
 
     /** Whether a peer is marked (a cheap look before {@link #drain}). */
@@ -44,6 +66,7 @@ final class DirtyPeers {
         while (p != null) {
             NodePeer next = p.nextDirty;
             p.nextDirty = null;
+            p.quietMark = false; // before the unmark: a mark after it pushes the peer again, and wakes
             p.dirty.set(false);
             write.accept(p);
             p = next;

@@ -74,6 +74,31 @@ final class IoLane implements IoLoop.Handler {
         }
     }
 
+    /**
+     * {@code peer} (of this lane) was written by an application thread, which leaves its timers to this
+     * lane's next turn, whatever wakes the loop (under the peer's lock): marked, no wake-up.
+     */
+    void markQuietly(NodePeer peer) {
+        dirty.markQuietly(peer);
+    }
+
+    /**
+     * Whether the loop, waiting now, will run a turn by itself by {@code deadline} (seconds on the
+     * node's clock; +inf: no deadline): its wait ends by then. False while it is not waiting (it may be
+     * about to wait longer). Any thread; a hint that is only ever acted on while the loop waits.
+     */
+    boolean wakesBy(double deadline) {
+        long until = loop.waitingUntil();
+        if (until == Long.MAX_VALUE) {
+            return false;
+        }
+        if (deadline == Double.POSITIVE_INFINITY) {
+            return true;
+        }
+        double offset = Math.max(0, deadline) * 1e9;
+        return offset < 9.0e18 && until - (node.startNanos() + (long) offset) <= 0;
+    }
+
     /** Another lane read a datagram of {@code peer} (of this lane): a copy is handled in this lane's next turn. */
     void handOver(NodePeer peer, byte[] data, int length) {
         handedOver.add(new HandedOver(peer, java.util.Arrays.copyOf(data, length)));

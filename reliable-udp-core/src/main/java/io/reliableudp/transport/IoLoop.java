@@ -128,6 +128,14 @@ final class IoLoop {
         return waitingUntil != Long.MAX_VALUE && !wakePending.get();
     }
 
+    /**
+     * When the loop's current wait ends by itself (System.nanoTime), Long.MAX_VALUE while it is not
+     * waiting (in a turn, or about to compute its next wait). Any thread; a hint.
+     */
+    long waitingUntil() {
+        return waitingUntil;
+    }
+
     /** Makes the loop run a turn at {@code nanoTime} (System.nanoTime) at the latest. Any thread. */
     void wakeAt(long nanoTime) {
         long current;

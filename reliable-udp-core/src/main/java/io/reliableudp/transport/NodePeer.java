@@ -66,6 +66,11 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     final AtomicBoolean dirty = new AtomicBoolean();
     /** The next peer in {@link DirtyPeers} (written before the push that publishes it). */
     @Nullable NodePeer nextDirty;
+    /**
+     * Set when the peer was marked without waking the I/O thread ({@link DirtyPeers#markQuietly}): the
+     * next ordinary mark must wake it after all. Cleared by the drain.
+     */
+    volatile boolean quietMark;
     /** IMMEDIATE: when the connection's own timers are next due ({@link Connection#nextHousekeeping()}); I/O thread only. */
     private double housekeepingAt = Double.NEGATIVE_INFINITY;
     /** IMMEDIATE: this peer's place in its lane's housekeeping heap, keyed by {@link #housekeepingAt}; I/O thread only. */
@@ -180,18 +185,19 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             // the message layer completes this future itself: no adapter stage per send
             DeliveryFuture f = new DeliveryFuture(address, reliable[channel]);
             int id;
+            boolean written = false;
             lock.lock();
             try {
                 double now = node.now();
                 id = connection().send(channel, payload, f, now);
                 if (id >= 0) {
                     queueFullSince = -1;
-                    writeNowIfIdle(now);
+                    written = writtenByCaller(now);
                 }
             } finally {
                 lock.unlock();
             }
-            if (id >= 0 && immediate) {
+            if (id >= 0 && immediate && !written) {
                 lane.sendSoon(this);
             }
             if (id == MessageEndpoint.OFFER_QUEUE_FULL) {
@@ -211,19 +217,20 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             return false;
         }
         int id;
+        boolean written = false;
         lock.lock();
         try {
             double now = node.now();
             id = connection().offer(channel, payload, now);
             if (id >= 0) {
                 queueFullSince = -1;
-                writeNowIfIdle(now);
+                written = writtenByCaller(now);
             }
         } finally {
             lock.unlock();
         }
         if (id >= 0) {
-            if (immediate) {
+            if (immediate && !written) {
                 lane.sendSoon(this);
             }
             return true;
@@ -238,14 +245,33 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
      * IMMEDIATE, under the lock, on an application thread: when nothing of this peer waits for the I/O
      * thread and the loop is idle, writes what is queued (the message just offered) on this thread, as
      * TCP's {@code write} does, instead of waiting for the loop's wake-up: the wake-up is then off the
-     * message's path. The caller still marks the peer ({@link IoLane#sendSoon}), so the I/O thread
-     * takes over the message layer's deadlines (resend, ack delay) as before. A burst writes only its
-     * first message here: the mark makes the rest queue for the loop, which packs them as before.
+     * message's path. A burst writes only its first message here: the caller's mark makes the rest queue
+     * for the loop, which packs them as before.
+     *
+     * <p>Returns whether the loop need not be woken at all. The message layer still has timers (the
+     * message's resend, cancelled by its ack); the loop takes them over at its next turn, for which the
+     * peer is marked here without a wake-up ({@link DirtyPeers#markQuietly}), when that turn comes in
+     * time by itself: the loop's wait ends by the connection's next deadline, or the connection is
+     * {@link Connection#settled settled} (everything written, nothing owed, nothing resent for ten
+     * seconds), so that the ack, whose arrival wakes the loop, will very likely come before the resend
+     * is due. A lost message on a link that lost nothing for ten seconds is then resent by the loop's
+     * next tick rather than at its timer; every other case wakes the loop as before (the caller's
+     * {@link IoLane#sendSoon}). Why not wake it anyway: the woken I/O thread runs just when the
+     * receiver's thread has the message to handle, and on this project's 2-vCPU machine that doubled
+     * or more the 0 % loss p99 of the {@code loss} benchmark (docs/benchmarks.md, "The wake-up after
+     * a caller's write").
      */
-    private void writeNowIfIdle(double now) {
-        if (immediate && !dirty.get() && node.callerMayWrite(this)) {
-            connection().flush(now);
+    private boolean writtenByCaller(double now) {
+        if (!immediate || dirty.get() || !node.callerMayWrite(this)) {
+            return false;
         }
+        Connection c = connection();
+        c.flush(now);
+        if (c.settled() || lane.wakesBy(c.nextDeadline())) {
+            lane.markQuietly(this);
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -291,11 +317,17 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         }
     }
 
-    /** TICK: sends what is queued now, on the caller's thread. IMMEDIATE: the I/O thread does it anyway; this only makes sure it is asked to. */
+    /**
+     * TICK: sends what is queued now, on the caller's thread. IMMEDIATE: the I/O thread does it anyway;
+     * this only makes sure it is asked to, unless the peer is marked already (a send asked it, or wrote
+     * everything itself and left the timers to the loop's next turn).
+     */
     @Override
     public void flush() {
         if (immediate) {
-            lane.sendSoon(this);
+            if (!dirty.get()) {
+                lane.sendSoon(this);
+            }
             return;
         }
         lock.lock();

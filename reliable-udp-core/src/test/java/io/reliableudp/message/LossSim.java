@@ -31,6 +31,9 @@ final class LossSim {
     /** Datagrams from A for which this answers true are dropped before the link (counted in {@link #dropped}). */
     Predicate<byte[]> dropAB = d -> false;
     int dropped;
+    /** Datagrams from B for which this answers true are dropped before the link (counted in {@link #droppedBA}). */
+    Predicate<byte[]> dropBA = d -> false;
+    int droppedBA;
     /** Per message index: when it was offered, when B delivered it (-1 until then), how often B delivered it. */
     final double[] sentAt;
     final double[] deliveredAt;
@@ -60,7 +63,13 @@ final class LossSim {
                 ab.submit(d, o, l, time);
             }
         }, (c, id, d, o, l) -> { });
-        this.b = new MessageEndpoint(config, time, (d, o, l) -> ba.submit(d, o, l, time), (c, id, d, o, l) -> {
+        this.b = new MessageEndpoint(config, time, (d, o, l) -> {
+            if (dropBA.test(java.util.Arrays.copyOfRange(d, o, o + l))) {
+                droppedBA++;
+            } else {
+                ba.submit(d, o, l, time);
+            }
+        }, (c, id, d, o, l) -> {
             int index = ByteBuffer.wrap(d, o + 1, 4).getInt();
             if (deliveries[index]++ == 0) {
                 deliveredAt[index] = time;

@@ -7,18 +7,21 @@ import static org.awaitility.Awaitility.await;
 
 import io.reliableudp.message.MessageConfig;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
  * The IMMEDIATE send mode over real UDP on loopback: a send on an idle connection leaves without a
  * tick of the sender's I/O loop (TICK: only a tick carries it), written by the sending thread itself
- * when the loop is waiting, and a burst of sends from an application thread costs one wake-up of the
- * loop and leaves packed. Causal checks (the sender's
+ * when the loop is waiting, without waking the loop on a clean link (a lost message is still resent,
+ * and after a loss such a write wakes it again), and a burst of sends from an application thread
+ * costs one wake-up of the loop and leaves packed. Causal checks (the sender's
  * tick counter, the port's wake-up counter), no timings.
  */
 class ImmediateSendTest {
@@ -70,6 +73,97 @@ class ImmediateSendTest {
             // ack of the previous message) goes through it instead. Handing every send to the loop would give ~0.
             assertThat(written).as("sends written before send() returned, of 20").isGreaterThanOrEqualTo(10);
         }
+    }
+
+    @Test
+    void aSendWrittenByTheSendingThreadOnACleanLinkWakesNoOtherThread() throws Exception {
+        BlockingQueue<byte[]> arrived = new LinkedBlockingQueue<>();
+        NodeConfig clientConfig = loopback().acceptIncoming(false).build();
+        CountingPort port = new CountingPort(UdpDatagramPort.open(clientConfig));
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), (p, c, id, d) -> arrived.add(d));
+             DatagramNode client = DatagramNode.start(clientConfig, (p, c, id, d) -> { }, Sessions.DEFAULT, port)) {
+            Peer peer = client.connect(target(server)).get(5, TimeUnit.SECONDS);
+            int written = 0;
+            int wokeTheLoop = 0;
+            for (int attempt = 0; attempt < 20; attempt++) {
+                Thread.sleep(20); // the loop goes back to its wait (the ack of the last one has come)
+                long before = client.stats().datagramsSent();
+                long wakeups = port.wakeups.get();
+                peer.send(0, new byte[] {(byte) attempt});
+                if (client.stats().datagramsSent() > before) {
+                    written++;
+                    // a wake-up of the waiting loop would have reached the port before send() returned
+                    if (port.wakeups.get() > wakeups) {
+                        wokeTheLoop++;
+                    }
+                }
+                assertThat(arrived.poll(5, TimeUnit.SECONDS)).containsExactly((byte) attempt);
+            }
+            assertThat(written).as("sends written before send() returned, of 20").isGreaterThanOrEqualTo(10);
+            // the loop takes the message's resend timer over when the ack wakes it, or at its tick
+            assertThat(wokeTheLoop).as("of those, sends that woke the sender's I/O thread").isZero();
+            assertThat(peer.stats().channels().get(0).messagesResent()).as("resends on a clean link").isZero();
+        }
+    }
+
+    @Test
+    void aLostMessageThatTheSendingThreadWroteIsResentAndLaterSendsWakeTheLoopAgain() throws Exception {
+        BlockingQueue<byte[]> arrived = new LinkedBlockingQueue<>();
+        NodeConfig clientConfig = loopback().acceptIncoming(false).build();
+        byte[] marker = new byte[64];
+        Arrays.fill(marker, (byte) 0x5A);
+        AtomicBoolean dropMarked = new AtomicBoolean();
+        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), (p, c, id, d) -> arrived.add(d));
+             UdpProxy proxy = new UdpProxy(target(server))) {
+            // the first datagram that carries the marked message after it is armed is lost; its resends pass
+            proxy.toServerRewrite = d -> contains(d, marker) && dropMarked.getAndSet(false) ? null : d;
+            boolean lostWhileQuiet = false;
+            // a fresh connection per attempt (one resend makes a connection wake its loop for ten seconds):
+            // its sending thread has to write the message on a clean link, which it nearly always does
+            for (int attempt = 0; attempt < 5 && !lostWhileQuiet; attempt++) {
+                CountingPort port = new CountingPort(UdpDatagramPort.open(clientConfig));
+                try (DatagramNode client = DatagramNode.start(clientConfig, (p, c, id, d) -> { }, Sessions.DEFAULT, port)) {
+                    Peer peer = client.connect(proxy.address()).get(5, TimeUnit.SECONDS);
+                    Thread.sleep(50);
+                    long before = client.stats().datagramsSent();
+                    long wakeups = port.wakeups.get();
+                    dropMarked.set(true);
+                    peer.send(0, marker);
+                    lostWhileQuiet = client.stats().datagramsSent() > before && port.wakeups.get() == wakeups;
+                    // written by the loop, or with a wake-up: lost and resent all the same
+                    assertThat(arrived.poll(5, TimeUnit.SECONDS)).as("the marked message, resent").isEqualTo(marker);
+                    assertThat(peer.stats().channels().get(0).messagesResent()).as("resends").isPositive();
+                    if (!lostWhileQuiet) {
+                        continue;
+                    }
+                    // the link lost a packet: a write by the sending thread wakes the loop again, for the timer
+                    boolean wokeAfterLoss = false;
+                    for (int i = 0; i < 10 && !wokeAfterLoss; i++) {
+                        Thread.sleep(20);
+                        before = client.stats().datagramsSent();
+                        wakeups = port.wakeups.get();
+                        peer.send(0, new byte[] {(byte) i});
+                        wokeAfterLoss = client.stats().datagramsSent() > before && port.wakeups.get() > wakeups;
+                        assertThat(arrived.poll(5, TimeUnit.SECONDS)).containsExactly((byte) i);
+                    }
+                    assertThat(wokeAfterLoss).as("a send written by this thread after the loss woke the loop").isTrue();
+                }
+            }
+            assertThat(lostWhileQuiet).as("the marked message went out from the sending thread, waking nothing, and was lost").isTrue();
+        }
+    }
+
+    private static boolean contains(byte[] data, byte[] part) {
+        outer:
+        for (int i = 0; i + part.length <= data.length; i++) {
+            for (int j = 0; j < part.length; j++) {
+                if (data[i + j] != part[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     @Test
