@@ -216,7 +216,6 @@ final class LossDetector {
         return srtt > 0 ? Math.max(MIN_REORDER_WINDOW_SECONDS, Math.min(window, srtt)) : window;
     }
 
-    /** Data packets declared lost from the acks (not those declared at the loss timeout). */
     /**
      * When a data packet of ours was last declared lost, by the acks or by the loss timeout (seconds on
      * the endpoint's clock; -inf: never). A resend alone is no loss: a late ack makes the timer resend a
@@ -226,6 +225,7 @@ final class LossDetector {
         return lastLossTime;
     }
 
+    /** Data packets declared lost from the acks (not those declared at the loss timeout). */
     long packetsDeclaredLost() {
         return packetsDeclaredLost;
     }
