@@ -92,11 +92,20 @@ final class IoLane implements IoLoop.Handler {
         if (until == Long.MAX_VALUE) {
             return false;
         }
-        if (deadline == Double.POSITIVE_INFINITY) {
-            return true;
+        long nanos = deadlineNanos(deadline);
+        return nanos == Long.MAX_VALUE || until - nanos <= 0;
+    }
+
+    /**
+     * A deadline in seconds on {@link DatagramNode#now()}'s clock as System.nanoTime, rounded up;
+     * Long.MAX_VALUE for none (+inf, NaN, or beyond ~290 years).
+     */
+    private long deadlineNanos(double deadline) {
+        if (deadline == Double.POSITIVE_INFINITY || Double.isNaN(deadline)) {
+            return Long.MAX_VALUE;
         }
         double offset = Math.max(0, deadline) * 1e9;
-        return offset < 9.0e18 && until - (node.startNanos() + (long) offset) <= 0;
+        return offset >= 9.0e18 ? Long.MAX_VALUE : node.startNanos() + (long) Math.ceil(offset);
     }
 
     /** Another lane read a datagram of {@code peer} (of this lane): a copy is handled in this lane's next turn. */
@@ -342,15 +351,7 @@ final class IoLane implements IoLoop.Handler {
             sendSoon(peer);
             return;
         }
-        long nanos;
-        if (deadline == Double.POSITIVE_INFINITY || Double.isNaN(deadline)) {
-            nanos = Long.MAX_VALUE;
-        } else {
-            double offset = Math.max(0, deadline) * 1e9;
-            // a deadline beyond ~290 years is no deadline
-            nanos = offset >= 9.0e18 ? Long.MAX_VALUE : node.startNanos() + (long) Math.ceil(offset);
-        }
-        timers.schedule(peer, nanos);
+        timers.schedule(peer, deadlineNanos(deadline));
     }
 
     private void writeQueued(NodePeer peer) {

@@ -28,14 +28,7 @@ class FastRecoveryTest {
     }
 
     private static LossSim warmSim(MessageConfig config, int warmUp, int capacity) {
-        LossSim sim = new LossSim(config, LossSim.link(20, 0, 0, 1), LossSim.link(20, 0, 0, 2), true, capacity);
-        for (int i = 0; i < warmUp; i++) {
-            sim.offer(64);
-            sim.run(EVENT);
-        }
-        sim.run(0.2);
-        assertThat(sim.a.hasPendingReliable()).isFalse();
-        return sim;
+        return LossSim.warm(config, warmUp, capacity);
     }
 
     @Test

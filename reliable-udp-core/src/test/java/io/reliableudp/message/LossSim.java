@@ -108,6 +108,23 @@ final class LossSim {
         return false;
     }
 
+    /**
+     * A prompt sim over a clean 20 ms link (seeds 1 and 2) whose first {@code warmUp} messages at 60 Hz
+     * settled the RTT estimate, every one of them acknowledged.
+     */
+    static LossSim warm(MessageConfig config, int warmUp, int capacity) {
+        LossSim sim = new LossSim(config, link(20, 0, 0, 1), link(20, 0, 0, 2), true, capacity);
+        for (int i = 0; i < warmUp; i++) {
+            sim.offer(64);
+            sim.run(1.0 / 60);
+        }
+        sim.run(0.2);
+        if (sim.a.hasPendingReliable()) {
+            throw new AssertionError("warm-up messages still unacknowledged on a clean link");
+        }
+        return sim;
+    }
+
     /** Offers the next message of the stream on channel 0 (and sends it at once when prompt). */
     int offer(int size) {
         int index = offered++;

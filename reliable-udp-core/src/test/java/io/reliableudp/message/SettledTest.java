@@ -24,14 +24,15 @@ class SettledTest {
 
     /** A prompt sim over a clean 20 ms link, 30 events at 60 Hz behind it. */
     private static LossSim clean() {
-        LossSim sim = new LossSim(immediate(), LossSim.link(20, 0, 0, 1), LossSim.link(20, 0, 0, 2), true, 4096);
-        for (int i = 0; i < 30; i++) {
+        return LossSim.warm(immediate(), 30, 4096);
+    }
+
+    /** Clean events at 60 Hz until {@code until} on the sim's clock. */
+    private static void streamUntil(LossSim sim, double until) {
+        while (sim.time < until) {
             sim.offer(64);
             sim.run(EVENT);
         }
-        sim.run(0.2);
-        assertThat(sim.a.hasPendingReliable()).isFalse();
-        return sim;
     }
 
     @Test
@@ -91,15 +92,9 @@ class SettledTest {
         assertThat(sim.a.hasPendingReliable()).isFalse();
         assertThat(sim.a.settled()).as("nothing pending, but a packet lost 0.2 s ago").isFalse();
         // clean events at 60 Hz: still unsettled 9.5 s after, settled again after 10
-        while (sim.time < lostBy + 9.5) {
-            sim.offer(64);
-            sim.run(EVENT);
-        }
+        streamUntil(sim, lostBy + 9.5);
         assertThat(sim.a.settled()).as("9.5 s after the loss").isFalse();
-        while (sim.time < lostBy + 10.2) {
-            sim.offer(64);
-            sim.run(EVENT);
-        }
+        streamUntil(sim, lostBy + 10.2);
         assertThat(sim.a.stats().packetsDeclaredLost()).as("no other loss").isEqualTo(1);
         assertThat(sim.a.settled()).as("10.2 s after the loss").isTrue();
     }
