@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * datagram into its receive buffer and hands each to the {@link Handler}, keeps the optional receive
  * busy-poll window, and runs a turn (conditioners, the tick when due, the handler's due timers,
  * listener events, queued sends) after each datagram, each wake-up and each timeout. It waits until
- * the earliest of the next tick, a requested deadline and the handler's {@link Handler#nextDeadline()}. Other threads wake it with {@link #wakeup()} (at most one port wake-up per batch: an atomic
+ * the earliest of the next tick, a requested deadline and the handler's {@link Handler#nextDeadline()}
+ * (the port's wait until the tick, a {@link WakeTimer} for an earlier deadline). Other threads wake it with {@link #wakeup()} (at most one port wake-up per batch: an atomic
  * "wake pending" flag that the loop clears before each turn, and none while the loop is not waiting) or ask for a turn at a time with
  * {@link #wakeAt(long)}; neither closes or interrupts the port.
  */
@@ -75,6 +76,8 @@ final class IoLoop {
     private volatile long waitingUntil = Long.MAX_VALUE;
     private volatile boolean running = true;
     private long nextTick;
+    /** Wakes the loop at a deadline before the next tick, so that the port's wait need not arm a short kernel timer. */
+    private final WakeTimer wakeTimer = new WakeTimer(this::waitingUntil, this::wakeup, this);
     /** Set by {@link #wakeup()} on the loop's own thread: another turn is wanted before the next wait. Loop thread only. */
     private boolean selfWake;
 
@@ -253,7 +256,11 @@ final class IoLoop {
         handler.onTurn(tick);
     }
 
-    /** Waits until a datagram, a wake-up, the next tick, the earliest requested deadline or the handler's own. */
+    /**
+     * Waits until a datagram, a wake-up, the next tick, the earliest requested deadline or the handler's
+     * own. The port's wait lasts until the tick; an earlier deadline is the {@link WakeTimer}'s, which
+     * wakes the loop then (a short timeout on the port would arm and cancel a kernel timer in every wait).
+     */
     private void await() throws IOException {
         long until = nextTick;
         long deadline = requestedDeadline.get();
@@ -265,17 +272,31 @@ final class IoLoop {
             until = own;
         }
         long now = System.nanoTime();
-        if (handler.conditioned() && until - now > CONDITIONER_POLL_NANOS) {
-            until = now + CONDITIONER_POLL_NANOS; // a conditioner delays datagrams: release them at least every millisecond
+        long portUntil = nextTick;
+        if (handler.conditioned()) {
+            if (until - now > CONDITIONER_POLL_NANOS) {
+                until = now + CONDITIONER_POLL_NANOS; // a conditioner delays datagrams: release them at least every millisecond
+            }
+            portUntil = until; // a test's link: the port's own timeout, as before
+        } else if (until - now <= 0) {
+            portUntil = until; // due already: only a look at the port
         }
         waitingUntil = until;
         try {
+            if (until != portUntil) {
+                wakeTimer.ensure(until); // after waitingUntil is published: a check that fires now sees it
+            }
             // a wake-up already asked for: only consume the port's pending wake-up (a selectNow), so that
             // it does not cut the next wait short for nothing
-            port.awaitReadable(wakePending.get() ? 0 : until - now);
+            port.awaitReadable(wakePending.get() ? 0 : portUntil - now);
         } finally {
             waitingUntil = Long.MAX_VALUE;
         }
+    }
+
+    /** The loop's wake timer; for tests. */
+    WakeTimer wakeTimer() {
+        return wakeTimer;
     }
 
     /** Reads every waiting datagram; each is handled and followed by a turn. */

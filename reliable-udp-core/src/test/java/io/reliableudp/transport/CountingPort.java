@@ -17,6 +17,8 @@ final class CountingPort implements DatagramPort {
     final AtomicLong wakeups = new AtomicLong();
     /** Waits that only looked at the port (a zero timeout). */
     final AtomicLong looks = new AtomicLong();
+    /** The shortest wait with a timeout (nanoseconds), Long.MAX_VALUE before the first. */
+    final AtomicLong shortestTimedWait = new AtomicLong(Long.MAX_VALUE);
 
     CountingPort(DatagramPort port) {
         this.port = port;
@@ -36,6 +38,8 @@ final class CountingPort implements DatagramPort {
     public void awaitReadable(long timeoutNanos) throws IOException {
         if (timeoutNanos <= 0) {
             looks.incrementAndGet();
+        } else {
+            shortestTimedWait.accumulateAndGet(timeoutNanos, Math::min);
         }
         port.awaitReadable(timeoutNanos);
     }

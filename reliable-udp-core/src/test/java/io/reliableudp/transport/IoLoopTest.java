@@ -20,8 +20,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The I/O loop over a real UDP port: another thread wakes it without closing the channel, a burst
- * of wake-ups costs one selector wake-up, a requested deadline gets its turn. The loop's tick is an
- * hour, so any turn seen here was caused by the wake-up, not by a timer.
+ * of wake-ups costs one selector wake-up, a requested deadline gets its turn (from the wake timer,
+ * while the port waits for the tick). The loop's tick is an hour, so any turn seen here was caused by
+ * a wake-up, not by the tick.
  */
 @Timeout(60)
 class IoLoopTest {
@@ -254,6 +255,10 @@ class IoLoopTest {
             // the deadline was served: the loop sleeps again instead of turning on it
             assertThat(recorder.turns.poll(200, TimeUnit.MILLISECONDS)).isNull();
             assertThat(recorder.ticks).hasValue(0);
+            // the wake timer served it: the port's own waits all lasted until the hour-long tick (a
+            // 20 ms timeout there would arm and cancel a kernel timer in every wait)
+            assertThat(running.port().shortestTimedWait.get()).as("shortest timed wait on the port (ns)")
+                    .isGreaterThan(TimeUnit.MINUTES.toNanos(30));
         }
     }
 }

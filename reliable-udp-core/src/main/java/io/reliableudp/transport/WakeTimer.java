@@ -1,0 +1,102 @@
+package io.reliableudp.transport;
+
+import java.lang.System.Logger.Level;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Wakes one {@link IoLoop} at a deadline earlier than its next tick (a resend, an ack delay, pacing)
+ * from a timer thread, so that the loop's own wait on its port can last until the tick. Why: a wait on
+ * the port with a timeout arms a kernel timer in every call (epoll's, through {@code Selector.select}),
+ * and a wait that a datagram ends first cancels it again; when that timer is the earliest of its CPU
+ * both steps reprogram the CPU's timer device, on this project's VM a VM exit each. A ping-pong pays
+ * that on almost every wait (each message's resend deadline, a few milliseconds away, is earlier than
+ * the kernel's next tick for about a quarter of each tick period): about 15 us per round trip in those
+ * stretches, 14 % of all round trips on one vCPU (docs/benchmarks.md, "The kernel timer of every
+ * wait"). Netty's native epoll loop avoids the same cost by keeping its timerfd armed while the
+ * deadline does not change; the JDK's selector has no timerfd, so this class is the JDK's way: one
+ * shared scheduler thread, armed again only when a loop's deadline moves earlier than what is armed.
+ *
+ * <p>Lazy by design: a deadline that moves later (an ack cancelled the resend, the next message set a
+ * new one) leaves the armed check where it is; when it fires it finds the loop's wait ending later
+ * and arms itself for that instead, without waking the loop. So a stream of messages, each acked
+ * before its resend, costs one timer-thread wake-up per resend interval, and the loop is woken only
+ * when a deadline has really come. The scheduler's timed park is also finer than the selector's
+ * milliseconds: a deadline is met within the kernel's timer slack (50 us) instead of up to 1 ms late.
+ *
+ * <p>Thread safety: {@link #ensure} runs on the loop's thread (before each wait) and on the timer
+ * thread; {@link #armedAt} only ever moves earlier by a compare-and-set, or back to "none" by the check
+ * it belonged to. No wake-up is lost: the loop publishes its {@code waitingUntil} before it reads
+ * {@code armedAt}, a check clears {@code armedAt} before it reads {@code waitingUntil} (all volatile),
+ * so either the loop sees no check armed and arms one, or the check sees the loop's wait.
+ */
+final class WakeTimer {
+
+    private static final System.Logger LOG = System.getLogger(WakeTimer.class.getName());
+    private static final long NONE = Long.MAX_VALUE;
+
+    /** One daemon platform thread for every loop of the JVM, started with the first deadline. */
+    private static final class Shared {
+        static final ScheduledThreadPoolExecutor SCHEDULER = create();
+
+        private static ScheduledThreadPoolExecutor create() {
+            ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1,
+                    Thread.ofPlatform().name("reliable-udp-wake-timer").daemon(true).factory());
+            s.setRemoveOnCancelPolicy(true);
+            return s;
+        }
+    }
+
+    /** When the loop's wait ends (System.nanoTime), Long.MAX_VALUE while it is not waiting: {@link IoLoop#waitingUntil()}. */
+    private final LongSupplier waitingUntil;
+    /** Makes the loop run a turn: {@link IoLoop#wakeup()}. */
+    private final Runnable wakeup;
+    private final Object owner;
+    /** When the pending check runs (System.nanoTime), NONE when none is pending. */
+    private final AtomicLong armedAt = new AtomicLong(NONE);
+
+    /** For one loop: what it waits until, how to wake it, and what to name in a log line ({@code owner}). */
+    WakeTimer(LongSupplier waitingUntil, Runnable wakeup, Object owner) {
+        this.waitingUntil = waitingUntil;
+        this.wakeup = wakeup;
+        this.owner = owner;
+    }
+
+    /** Makes sure a check runs at {@code until} (System.nanoTime) at the latest. The loop's thread or the timer's. */
+    void ensure(long until) {
+        long armed;
+        do {
+            armed = armedAt.get();
+            if (armed != NONE && armed - until <= 0) {
+                return; // a check comes by then: it arms again for whatever the loop then waits for
+            }
+        } while (!armedAt.compareAndSet(armed, until));
+        Shared.SCHEDULER.schedule(() -> check(until), until - System.nanoTime(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Timer thread: the loop's turn if its wait should end now, else a check at its new end. */
+    private void check(long at) {
+        try {
+            armedAt.compareAndSet(at, NONE); // a later ensure armed another: that one's own check stays
+            long until = waitingUntil.getAsLong();
+            if (until == Long.MAX_VALUE) {
+                return; // in a turn (or stopped): its next wait arms again if it needs to
+            }
+            if (until - System.nanoTime() <= 0) {
+                wakeup.run();
+            } else {
+                ensure(until);
+            }
+        } catch (RuntimeException e) {
+            // a bug: the loop still wakes at its tick
+            LOG.log(Level.ERROR, "wake timer of " + owner + " failed", e);
+        }
+    }
+
+    /** The pending check's time (System.nanoTime), Long.MAX_VALUE for none; for tests. */
+    long armedAt() {
+        return armedAt.get();
+    }
+}

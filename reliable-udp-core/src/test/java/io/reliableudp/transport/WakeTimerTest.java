@@ -1,0 +1,102 @@
+package io.reliableudp.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The wake timer against a stand-in for a loop (what it waits until, a queue of wake-ups): a loop is
+ * woken at its deadline and not before, a deadline that moved later is followed without a wake-up, an
+ * earlier one is armed at once, a loop in a turn is left alone. Orders and counts only: every
+ * assertion holds however late the machine runs the timer thread.
+ */
+@Timeout(60)
+class WakeTimerTest {
+
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /** What the timer sees of a loop: the end of its wait, and the times it was woken. */
+    private static final class FakeLoop {
+        final AtomicLong waitingUntil = new AtomicLong(Long.MAX_VALUE);
+        final BlockingQueue<Long> wakeups = new LinkedBlockingQueue<>();
+        final WakeTimer timer = new WakeTimer(waitingUntil::get, () -> wakeups.add(System.nanoTime()), "fake loop");
+
+        /** As the loop's wait does: publish the end, then make sure the timer comes by then. */
+        void waitUntil(long until) {
+            waitingUntil.set(until);
+            timer.ensure(until);
+        }
+    }
+
+    @Test
+    void aWaitingLoopIsWokenAtItsDeadlineNotBefore() throws Exception {
+        FakeLoop loop = new FakeLoop();
+        long deadline = System.nanoTime() + 20 * MS;
+        loop.waitUntil(deadline);
+        Long woken = loop.wakeups.poll(30, TimeUnit.SECONDS);
+        assertThat(woken).as("a wake-up").isNotNull();
+        assertThat(woken - deadline).as("woken at or after the deadline").isGreaterThanOrEqualTo(0);
+        assertThat(loop.wakeups.poll(100, TimeUnit.MILLISECONDS)).as("one wake-up only").isNull();
+        assertThat(loop.timer.armedAt()).as("nothing armed after it").isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void aDeadlineThatMovedLaterIsFollowedWithoutWakingTheLoop() throws Exception {
+        FakeLoop loop = new FakeLoop();
+        long first = System.nanoTime() + 20 * MS;
+        loop.waitUntil(first);
+        // the loop ran a turn (a datagram) and now waits longer: nothing new is armed, the first check stays
+        long later = first + 200 * MS;
+        loop.waitUntil(later);
+        assertThat(loop.timer.armedAt()).as("the earlier check stays armed").isEqualTo(first);
+        Long woken = loop.wakeups.poll(30, TimeUnit.SECONDS);
+        assertThat(woken).as("a wake-up at the later deadline").isNotNull();
+        assertThat(woken - later).as("not at the first, moved deadline").isGreaterThanOrEqualTo(0);
+        assertThat(loop.wakeups.poll(100, TimeUnit.MILLISECONDS)).as("one wake-up only").isNull();
+    }
+
+    @Test
+    void anEarlierDeadlineIsArmedAtOnce() throws Exception {
+        FakeLoop loop = new FakeLoop();
+        long far = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+        loop.waitUntil(far);
+        long near = System.nanoTime() + 20 * MS;
+        loop.waitUntil(near);
+        assertThat(loop.timer.armedAt()).isEqualTo(near);
+        Long woken = loop.wakeups.poll(30, TimeUnit.SECONDS);
+        assertThat(woken).as("a wake-up at the near deadline, long before the far one").isNotNull();
+        assertThat(woken - near).isGreaterThanOrEqualTo(0);
+    }
+
+    @Test
+    void aLoopInATurnIsLeftAloneAndArmsAgainBeforeItsNextWait() throws Exception {
+        FakeLoop loop = new FakeLoop();
+        long deadline = System.nanoTime() + 20 * MS;
+        loop.waitUntil(deadline);
+        loop.waitingUntil.set(Long.MAX_VALUE); // woken by a datagram: in a turn when the check comes
+        long until = System.currentTimeMillis() + 2_000;
+        while (loop.timer.armedAt() != Long.MAX_VALUE && System.currentTimeMillis() < until) {
+            Thread.sleep(5);
+        }
+        assertThat(loop.timer.armedAt()).as("the check ran and armed nothing").isEqualTo(Long.MAX_VALUE);
+        assertThat(loop.wakeups).as("a running loop is not woken").isEmpty();
+        // its next wait arms a new check
+        long next = System.nanoTime() + 20 * MS;
+        loop.waitUntil(next);
+        Long woken = loop.wakeups.poll(30, TimeUnit.SECONDS);
+        assertThat(woken).isNotNull();
+        assertThat(woken - next).isGreaterThanOrEqualTo(0);
+    }
+
+    @Test
+    void aDeadlineAlreadyDueWakesTheLoopAtOnce() throws Exception {
+        FakeLoop loop = new FakeLoop();
+        loop.waitUntil(System.nanoTime() - MS);
+        assertThat(loop.wakeups.poll(30, TimeUnit.SECONDS)).isNotNull();
+    }
+}
