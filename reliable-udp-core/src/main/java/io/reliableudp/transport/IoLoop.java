@@ -302,11 +302,6 @@ final class IoLoop {
         }
     }
 
-    /** The loop's wake timer; for tests. */
-    WakeTimer wakeTimer() {
-        return wakeTimer;
-    }
-
     /** Reads every waiting datagram; each is handled and followed by a turn. */
     private int drain() throws IOException {
         int n = 0;

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * Wakes one {@link IoLoop} at a deadline earlier than its next tick (a resend, an ack delay, pacing)
+ * Wakes one {@link IoLoop} at a deadline earlier than its next tick and at least 1 ms away (a resend)
  * from a timer thread, so that the loop's own wait on its port can last until the tick. Why: a wait on
  * the port with a timeout arms a kernel timer in every call (epoll's, through {@code Selector.select}),
  * and a wait that a datagram ends first cancels it again; when that timer is the earliest of its CPU
