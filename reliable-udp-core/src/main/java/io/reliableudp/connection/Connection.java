@@ -613,7 +613,8 @@ public final class Connection implements Session.Output, Session.Input {
 
     /**
      * Connected, whether the session waits only for timers the owner may leave to its next service of
-     * this connection anyway (its tick at the latest), rather than wake for them now ({@link Session#settled}).
+     * this connection (a datagram, or a timer it sets for {@link #nextDeadline}), rather than wake for
+     * them now ({@link Session#settled}).
      */
     public boolean settled() {
         Session s = session;

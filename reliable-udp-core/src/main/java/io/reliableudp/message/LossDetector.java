@@ -61,8 +61,6 @@ final class LossDetector {
     private int lossesSinceSpurious;
 
     private long packetsDeclaredLost;
-    /** When a data packet of ours was last declared lost (seconds; -inf: never). */
-    private double lastLossTime = Double.NEGATIVE_INFINITY;
     private long spuriousLosses;
 
     LossDetector(PacketLog log, SendQueue queue, int ringSize, boolean fastRecovery, int firstSequence) {
@@ -126,7 +124,6 @@ final class LossDetector {
             return;
         }
         packetsDeclaredLost++;
-        lastLossTime = time;
         if (++lossesSinceSpurious >= LOSSES_PER_NARROWING) {
             lossesSinceSpurious = 0;
             if (windowSteps > 1) {
@@ -165,9 +162,7 @@ final class LossDetector {
                 if (time - log.sendTimeOf(slot) < timeout) {
                     break;
                 }
-                if (log.declareLost(slot, time, false) && log.carriesData(slot)) {
-                    lastLossTime = time; // neither acknowledged nor condemned by the acks: an outage, or a lost tail
-                }
+                log.declareLost(slot, time, false); // neither acknowledged nor condemned by the acks: an outage, or a lost tail
                 log.settle(slot);
             }
             timeoutCursor = (timeoutCursor + 1) & 0xFFFF;
@@ -216,14 +211,6 @@ final class LossDetector {
         return srtt > 0 ? Math.max(MIN_REORDER_WINDOW_SECONDS, Math.min(window, srtt)) : window;
     }
 
-    /**
-     * When a data packet of ours was last declared lost, by the acks or by the loss timeout (seconds on
-     * the endpoint's clock; -inf: never). A resend alone is no loss: a late ack makes the timer resend a
-     * packet that arrived, and the acks then acknowledge it.
-     */
-    double lastLossTime() {
-        return lastLossTime;
-    }
 
     /** Data packets declared lost from the acks (not those declared at the loss timeout). */
     long packetsDeclaredLost() {

@@ -43,14 +43,6 @@ public final class MessageEndpoint {
     public static final int OFFER_TOO_LARGE = -2;
     /** {@link #offer} result: the endpoint is closed. */
     public static final int OFFER_CLOSED = -3;
-    /**
-     * How long after a packet of this end was declared lost the endpoint still counts its link as one
-     * that loses packets, and so is not {@link #settled}: 10 s, so that at 1 % loss of a 60 Hz stream
-     * (a loss every 1.7 s on average) the gap between two losses outlasts it about once in 350, while
-     * a clean link is settled again 10 s after an odd loss.
-     */
-    static final double LOSSY_FOR_SECONDS = 10;
-
     /** Largest packet header of the packet layer. */
     static final int PACKET_HEADER_MAX = 9;
     /** Fragment header of the packet layer. */
@@ -430,16 +422,14 @@ public final class MessageEndpoint {
     }
 
     /**
-     * IMMEDIATE: whether, as of the last call, everything queued went out, no acknowledgement is owed,
-     * and no packet of this end was declared lost for {@link #LOSSY_FOR_SECONDS}: the endpoint then
-     * waits only for the resend timers of messages in flight, which the acks will very likely stop, so
-     * that a thread that just flushed it may leave them to the next time the driver services it anyway
-     * (a datagram arriving, its tick) instead of waking the driver now; on a link that lost a packet
-     * recently it wakes it. The driver must service the endpoint by its tick at the latest. Always
-     * false in TICK and once closed.
+     * IMMEDIATE: whether, as of the last call, everything queued went out and no acknowledgement is
+     * owed: the endpoint then waits only for the resend timers of messages in flight, which the acks
+     * will very likely stop, so that a thread that just flushed it may leave them to the next time the
+     * driver services it (a datagram arriving, or a timer the driver sets for {@link #nextDeadline})
+     * instead of waking the driver now. Always false in TICK and once closed.
      */
     public boolean settled() {
-        return !closed && composer.writtenOut() && time - losses.lastLossTime() >= LOSSY_FOR_SECONDS;
+        return !closed && composer.writtenOut();
     }
 
     /** Whether a reliable message is still waiting to be sent or acknowledged. */

@@ -83,6 +83,18 @@ final class IoLane implements IoLoop.Handler {
     }
 
     /**
+     * After {@link #markQuietly}: the quietly marked peer's next deadline ({@code deadline}, seconds on
+     * the node's clock), for which the loop gets a turn without being woken now (its wake timer). Any
+     * thread.
+     */
+    void wakeAtQuietly(double deadline) {
+        long nanos = deadlineNanos(deadline);
+        if (nanos != Long.MAX_VALUE) {
+            loop.wakeAtQuietly(nanos);
+        }
+    }
+
+    /**
      * Whether the loop, waiting now, will run a turn by itself by {@code deadline} (seconds on the
      * node's clock; +inf: no deadline): its wait ends by then. False while it is not waiting (it may be
      * about to wait longer). Any thread; a hint that is only ever acted on while the loop waits.
@@ -231,7 +243,9 @@ final class IoLane implements IoLoop.Handler {
         }
         events.dispatch();
         if (node.immediate() && !dirty.isEmpty()) {
-            // after the listener calls, so that a reply a listener just sent leaves in this turn
+            // after the listener calls, so that a reply a listener just sent leaves in this turn; the
+            // quiet writers' deadline goes first (each set it after its mark): the drain takes their timers
+            loop.quietTakenOver();
             dirty.drain(writeQueued);
         }
     }

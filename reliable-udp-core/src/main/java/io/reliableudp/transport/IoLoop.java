@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * the earliest of the next tick, a requested deadline and the handler's {@link Handler#nextDeadline()}
  * (the port's wait until the tick, a {@link WakeTimer} for an earlier deadline). Other threads wake it with {@link #wakeup()} (at most one port wake-up per batch: an atomic
  * "wake pending" flag that the loop clears before each turn, and none while the loop is not waiting) or ask for a turn at a time with
- * {@link #wakeAt(long)}; neither closes or interrupts the port.
+ * {@link #wakeAt(long)}, or without waking it now with {@link #wakeAtQuietly(long)}; none closes or interrupts the port.
  */
 final class IoLoop {
 
@@ -36,6 +36,8 @@ final class IoLoop {
     static final long WAKE_TIMER_MIN_NANOS = 1_000_000;
     /** Longest wait while a link conditioner holds delayed datagrams to release. */
     static final long CONDITIONER_POLL_NANOS = 1_000_000;
+    /** Longest gap between two quiet deadlines for the second to predict the third: 250 ms. */
+    static final long QUIET_STREAM_NANOS = 250_000_000;
 
     /** What the loop drives. Every method runs on the loop's thread. */
     interface Handler {
@@ -79,10 +81,26 @@ final class IoLoop {
     private final AtomicLong requestedDeadline = new AtomicLong(Long.MAX_VALUE);
     /** When the loop's current wait ends (System.nanoTime); read by {@link #wakeAt} to see whether to wake it. */
     private volatile long waitingUntil = Long.MAX_VALUE;
+    /**
+     * When the {@link WakeTimer} ends the current wait (System.nanoTime): {@link #waitingUntil} when the
+     * timer serves it, Long.MAX_VALUE while the port's own timeout does (the tick, a deadline under 1 ms)
+     * or the loop is not waiting, so that a check that fires then re-arms nothing.
+     */
+    private volatile long timedUntil = Long.MAX_VALUE;
+    /**
+     * The earliest deadline of a peer that an application thread wrote quietly ({@link #wakeAtQuietly}),
+     * System.nanoTime, Long.MAX_VALUE for none: cleared when the loop takes the marked peers over
+     * ({@link #quietTakenOver}) or the deadline passes.
+     */
+    private final AtomicLong quietDeadline = new AtomicLong(Long.MAX_VALUE);
+    /** The last quiet deadline asked for (System.nanoTime, Long.MAX_VALUE before the first); a hint. */
+    private volatile long lastQuiet = Long.MAX_VALUE;
+    /** The gap between the last two quiet deadlines when it was a stream's (under {@link #QUIET_STREAM_NANOS}), else 0; a hint. */
+    private volatile long quietInterval;
     private volatile boolean running = true;
     private long nextTick;
     /** Wakes the loop at a deadline before the next tick, so that the port's wait need not arm a short kernel timer. */
-    private final WakeTimer wakeTimer = new WakeTimer(this::waitingUntil, this::wakeup, this);
+    private final WakeTimer wakeTimer = new WakeTimer(this::timerDue, this::standby, this::wakeup, this);
     /** Set by {@link #wakeup()} on the loop's own thread: another turn is wanted before the next wait. Loop thread only. */
     private boolean selfWake;
 
@@ -156,6 +174,70 @@ final class IoLoop {
         if (waitingUntil - nanoTime > 0) {
             wakeup(); // the loop sleeps past it: let it recompute its wait
         }
+    }
+
+    /**
+     * Makes the loop run a turn at {@code nanoTime} at the latest without waking it now: an application
+     * thread wrote a peer's message itself and left the peer marked for the loop's next turn
+     * ({@link DirtyPeers#markQuietly}, before this call), and {@code nanoTime} is that peer's next
+     * deadline (the message's resend). The turn that takes the marked peers over drops it
+     * ({@link #quietTakenOver}): then the peers' own timers cover it. Any thread; the {@link WakeTimer}
+     * ends the loop's wait then, so the wait itself need not change.
+     */
+    void wakeAtQuietly(long nanoTime) {
+        long previous = lastQuiet;
+        lastQuiet = nanoTime;
+        if (previous != Long.MAX_VALUE) {
+            long gap = nanoTime - previous;
+            quietInterval = gap > 0 && gap < QUIET_STREAM_NANOS ? gap : 0;
+        }
+        long current;
+        do {
+            current = quietDeadline.get();
+            if (current - nanoTime <= 0) {
+                return; // an earlier or equal one is held, and its timer armed
+            }
+        } while (!quietDeadline.compareAndSet(current, nanoTime));
+        wakeTimer.ensure(nanoTime);
+    }
+
+    /**
+     * Timer thread: when a check that found nothing due runs anyway: an eighth of the stream's interval
+     * before the deadline its next quiet write will set, so that this write finds the check armed and
+     * wakes no thread (a write that does arm the timer wakes its thread just when the receiver has the
+     * datagram to handle); Long.MAX_VALUE when the quiet writes are no stream.
+     */
+    long standby() {
+        long interval = quietInterval;
+        if (interval <= 0) {
+            return Long.MAX_VALUE;
+        }
+        return lastQuiet + interval - interval / 8;
+    }
+
+    /**
+     * Loop thread, in a turn, before it takes the marked peers (and so their timers) over: the quiet
+     * deadline is theirs and is dropped. A peer marked after this is taken by the same drain, or by the
+     * next turn, whose quiet deadline its writer sets after the mark.
+     */
+    void quietTakenOver() {
+        if (quietDeadline.get() != Long.MAX_VALUE) {
+            quietDeadline.set(Long.MAX_VALUE);
+        }
+    }
+
+    /**
+     * The timer's view of the loop (timer thread): when a check should wake it, Long.MAX_VALUE when it
+     * need not (the port's own timeout ends the wait, or the loop is in a turn, whose next wait arms the
+     * timer again if it needs it).
+     */
+    private long timerDue() {
+        long timed = timedUntil;
+        long quiet = quietDeadline.get();
+        if (quiet == Long.MAX_VALUE || (timed != Long.MAX_VALUE && timed - quiet <= 0)) {
+            return timed;
+        }
+        return quiet;
     }
 
     /** Stops the loop (it ends after its current turn); the caller closes the port. */
@@ -258,6 +340,10 @@ final class IoLoop {
         if (deadline != Long.MAX_VALUE && now - deadline >= 0) {
             requestedDeadline.compareAndSet(deadline, Long.MAX_VALUE);
         }
+        long quiet = quietDeadline.get();
+        if (quiet != Long.MAX_VALUE && now - quiet >= 0) {
+            quietDeadline.compareAndSet(quiet, Long.MAX_VALUE); // its peer is marked: this turn takes it over
+        }
         handler.onTurn(tick);
     }
 
@@ -276,6 +362,10 @@ final class IoLoop {
         if (own != Long.MAX_VALUE && own - until < 0) {
             until = own;
         }
+        long quiet = quietDeadline.get();
+        if (quiet != Long.MAX_VALUE && quiet - until < 0) {
+            until = quiet;
+        }
         long now = System.nanoTime();
         long portUntil = nextTick;
         if (handler.conditioned()) {
@@ -292,12 +382,14 @@ final class IoLoop {
         waitingUntil = until;
         try {
             if (until != portUntil) {
-                wakeTimer.ensure(until); // after waitingUntil is published: a check that fires now sees it
+                timedUntil = until;
+                wakeTimer.ensure(until); // after timedUntil is published: a check that fires now sees it
             }
             // a wake-up already asked for: only consume the port's pending wake-up (a selectNow), so that
             // it does not cut the next wait short for nothing
             port.awaitReadable(wakePending.get() ? 0 : portUntil - now);
         } finally {
+            timedUntil = Long.MAX_VALUE;
             waitingUntil = Long.MAX_VALUE;
         }
     }

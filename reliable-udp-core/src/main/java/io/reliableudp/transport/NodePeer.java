@@ -58,8 +58,6 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     private @Nullable LinkConditioner conditioner;
     private int conditionerGeneration;
     private double queueFullSince = -1;
-    /** When an application thread last wrote this peer itself (node clock, seconds). */
-    private double lastCallerWrite = Double.NEGATIVE_INFINITY;
     private final DatagramConsumer forward = this::transmitNow;
     private final boolean immediate;
 
@@ -244,13 +242,6 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     }
 
     /**
-     * Longest gap between two writes by application threads for the second to count as part of a
-     * stream ({@link #writtenByCaller}): 20 ms, a 50 Hz stream with some jitter. It bounds what a quiet
-     * write costs when it is lost: the wait for the stream's next send instead of the resend timer.
-     */
-    static final double QUIET_STREAM_GAP_SECONDS = 0.020;
-
-    /**
      * IMMEDIATE, under the lock, on an application thread: when nothing of this peer waits for the I/O
      * thread and the loop is idle, writes what is queued (the message just offered) on this thread, as
      * TCP's {@code write} does, instead of waiting for the loop's wake-up: the wake-up is then off the
@@ -261,17 +252,15 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
      * message's resend, cancelled by its ack); the loop takes them over at its next turn, for which the
      * peer is marked here without a wake-up ({@link DirtyPeers#markQuietly}), when that turn comes in
      * time by itself: the loop's wait ends by the connection's next deadline; or the connection is
-     * {@link Connection#settled settled} (everything written, nothing owed, no packet of its own lost
-     * for ten seconds), so that the ack, whose arrival wakes the loop, will very likely come before the
-     * resend is due, and the write is part of a stream (the previous write by an application thread at
-     * most {@link #QUIET_STREAM_GAP_SECONDS} before), whose next send finds a lost message's peer still
-     * marked quietly, wakes the loop and so has it resent. A lost message on a link that lost nothing
-     * for ten seconds is then resent with the stream's next send (or at the loop's tick, if the stream
-     * stopped) rather than at its timer; every other case wakes the loop as before (the caller's
-     * {@link IoLane#sendSoon}). Why not wake it anyway: the woken I/O thread runs just when the
-     * receiver's thread has the message to handle, and on this project's 2-vCPU machine that doubled
-     * or more the 0 % loss p99 of the {@code loss} benchmark (docs/benchmarks.md, "The wake-up after
-     * a caller's write").
+     * {@link Connection#settled settled} (everything written, nothing owed), so that the ack, whose
+     * arrival wakes the loop, will very likely come before the resend is due, and the loop's wake timer
+     * is armed for that deadline ({@link IoLane#wakeAtQuietly}; in a stream the timer is armed by then
+     * already, and the write wakes no thread at all): a lost message is resent at its timer, as if the
+     * loop had been woken. Every other case wakes the
+     * loop as before (the caller's {@link IoLane#sendSoon}). Why not wake it anyway: the woken I/O thread
+     * runs just when the receiver's thread has the message to handle, and on this project's 2-vCPU
+     * machine that doubled or more the 0 % loss p99 of the {@code loss} benchmark (docs/benchmarks.md,
+     * "The wake-up after a caller's write").
      */
     private boolean writtenByCaller(double now) {
         if (!immediate || dirty.get() || !node.callerMayWrite(this)) {
@@ -279,10 +268,14 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         }
         Connection c = connection();
         c.flush(now);
-        boolean stream = now - lastCallerWrite <= QUIET_STREAM_GAP_SECONDS;
-        lastCallerWrite = now;
-        if ((stream && c.settled()) || lane.wakesBy(c.nextDeadline())) {
+        double next = c.nextDeadline();
+        if (lane.wakesBy(next)) {
             lane.markQuietly(this);
+            return true;
+        }
+        if (c.settled()) {
+            lane.markQuietly(this); // first: the turn that drops the quiet deadline takes this peer
+            lane.wakeAtQuietly(next);
             return true;
         }
         return false;

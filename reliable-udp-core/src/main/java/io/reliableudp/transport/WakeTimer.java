@@ -7,8 +7,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * Wakes one {@link IoLoop} at a deadline earlier than its next tick and at least 1 ms away (a resend)
- * from a timer thread, so that the loop's own wait on its port can last until the tick. Why: a wait on
+ * Wakes one {@link IoLoop} at a deadline earlier than its next tick and at least 1 ms away (a resend),
+ * or at the deadline of a message an application thread wrote without waking the loop
+ * ({@link IoLoop#wakeAtQuietly}), from a timer thread, so that the loop's own wait on its port can
+ * last until the tick. Why: a wait on
  * the port with a timeout arms a kernel timer in every call (epoll's, through {@code Selector.select}),
  * and a wait that a datagram ends first cancels it again; when that timer is the earliest of its CPU
  * both steps reprogram the CPU's timer device, on this project's VM a VM exit each. A ping-pong pays
@@ -27,10 +29,11 @@ import java.util.function.LongSupplier;
  * milliseconds: a deadline is met within the kernel's timer slack (50 us) instead of up to 1 ms late.
  *
  * <p>Thread safety: {@link #ensure} runs on the loop's thread (before each wait) and on the timer
- * thread; {@link #armedAt} only ever moves earlier by a compare-and-set, or back to "none" by the check
- * it belonged to. No wake-up is lost: the loop publishes its {@code waitingUntil} before it reads
- * {@code armedAt}, a check clears {@code armedAt} before it reads {@code waitingUntil} (all volatile),
- * so either the loop sees no check armed and arms one, or the check sees the loop's wait.
+ * thread, and on an application thread that wrote quietly; {@link #armedAt} only ever moves earlier by
+ * a compare-and-set, or back to "none" by the check it belonged to. No wake-up is lost: the loop (or
+ * the writer) publishes its deadline before it reads {@code armedAt}, a check clears {@code armedAt}
+ * before it reads the deadlines ({@code due}; all volatile), so either the one arming sees no check
+ * armed and arms one, or the check sees the deadline.
  */
 final class WakeTimer {
 
@@ -49,17 +52,31 @@ final class WakeTimer {
         }
     }
 
-    /** When the loop's wait ends (System.nanoTime), Long.MAX_VALUE while it is not waiting: {@link IoLoop#waitingUntil()}. */
-    private final LongSupplier waitingUntil;
+    /**
+     * When the loop should be woken (System.nanoTime), Long.MAX_VALUE when this timer need not wake it
+     * (the loop is in a turn, or its port's own timeout ends its wait).
+     */
+    private final LongSupplier due;
+    /**
+     * When a check that found nothing due should run anyway (System.nanoTime; Long.MAX_VALUE or a past
+     * time: none): shortly before the next deadline a stream of quiet writes is expected to set.
+     */
+    private final LongSupplier standby;
     /** Makes the loop run a turn: {@link IoLoop#wakeup()}. */
     private final Runnable wakeup;
     private final Object owner;
     /** When the pending check runs (System.nanoTime), NONE when none is pending. */
     private final AtomicLong armedAt = new AtomicLong(NONE);
 
-    /** For one loop: what it waits until, how to wake it, and what to name in a log line ({@code owner}). */
-    WakeTimer(LongSupplier waitingUntil, Runnable wakeup, Object owner) {
-        this.waitingUntil = waitingUntil;
+    /** For one loop: when it is due, how to wake it, and what to name in a log line ({@code owner}). */
+    WakeTimer(LongSupplier due, Runnable wakeup, Object owner) {
+        this(due, () -> NONE, wakeup, owner);
+    }
+
+    /** As {@link #WakeTimer(LongSupplier, Runnable, Object)}, with a standby time for checks that find nothing due. */
+    WakeTimer(LongSupplier due, LongSupplier standby, Runnable wakeup, Object owner) {
+        this.due = due;
+        this.standby = standby;
         this.wakeup = wakeup;
         this.owner = owner;
     }
@@ -80,9 +97,15 @@ final class WakeTimer {
     private void check(long at) {
         try {
             armedAt.compareAndSet(at, NONE); // a later ensure armed another: that one's own check stays
-            long until = waitingUntil.getAsLong();
+            long until = due.getAsLong();
             if (until == Long.MAX_VALUE) {
-                return; // in a turn (or stopped): its next wait arms again if it needs to
+                // in a turn, the port's own wait, or stopped: its next wait arms again if it needs to; a
+                // stream of quiet writes finds the check already armed (their writer then wakes nobody)
+                long next = standby.getAsLong();
+                if (next != NONE && next - System.nanoTime() > 0) {
+                    ensure(next);
+                }
+                return;
             }
             if (until - System.nanoTime() <= 0) {
                 wakeup.run();

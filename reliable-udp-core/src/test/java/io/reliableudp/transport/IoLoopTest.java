@@ -235,6 +235,22 @@ class IoLoopTest {
                 .getCurrentThreadAllocatedBytes();
     }
 
+    @org.junit.jupiter.api.Test
+    void quietDeadlinesOfAStreamPredictTheNextOneAndOthersPredictNothing() throws Exception {
+        try (Running r = Running.start(new Recorder(), ReceiveThreadMode.PLATFORM)) {
+            long t = System.nanoTime() + TimeUnit.HOURS.toNanos(1); // far: no check comes during the test
+            long interval = TimeUnit.MILLISECONDS.toNanos(16);
+            assertThat(r.loop().standby()).as("no quiet write yet").isEqualTo(Long.MAX_VALUE);
+            r.loop().wakeAtQuietly(t);
+            assertThat(r.loop().standby()).as("one quiet deadline is no stream").isEqualTo(Long.MAX_VALUE);
+            r.loop().wakeAtQuietly(t + interval);
+            // an eighth of the interval before the third deadline, so that the third write finds it armed
+            assertThat(r.loop().standby()).isEqualTo(t + 2 * interval - interval / 8);
+            r.loop().wakeAtQuietly(t + interval + IoLoop.QUIET_STREAM_NANOS);
+            assertThat(r.loop().standby()).as("after a long gap").isEqualTo(Long.MAX_VALUE);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(ReceiveThreadMode.class)
     void aRequestedDeadlineGetsItsTurnLongBeforeTheTick(ReceiveThreadMode mode) throws Exception {

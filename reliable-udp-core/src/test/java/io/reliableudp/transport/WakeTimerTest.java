@@ -23,8 +23,10 @@ class WakeTimerTest {
     /** What the timer sees of a loop: the end of its wait, and the times it was woken. */
     private static final class FakeLoop {
         final AtomicLong waitingUntil = new AtomicLong(Long.MAX_VALUE);
+        final AtomicLong standby = new AtomicLong(Long.MAX_VALUE);
         final BlockingQueue<Long> wakeups = new LinkedBlockingQueue<>();
-        final WakeTimer timer = new WakeTimer(waitingUntil::get, () -> wakeups.add(System.nanoTime()), "fake loop");
+        final WakeTimer timer = new WakeTimer(waitingUntil::get, standby::get,
+                () -> wakeups.add(System.nanoTime()), "fake loop");
 
         /** As the loop's wait does: publish the end, then make sure the timer comes by then. */
         void waitUntil(long until) {
@@ -98,5 +100,31 @@ class WakeTimerTest {
         FakeLoop loop = new FakeLoop();
         loop.waitUntil(System.nanoTime() - MS);
         assertThat(loop.wakeups.poll(30, TimeUnit.SECONDS)).isNotNull();
+    }
+
+    @Test
+    void aCheckThatFindsNothingDueArmsForTheStandbyTimeAndStopsWhenItIsPast() throws Exception {
+        FakeLoop loop = new FakeLoop();
+        long deadline = System.nanoTime() + 20 * MS;
+        loop.waitUntil(deadline);
+        // the ack came: the loop took the deadline over and waits on its port; a stream's next write is expected
+        loop.waitingUntil.set(Long.MAX_VALUE);
+        long standby = deadline + 300 * MS;
+        loop.standby.set(standby);
+        long until = System.currentTimeMillis() + 5_000;
+        while (loop.timer.armedAt() != standby && System.currentTimeMillis() < until) {
+            Thread.sleep(2);
+        }
+        assertThat(loop.timer.armedAt()).as("the empty check armed the standby time").isEqualTo(standby);
+        // the stream's next deadline, later than the standby check: nothing new armed (no timer wake-up now)
+        loop.timer.ensure(standby + 5 * MS);
+        assertThat(loop.timer.armedAt()).as("a later deadline finds the standby check").isEqualTo(standby);
+        // no write came after all: the standby check finds its time past and arms nothing more
+        until = System.currentTimeMillis() + 5_000;
+        while (loop.timer.armedAt() != Long.MAX_VALUE && System.currentTimeMillis() < until) {
+            Thread.sleep(2);
+        }
+        assertThat(loop.timer.armedAt()).as("nothing armed after the stream stopped").isEqualTo(Long.MAX_VALUE);
+        assertThat(loop.wakeups).as("the loop was never due, never woken").isEmpty();
     }
 }
