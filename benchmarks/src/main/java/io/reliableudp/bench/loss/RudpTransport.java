@@ -87,7 +87,11 @@ final class RudpTransport implements EventTransport {
 
             @Override
             public String stats() {
-                return RudpTransport.stats(node);
+                // the sender's view of the path too, for the log (the benchmark reads only bytes=)
+                var p = peer.stats();
+                return RudpTransport.stats(node) + String.format(java.util.Locale.ROOT,
+                        " rtt_ms=%.3f rtt_min_ms=%.3f resent=%d", p.rttMillis(), p.rttMinMillis(),
+                        p.channels().get(CHANNEL).messagesResent());
             }
 
             @Override
