@@ -164,13 +164,9 @@ final class IoLoop {
 
     /** Makes the loop run a turn at {@code nanoTime} (System.nanoTime) at the latest. Any thread. */
     void wakeAt(long nanoTime) {
-        long current;
-        do {
-            current = requestedDeadline.get();
-            if (current - nanoTime <= 0) {
-                return; // an earlier or equal deadline is already asked for
-            }
-        } while (!requestedDeadline.compareAndSet(current, nanoTime));
+        if (!WakeTimer.lowerTo(requestedDeadline, nanoTime)) {
+            return; // an earlier or equal deadline is already asked for
+        }
         if (waitingUntil - nanoTime > 0) {
             wakeup(); // the loop sleeps past it: let it recompute its wait
         }
@@ -191,14 +187,9 @@ final class IoLoop {
             long gap = nanoTime - previous;
             quietInterval = gap > 0 && gap < QUIET_STREAM_NANOS ? gap : 0;
         }
-        long current;
-        do {
-            current = quietDeadline.get();
-            if (current - nanoTime <= 0) {
-                return; // an earlier or equal one is held, and its timer armed
-            }
-        } while (!quietDeadline.compareAndSet(current, nanoTime));
-        wakeTimer.ensure(nanoTime);
+        if (WakeTimer.lowerTo(quietDeadline, nanoTime)) { // else an earlier or equal one is held, its timer armed
+            wakeTimer.ensure(nanoTime);
+        }
     }
 
     /**
@@ -232,12 +223,7 @@ final class IoLoop {
      * timer again if it needs it).
      */
     private long timerDue() {
-        long timed = timedUntil;
-        long quiet = quietDeadline.get();
-        if (quiet == Long.MAX_VALUE || (timed != Long.MAX_VALUE && timed - quiet <= 0)) {
-            return timed;
-        }
-        return quiet;
+        return WakeTimer.earliest(timedUntil, quietDeadline.get());
     }
 
     /** Stops the loop (it ends after its current turn); the caller closes the port. */
@@ -336,15 +322,17 @@ final class IoLoop {
                 nextTick = now + tickNanos; // fell behind: skip the missed ticks rather than run them back to back
             }
         }
-        long deadline = requestedDeadline.get();
-        if (deadline != Long.MAX_VALUE && now - deadline >= 0) {
-            requestedDeadline.compareAndSet(deadline, Long.MAX_VALUE);
-        }
-        long quiet = quietDeadline.get();
-        if (quiet != Long.MAX_VALUE && now - quiet >= 0) {
-            quietDeadline.compareAndSet(quiet, Long.MAX_VALUE); // its peer is marked: this turn takes it over
-        }
+        clearIfDue(requestedDeadline, now);
+        clearIfDue(quietDeadline, now); // its peer is marked: this turn takes it over
         handler.onTurn(tick);
+    }
+
+    /** Drops the deadline in {@code deadline} once {@code now} has reached it (a later one set meanwhile stays). */
+    private static void clearIfDue(AtomicLong deadline, long now) {
+        long d = deadline.get();
+        if (d != Long.MAX_VALUE && now - d >= 0) {
+            deadline.compareAndSet(d, Long.MAX_VALUE);
+        }
     }
 
     /**
@@ -353,19 +341,8 @@ final class IoLoop {
      * wakes the loop then (a short timeout on the port would arm and cancel a kernel timer in every wait).
      */
     private void await() throws IOException {
-        long until = nextTick;
-        long deadline = requestedDeadline.get();
-        if (deadline != Long.MAX_VALUE && deadline - until < 0) {
-            until = deadline;
-        }
-        long own = handler.nextDeadline();
-        if (own != Long.MAX_VALUE && own - until < 0) {
-            until = own;
-        }
-        long quiet = quietDeadline.get();
-        if (quiet != Long.MAX_VALUE && quiet - until < 0) {
-            until = quiet;
-        }
+        long until = WakeTimer.earliest(WakeTimer.earliest(nextTick, requestedDeadline.get()),
+                WakeTimer.earliest(handler.nextDeadline(), quietDeadline.get()));
         long now = System.nanoTime();
         long portUntil = nextTick;
         if (handler.conditioned()) {

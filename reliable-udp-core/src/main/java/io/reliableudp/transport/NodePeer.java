@@ -256,11 +256,11 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
      * arrival wakes the loop, will very likely come before the resend is due, and the loop's wake timer
      * is armed for that deadline ({@link IoLane#wakeAtQuietly}; in a stream the timer is armed by then
      * already, and the write wakes no thread at all): a lost message is resent at its timer, as if the
-     * loop had been woken. Every other case wakes the
-     * loop as before (the caller's {@link IoLane#sendSoon}). Why not wake it anyway: the woken I/O thread
-     * runs just when the receiver's thread has the message to handle, and on this project's 2-vCPU
-     * machine that doubled or more the 0 % loss p99 of the {@code loss} benchmark (docs/benchmarks.md,
-     * "The wake-up after a caller's write").
+     * loop had been woken. Every other case wakes the loop as before (the caller's
+     * {@link IoLane#sendSoon}). Why not wake it anyway: the woken I/O thread runs just when the
+     * receiver's thread has the message to handle, and on this project's 2-vCPU machine that doubled or
+     * more the 0 % loss p99 of the {@code loss} benchmark (docs/benchmarks.md, "The wake-up after a
+     * caller's write").
      */
     private boolean writtenByCaller(double now) {
         if (!immediate || dirty.get() || !node.callerMayWrite(this)) {

@@ -83,13 +83,9 @@ final class WakeTimer {
 
     /** Makes sure a check runs at {@code until} (System.nanoTime) at the latest. The loop's thread or the timer's. */
     void ensure(long until) {
-        long armed;
-        do {
-            armed = armedAt.get();
-            if (armed != NONE && armed - until <= 0) {
-                return; // a check comes by then: it arms again for whatever the loop then waits for
-            }
-        } while (!armedAt.compareAndSet(armed, until));
+        if (!lowerTo(armedAt, until)) {
+            return; // a check comes by then: it arms again for whatever the loop then waits for
+        }
         Shared.SCHEDULER.schedule(() -> check(until), until - System.nanoTime(), TimeUnit.NANOSECONDS);
     }
 
@@ -116,6 +112,29 @@ final class WakeTimer {
             // a bug: the loop still wakes at its tick
             LOG.log(Level.ERROR, "wake timer of " + owner + " failed", e);
         }
+    }
+
+    /**
+     * Moves the time in {@code time} (System.nanoTime, Long.MAX_VALUE for none) to {@code to} if that is
+     * earlier, by compare-and-set (any thread); returns whether it moved (false: as early or earlier already).
+     */
+    static boolean lowerTo(AtomicLong time, long to) {
+        long current;
+        do {
+            current = time.get();
+            if (current != NONE && current - to <= 0) {
+                return false;
+            }
+        } while (!time.compareAndSet(current, to));
+        return true;
+    }
+
+    /** The earlier of two times (System.nanoTime), Long.MAX_VALUE standing for none. */
+    static long earliest(long a, long b) {
+        if (a == NONE) {
+            return b;
+        }
+        return b == NONE || a - b <= 0 ? a : b;
     }
 
     /** The pending check's time (System.nanoTime), Long.MAX_VALUE for none; for tests. */
