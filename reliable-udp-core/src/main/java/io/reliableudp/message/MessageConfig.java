@@ -185,7 +185,9 @@ public final class MessageConfig {
      * Resend interval = clamp(max(srtt * factor, srtt + max(4 * rttvar, D - (srtt - minRtt)) + ackDelay),
      * min, max) under {@link ResendPolicy#RTT_BASED} (rttvar: smoothed mean deviation of the RTT, as
      * RFC 6298; D: the longest the peer may hold an ack back, one send interval under the tick
-     * schedule); default 1.25. A message that times out again with nothing acknowledged in between
+     * schedule, the ack delay (at least 1 ms) in IMMEDIATE) for a message whose packet went within a
+     * stream; for one whose packet went alone in IMMEDIATE (no data packet in the two ack delays + 1 ms
+     * before it), which the peer acknowledges at once, D is 1 ms and the ack delay term is 0; default 1.25. A message that times out again with nothing acknowledged in between
      * waits twice as long each time (up to the max). See docs/messages.md, "Reliability and resend".
      */
     public double resendRttFactor() { return resendRttFactor; }
@@ -301,12 +303,16 @@ public final class MessageConfig {
     public SendMode sendMode() { return sendMode; }
 
     /**
-     * {@link SendMode#IMMEDIATE} only: longest time a received data packet waits for its
-     * acknowledgement (default 1 ms, within 0..0.5 s). A packet going back within it (data) carries
-     * the ack; else an ack-only packet goes out when it ends. A packet that reveals a gap in the
-     * peer's sequence is acknowledged at once. In {@link SendMode#TICK} acks go on the send ticks.
-     * The resend timer adds it to the RTT and its variance (as QUIC's PTO), so an ack held back that
-     * long is not taken for a loss. Both ends use the same value.
+     * {@link SendMode#IMMEDIATE} only: the rate limit of ack-only packets, and so the longest time a
+     * received data packet of a stream waits for its acknowledgement (default 1 ms, within 0..0.5 s).
+     * A data packet that arrives when no ack-only packet went within the last ack delay (a packet
+     * alone), or that reveals a gap in the peer's sequence, is acknowledged at once, after the
+     * listener calls of its turn (a reply sent by a listener carries the ack); the others of a stream
+     * share one ack-only packet an ack delay after the last one, unless a packet going back (data)
+     * carries the ack first. In {@link SendMode#TICK} acks go on the send ticks. The resend timer of a
+     * message sent within a stream adds it to the RTT and its variance (as QUIC's PTO), so an ack held
+     * back that long is not taken for a loss; a message sent alone waits for no ack delay. Both ends
+     * use the same value.
      */
     public double ackDelaySeconds() { return ackDelaySeconds; }
 

@@ -168,6 +168,11 @@ public final class MessageEndpoint {
         return log.capacity();
     }
 
+    /** The send side (tests look at its resend intervals). */
+    PacketComposer composer() {
+        return composer;
+    }
+
     /** The congestion controller (tests look at its model). */
     CongestionController congestionController() {
         return congestion;
@@ -254,7 +259,10 @@ public final class MessageEndpoint {
 
     /**
      * Feeds one datagram received from the peer (packet header and frames). Never throws for any
-     * content: a malformed packet is rejected (not acknowledged) and counted.
+     * content: a malformed packet is rejected (not acknowledged) and counted. In
+     * {@link MessageConfig.SendMode#IMMEDIATE} an acknowledgement owed at once is not sent here:
+     * {@link #nextDeadline()} is then at or before now, and the next {@link #update} sends it unless
+     * a packet sent before that (a reply) carried it.
      *
      * @param data buffer holding the datagram (only read during the call)
      * @param offset first byte
@@ -309,8 +317,9 @@ public final class MessageEndpoint {
             flush(time);
         }
         if (immediate) {
-            // acks may have opened the window, a gap wants its ack now: send what can go (it carries the acks)
-            composer.service(time);
+            // acks may have opened the window or shown a loss: send what can go (it carries the acks); an
+            // ack owed now waits for the driver's next update, which nextDeadline asks for at once
+            composer.afterReceive(time);
         } else if (composer.ackDue()) {
             composer.sendAckOnly(time);
         }
@@ -319,8 +328,8 @@ public final class MessageEndpoint {
     /**
      * Advances time: packet-layer statistics, RTT and loss estimates, congestion mode, and the packets
      * that are due. In {@link MessageConfig.SendMode#IMMEDIATE}: queued messages and resends that fell
-     * due (within the congestion limits and pacing), and an ack-only packet when the ack delay ended
-     * with nothing sent back; call it again at {@link #nextDeadline()}. In
+     * due (within the congestion limits and pacing), and an ack-only packet when received data waits
+     * for its acknowledgement (at once or after the ack delay) with nothing sent back; call it again at {@link #nextDeadline()}. In
      * {@link MessageConfig.SendMode#TICK}: when a send tick is due at the current send rate, the packets
      * of queued and due-for-resend messages (or an ack-only packet when there is nothing to send but
      * received data to acknowledge).

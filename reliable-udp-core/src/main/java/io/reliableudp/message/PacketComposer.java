@@ -75,6 +75,12 @@ final class PacketComposer {
     private final FrameWriter frames;
     private final boolean immediate;
     private final double ackDelay;
+    /**
+     * IMMEDIATE: how long after the previous data packet a packet must go for the peer to acknowledge
+     * it at once: the peer's last ack-only packet then left at least its ack delay before this packet
+     * arrives (see {@link #packetReceived}; the peer's ack delay is taken to be this end's, as everywhere).
+     */
+    private final double aloneGap;
     private final int maxRedundancy;
     private byte[] bigBuffer = EMPTY;
     /** Sequence of the packet being composed. */
@@ -86,7 +92,12 @@ final class PacketComposer {
     private double nextSendTime;
     private int tick;
     private int roundRobin;
+    /** The round's resend interval of a message whose last packet went within a stream (the peer's ack may wait out its ack delay). */
     private double resendInterval;
+    /** The round's resend interval of a message whose last packet went alone (the peer acknowledges it at once). */
+    private double resendIntervalAlone;
+    /** The packet being composed goes alone ({@link PacketLog#sentAlone}). */
+    private boolean packetAlone;
 
     private int chainChannel = -1;
     private int chainId;
@@ -104,6 +115,10 @@ final class PacketComposer {
     private double lastAttempt = Double.NEGATIVE_INFINITY;
     /** When the last round that sent data ran (the pacing base). */
     private double lastRoundTime = Double.NEGATIVE_INFINITY;
+    /** When the last data packet went. */
+    private double lastDataSentTime = Double.NEGATIVE_INFINITY;
+    /** When the last ack-only packet went (the rate limit of prompt acks). */
+    private double lastAckOnlyTime = Double.NEGATIVE_INFINITY;
     /** Newest packet sequence received from the peer (0xFFFF before any: its first packet is 0). */
     private int highestReceived = 0xFFFF;
     private long immediateAcks;
@@ -138,6 +153,7 @@ final class PacketComposer {
         this.frames = frames;
         this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
         this.ackDelay = config.ackDelaySeconds();
+        this.aloneGap = 2 * ackDelay + MIN_ACK_DELAY_BOUND_SECONDS;
         int k = 0;
         for (SendChannel ch : channels) {
             k = Math.max(k, ch.redundancy);
@@ -192,10 +208,30 @@ final class PacketComposer {
         if (composing) {
             return;
         }
+        afterReceive(now);
+        if (now >= ackDeadline) {
+            sendAckOnly(now);
+        }
+    }
+
+    /**
+     * IMMEDIATE, right after a received packet was taken: the send round, when one may find something
+     * to send (the acks may have opened the window or shown a loss); its packets carry the acks. An
+     * acknowledgement owed now does not go here: {@link #nextDeadline} asks for it at once, and the
+     * driver's next {@code update} sends it unless a packet carried it first. The transport makes that
+     * update after the listener calls of the datagram's turn, so a listener's reply carries the ack and
+     * the delivery does not wait behind an ack-only packet. Only when {@link #ACK_EVERY_PACKETS} data
+     * packets wait does it go here: a driver that feeds many datagrams before its next update must not
+     * let the older ones fall out of the ack header's 32-packet window.
+     */
+    void afterReceive(double now) {
+        if (composing) {
+            return;
+        }
         if (now >= pacingTime(now) && (wantRound || resendDeadline() <= now)) {
             sendRound(now);
         }
-        if (now >= ackDeadline) {
+        if (dataPacketsSinceSend >= ACK_EVERY_PACKETS && now >= ackDeadline) {
             sendAckOnly(now);
         }
     }
@@ -275,9 +311,13 @@ final class PacketComposer {
     /**
      * The packet layer accepted packet {@code sequence} of the peer (a data packet when
      * {@code data}, else ack-only) at {@code now}. A data packet wants an acknowledgement: TICK on the
-     * next tick; IMMEDIATE within the ack delay, at once when it is newer than the next expected
-     * sequence (a gap: a packet was lost or is late, so the sender should learn it now) or when
-     * {@link #ACK_EVERY_PACKETS} data packets wait.
+     * next tick. IMMEDIATE: at once when it is newer than the next expected sequence (a gap: a packet
+     * was lost or is late, so the sender should learn it now) or when {@link #ACK_EVERY_PACKETS} data
+     * packets wait; else at once too when no ack-only packet went within the last ack delay (a packet
+     * alone: its sender's resend timer need not allow for an ack delay), and otherwise one ack delay
+     * after the last ack-only packet (a stream: at most one ack-only packet per ack delay, each for
+     * every packet that arrived meanwhile). "At once" is the driver's next update
+     * ({@link #afterReceive}).
      */
     void packetReceived(int sequence, boolean data, double now) {
         int ahead = (sequence - highestReceived) & 0xFFFF;
@@ -300,7 +340,7 @@ final class PacketComposer {
                 }
                 ackDeadline = now;
             } else if (ackDeadline == Double.POSITIVE_INFINITY) {
-                ackDeadline = now + ackDelay;
+                ackDeadline = Math.max(now, lastAckOnlyTime + ackDelay);
             }
         }
     }
@@ -328,6 +368,7 @@ final class PacketComposer {
             time = now;
             tick++;
             resendInterval = resendIntervalSeconds();
+            resendIntervalAlone = resendIntervalAloneSeconds();
             int limit = congestion.packetsPerRound(config.maxPacketsPerUpdate());
             int sent = 0;
             while (sent < limit && !log.slotBusy(link.nextPacketSequence()) && congestion.canSend(now, payloadBudget)
@@ -355,8 +396,26 @@ final class PacketComposer {
         }
     }
 
-    /** The current resend interval of reliable messages (seconds; 0 under EVERY_PACKET), before backoff. */
+    /**
+     * The current resend interval (seconds; 0 under EVERY_PACKET), before backoff, of a reliable message
+     * whose last packet went within a stream: the peer's ack may wait out its ack delay.
+     */
     double resendIntervalSeconds() {
+        return resendInterval(peerAckDelayBound, config.ackDelaySeconds());
+    }
+
+    /**
+     * IMMEDIATE: the current resend interval, before backoff, of a reliable message whose last packet
+     * went alone ({@link PacketLog#sentAlone}): the peer acknowledges it at once, so the interval
+     * allows for no ack delay, only for the clock's granularity ({@link #MIN_ACK_DELAY_BOUND_SECONDS}).
+     * TICK: {@link #resendIntervalSeconds()}.
+     */
+    double resendIntervalAloneSeconds() {
+        return immediate ? resendInterval(MIN_ACK_DELAY_BOUND_SECONDS, 0) : resendIntervalSeconds();
+    }
+
+    /** The resend interval when the peer acks within {@code ackBound} and this end adds {@code extraDelay}. */
+    private double resendInterval(double ackBound, double extraDelay) {
         if (everyPacket) {
             return 0;
         }
@@ -373,8 +432,8 @@ final class PacketComposer {
             interval = INITIAL_RTT_SECONDS * config.resendRttFactor();
         } else {
             double heldAboveMin = Math.max(0, srtt - Math.max(0, log.minRttSeconds()));
-            double granularity = Math.max(RTT_VAR_FACTOR * log.rttVarSeconds(), peerAckDelayBound - heldAboveMin);
-            interval = Math.max(srtt * config.resendRttFactor(), srtt + granularity + config.ackDelaySeconds());
+            double granularity = Math.max(RTT_VAR_FACTOR * log.rttVarSeconds(), ackBound - heldAboveMin);
+            interval = Math.max(srtt * config.resendRttFactor(), srtt + granularity + extraDelay);
         }
         return Math.min(config.maxResendIntervalSeconds(), Math.max(config.minResendIntervalSeconds(), interval));
     }
@@ -424,6 +483,7 @@ final class PacketComposer {
         if (!sendHeaderOnly(now)) {
             return;
         }
+        lastAckOnlyTime = now;
         dataPacketsSinceSend = 0;
         for (int n = catchUpDue(); n > 0 && sendHeaderOnly(now); n--) {
             sequenceCatchUps++;
@@ -479,6 +539,10 @@ final class PacketComposer {
         int seq = link.nextPacketSequence();
         packetSeq = seq;
         log.begin(seq, time);
+        packetAlone = immediate && time - lastDataSentTime >= aloneGap;
+        if (packetAlone) {
+            log.markAlone();
+        }
         FrameWriter f = frames;
         f.begin();
         chainChannel = -1;
@@ -523,13 +587,18 @@ final class PacketComposer {
             log.commit(true, length);
             congestion.onPacketSent(time, length);
             packetsSent++;
+            lastDataSentTime = time;
             dataPacketsSinceSend = 0;
             ackDeadline = Double.POSITIVE_INFINITY; // the packet carries the acks
         }
     }
 
+    /** The round's resend interval of a message (or slice) whose last packet was {@code seq}. */
+    private double intervalAfter(int seq) {
+        return log.sentAlone(seq) ? resendIntervalAlone : resendInterval;
+    }
+
     private void writeReliable(SendChannel ch) {
-        double ri = resendInterval;
         if (ch.nextUnsent != ch.tail && (everyPacket || time >= ch.nextResendTime)) {
             double nextDue = Double.POSITIVE_INFINITY;
             boolean stopped = false;
@@ -549,7 +618,7 @@ final class PacketComposer {
                 }
                 boolean fast = ch.fastDue[i];
                 if (fast || (ch.lastTick[i] != tick
-                        && time - ch.lastSent[i] >= backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]))) {
+                        && time - ch.lastSent[i] >= backedOff(intervalAfter(ch.lastSeq[i]), ch.timeouts[i], ch.timeoutAcks[i]))) {
                     if (!writeSmall(ch, v, i, false)) {
                         stopped = true;
                         break;
@@ -568,7 +637,7 @@ final class PacketComposer {
                         }
                     }
                 }
-                nextDue = Math.min(nextDue, ch.lastSent[i] + backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]));
+                nextDue = Math.min(nextDue, ch.lastSent[i] + backedOff(intervalAfter(ch.lastSeq[i]), ch.timeouts[i], ch.timeoutAcks[i]));
             }
             ch.nextResendTime = stopped ? time : nextDue;
             if (stopped) {
@@ -600,7 +669,7 @@ final class PacketComposer {
                     return;
                 }
                 ch.state[i] = SendChannel.SENT;
-                ch.nextResendTime = Math.min(ch.nextResendTime, time + ri);
+                ch.nextResendTime = Math.min(ch.nextResendTime, time + (packetAlone ? resendIntervalAlone : resendInterval));
                 ch.nextUnsent++;
             }
         }
@@ -687,7 +756,6 @@ final class PacketComposer {
 
     /** Writes the due slices of a large message (resends, then new ones); false when the packet filled up. */
     private boolean writeLarge(SendChannel ch, int v, LargeSend ls) {
-        double ri = resendInterval;
         if (ls.firstUnacked < ls.nextUnsent && (everyPacket || time >= ls.nextResendTime)) {
             double nextDue = Double.POSITIVE_INFINITY;
             for (int s = ls.firstUnacked; s < ls.nextUnsent; s++) {
@@ -696,7 +764,7 @@ final class PacketComposer {
                 }
                 boolean fast = ls.fastDue[s];
                 if (fast || (ls.lastTick[s] != tick
-                        && time - ls.lastSent[s] >= backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]))) {
+                        && time - ls.lastSent[s] >= backedOff(intervalAfter(ls.lastSeq[s]), ls.timeouts[s], ls.timeoutAcks[s]))) {
                     if (!writeSlice(ch, v, ls, s)) {
                         ls.nextResendTime = time;
                         return false;
@@ -714,7 +782,7 @@ final class PacketComposer {
                         }
                     }
                 }
-                nextDue = Math.min(nextDue, ls.lastSent[s] + backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]));
+                nextDue = Math.min(nextDue, ls.lastSent[s] + backedOff(intervalAfter(ls.lastSeq[s]), ls.timeouts[s], ls.timeoutAcks[s]));
             }
             ls.nextResendTime = nextDue;
         }
@@ -723,7 +791,7 @@ final class PacketComposer {
                 return false;
             }
             ls.nextUnsent++;
-            ls.nextResendTime = Math.min(ls.nextResendTime, time + ri);
+            ls.nextResendTime = Math.min(ls.nextResendTime, time + (packetAlone ? resendIntervalAlone : resendInterval));
         }
         return true;
     }

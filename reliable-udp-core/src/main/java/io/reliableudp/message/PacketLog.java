@@ -46,6 +46,12 @@ final class PacketLog {
     private boolean[] holdsReliable;
     /** Declared lost by the loss detector (from the acks or at the loss timeout): the one loss verdict. */
     private boolean[] declaredLost;
+    /**
+     * Sent alone: long enough after the previous data packet that the peer acknowledges it at once
+     * (its ack-only packets are rate-limited to one per ack delay), so its resend timer need not wait
+     * out the peer's ack delay ({@link PacketComposer#resendIntervalAloneSeconds}).
+     */
+    private boolean[] alone;
     private double[] sendTime;
     private long[] start;
     private int[] count;
@@ -108,6 +114,7 @@ final class PacketLog {
         this.tracked = new boolean[slots];
         this.holdsReliable = new boolean[slots];
         this.declaredLost = new boolean[slots];
+        this.alone = new boolean[slots];
         this.sendTime = new double[slots];
         this.start = new long[slots];
         this.count = new int[slots];
@@ -141,6 +148,7 @@ final class PacketLog {
         boolean[] oTracked = tracked;
         boolean[] oHoldsReliable = holdsReliable;
         boolean[] oDeclaredLost = declaredLost;
+        boolean[] oAlone = alone;
         double[] oSendTime = sendTime;
         long[] oStart = start;
         int[] oCount = count;
@@ -164,6 +172,7 @@ final class PacketLog {
             tracked[n] = oTracked[o];
             holdsReliable[n] = oHoldsReliable[o];
             declaredLost[n] = oDeclaredLost[o];
+            alone[n] = oAlone[o];
             sendTime[n] = oSendTime[o];
             start[n] = oStart[o];
             count[n] = oCount[o];
@@ -279,6 +288,7 @@ final class PacketLog {
         tracked[slot] = false;
         holdsReliable[slot] = false;
         declaredLost[slot] = false;
+        alone[slot] = false;
         sendTime[slot] = time;
         start[slot] = head;
         count[slot] = 0;
@@ -289,6 +299,20 @@ final class PacketLog {
     /** The packet being composed carries a reliable message or slice. */
     void markReliable() {
         holdsReliable[current] = true;
+    }
+
+    /** The packet being composed goes alone (see {@link #sentAlone}). */
+    void markAlone() {
+        alone[current] = true;
+    }
+
+    /**
+     * Whether packet {@code seq}, sent or being composed, went alone: long enough after the previous
+     * data packet that the peer acknowledges it at once. False when the log no longer holds it.
+     */
+    boolean sentAlone(int seq) {
+        int slot = seq & mask;
+        return sequence[slot] == seq && (valid[slot] || slot == current) && alone[slot];
     }
 
     void add(long e) {

@@ -214,7 +214,7 @@ final class IoLane implements IoLoop.Handler {
         node.countDrop(DropReason.MALFORMED);
     }
 
-    /** This lane's turn (its thread): conditioners and tick of its peers, their deadlines, events, writes. */
+    /** This lane's turn (its thread): conditioners and tick of its peers, events, writes, their deadlines. */
     @Override
     public void onTurn(boolean tick) {
         if (node.laneCount() > 1 && hasHandedOver()) {
@@ -238,15 +238,18 @@ final class IoLane implements IoLoop.Handler {
                 tick(now);
             }
         }
-        if (node.immediate()) {
-            runDeadlines();
-        }
         events.dispatch();
-        if (node.immediate() && !dirty.isEmpty()) {
-            // after the listener calls, so that a reply a listener just sent leaves in this turn; the
-            // quiet writers' deadline goes first (each set it after its mark): the drain takes their timers
-            loop.quietTakenOver();
-            dirty.drain(writeQueued);
+        if (node.immediate()) {
+            if (!dirty.isEmpty()) {
+                // after the listener calls, so that a reply a listener just sent leaves in this turn; the
+                // quiet writers' deadline goes first (each set it after its mark): the drain takes their timers
+                loop.quietTakenOver();
+                dirty.drain(writeQueued);
+            }
+            // last: an acknowledgement a datagram of this turn owes at once goes after the listener
+            // calls (the delivery does not wait behind it) and only when no reply carried it
+            runDeadlines();
+            events.dispatch(); // what the deadlines raised (a delivery failure, a disconnect)
         }
     }
 

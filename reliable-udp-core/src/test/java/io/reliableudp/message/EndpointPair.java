@@ -77,8 +77,9 @@ final class EndpointPair {
     static final double DEADLINE_GRANULARITY = 0.0005;
 
     private void deliverAndUpdate() {
-        ab.poll(time, b::receive);
-        ba.poll(time, a::receive);
+        // at the time they arrive, as the transport hands datagrams over (RTT samples from the arrival)
+        ab.poll(time, (d, o, l) -> b.receive(d, o, l, time));
+        ba.poll(time, (d, o, l) -> a.receive(d, o, l, time));
         a.update(time);
         b.update(time);
     }

@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 /**
  * When packets go out, in simulated time: IMMEDIATE sends a queued message at the next update however
  * far the next tick is, TICK waits for the tick; {@link MessageEndpoint#nextDeadline()} names resends
- * and the ack delay; a data packet is acked within the ack delay, by the reply when one goes back in
- * time, at once when it reveals a gap; a one-way stream driven only by the endpoints' deadlines (no
+ * and the ack delay; a data packet is acked at the next update when it came alone or revealed a gap,
+ * else (a stream) at most one ack delay after the last ack-only packet, by the reply when one goes
+ * back first; a packet sent alone gets a resend interval without the peer's ack delay; a one-way stream driven only by the endpoints' deadlines (no
  * fast tick) costs at most one ack-only packet per data packet and still repairs its losses.
  */
 class SendModeTest {
@@ -88,23 +89,78 @@ class SendModeTest {
     }
 
     @Test
-    void aDataPacketIsAcknowledgedWhenTheAckDelayEnds() {
+    void aLoneDataPacketIsAcknowledgedAtTheNextUpdateAndAStreamOncePerAckDelay() {
         Side a = new Side(config(MessageConfig.SendMode.IMMEDIATE), 0);
         Side b = new Side(config(MessageConfig.SendMode.IMMEDIATE), 0);
         a.ep.offer(0, new byte[] {7});
         a.ep.update(1.0);
         a.deliverAll(b, 1.0);
         assertThat(b.got).hasSize(1);
-        assertThat(b.out).isEmpty(); // not at once: a packet going back within the delay would carry the ack
-        assertThat(b.ep.nextDeadline()).isEqualTo(1.0 + DELAY);
+        // not inside receive: the driver's next update sends it (the transport's comes after the listener
+        // calls of the turn, so that a reply carries the ack and the delivery does not wait behind it)
+        assertThat(b.out).isEmpty();
+        assertThat(b.ep.nextDeadline()).isEqualTo(1.0);
+        b.ep.update(1.0);
+        assertThat(b.out).hasSize(1);
+        assertThat(b.ep.stats().ackOnlyPacketsSent()).isEqualTo(1);
+        assertThat(b.ep.nextDeadline()).isEqualTo(Double.POSITIVE_INFINITY); // ack-only packets are never acked
+        b.deliverAll(a, 1.0001);
+        assertThat(a.ep.hasPendingReliable()).isFalse();
+        // a stream: the packets that come within the ack delay of the last ack-only packet share the next one
+        for (int i = 0; i < 3; i++) {
+            a.ep.offer(0, new byte[] {(byte) i});
+            a.ep.update(1.0002 + i * 0.0001);
+            a.deliverAll(b, 1.0002 + i * 0.0001);
+            assertThat(b.ep.nextDeadline()).isEqualTo(1.0 + DELAY);
+        }
         b.ep.update(1.0 + DELAY / 2);
         assertThat(b.out).isEmpty();
         b.ep.update(1.0 + DELAY);
         assertThat(b.out).hasSize(1);
-        assertThat(b.ep.stats().ackOnlyPacketsSent()).isEqualTo(1);
-        assertThat(b.ep.nextDeadline()).isEqualTo(Double.POSITIVE_INFINITY); // ack-only packets are never acked
-        b.deliverAll(a, 1.002);
+        assertThat(b.ep.stats().ackOnlyPacketsSent()).isEqualTo(2);
+        b.deliverAll(a, 1.0 + DELAY + 0.0001);
         assertThat(a.ep.hasPendingReliable()).isFalse();
+        // after a quiet ack delay, alone again: at once
+        a.ep.offer(0, new byte[] {9});
+        a.ep.update(1.0 + 2 * DELAY + 0.0001);
+        a.deliverAll(b, 1.0 + 2 * DELAY + 0.0001);
+        assertThat(b.ep.nextDeadline()).isEqualTo(1.0 + 2 * DELAY + 0.0001);
+    }
+
+    @Test
+    void aPacketSentAloneHasAResendIntervalWithoutThePeersAckDelayAndOneInAStreamWithIt() {
+        Side a = new Side(config(MessageConfig.SendMode.IMMEDIATE), 0);
+        Side b = new Side(config(MessageConfig.SendMode.IMMEDIATE), 0);
+        // RTT samples of 0.2 ms: prompt acks
+        double t = 1.0;
+        for (int i = 0; i < 40; i++, t += 0.01) {
+            a.ep.offer(0, new byte[] {(byte) i});
+            a.ep.update(t);
+            a.deliverAll(b, t + 0.0001);
+            b.ep.update(t + 0.0001);
+            b.deliverAll(a, t + 0.0002);
+        }
+        PacketComposer c = a.ep.composer();
+        double alone = c.resendIntervalAloneSeconds();
+        double stream = c.resendIntervalSeconds();
+        assertThat(stream - alone).isGreaterThan(DELAY - 1e-9);
+        // a packet alone: due after the shorter interval
+        a.ep.offer(0, new byte[] {1});
+        a.ep.update(t);
+        a.out.clear();
+        assertThat(a.ep.nextDeadline() - t).isCloseTo(alone, org.assertj.core.data.Offset.offset(1e-9));
+        // a second one 0.1 ms later (the peer may coalesce its ack): due after the longer one
+        a.ep.offer(0, new byte[] {2});
+        a.ep.update(t + 0.0001);
+        assertThat(a.out).hasSize(1);
+        assertThat(a.ep.nextDeadline() - t).isCloseTo(alone, org.assertj.core.data.Offset.offset(1e-9));
+        a.ep.update(t + alone + 1e-6); // (1 us: the rounding of lastSent + interval, as the composer's own retry)
+        assertThat(a.out).hasSize(2); // the first message resent
+        assertThat(a.ep.stats().channel(0).messagesResent()).isEqualTo(1);
+        // the second waits for the stream's interval after its send
+        assertThat(a.ep.nextDeadline()).isGreaterThan(t + alone);
+        a.ep.update(t + 0.0001 + stream - 1e-6);
+        assertThat(a.ep.stats().channel(0).messagesResent()).isEqualTo(1);
     }
 
     @Test
@@ -127,26 +183,32 @@ class SendModeTest {
     }
 
     @Test
-    void aPacketThatRevealsAGapIsAcknowledgedAtOnce() {
+    void aPacketThatRevealsAGapIsAcknowledgedAtOnceEvenWithinTheAckDelay() {
         Side a = new Side(config(MessageConfig.SendMode.IMMEDIATE), 0);
         Side b = new Side(config(MessageConfig.SendMode.IMMEDIATE), 0);
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             a.ep.offer(0, new byte[] {(byte) i});
             a.ep.update(1.0 + i * 0.0001); // one packet each
         }
-        assertThat(a.out).hasSize(3);
+        assertThat(a.out).hasSize(4);
         byte[] first = a.out.get(0);
-        byte[] third = a.out.get(2);
+        byte[] second = a.out.get(1);
+        byte[] fourth = a.out.get(3);
         b.ep.receive(first, 0, first.length, 1.01);
-        assertThat(b.out).isEmpty();
-        b.ep.receive(third, 0, third.length, 1.0101); // packet 1 was lost (or is late)
+        b.ep.update(1.01); // alone: acked at once
         assertThat(b.out).hasSize(1);
-        assertThat(b.ep.stats().ackOnlyPacketsSent()).isEqualTo(1);
+        b.ep.receive(second, 0, second.length, 1.0101);
+        assertThat(b.ep.nextDeadline()).isEqualTo(1.01 + DELAY); // within the ack delay of that ack
+        b.ep.receive(fourth, 0, fourth.length, 1.0102); // packet 2 was lost (or is late)
+        assertThat(b.ep.nextDeadline()).isEqualTo(1.0102);
+        b.ep.update(1.0102);
+        assertThat(b.out).hasSize(2);
+        assertThat(b.ep.stats().ackOnlyPacketsSent()).isEqualTo(2);
         // in TICK mode the same gap waits for the tick
         Side c = new Side(config(MessageConfig.SendMode.TICK), 0);
         c.ep.update(0.9);
         c.ep.receive(first, 0, first.length, 1.01);
-        c.ep.receive(third, 0, third.length, 1.0101);
+        c.ep.receive(fourth, 0, fourth.length, 1.0101);
         assertThat(c.out).isEmpty();
     }
 

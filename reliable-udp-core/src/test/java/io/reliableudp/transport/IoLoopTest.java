@@ -251,6 +251,24 @@ class IoLoopTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void aStreamWhoseDeadlinesLieCloseToTheirWritesStandsByAfterTheNextWrite() throws Exception {
+        try (Running r = Running.start(new Recorder(), ReceiveThreadMode.PLATFORM)) {
+            long interval = TimeUnit.MILLISECONDS.toNanos(16);
+            long lead = TimeUnit.MILLISECONDS.toNanos(1); // the resend interval with prompt acks
+            long first = System.nanoTime() + lead;
+            r.loop().wakeAtQuietly(first);
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(interval) + 1);
+            long second = System.nanoTime() + lead; // the next write, 1 ms before its deadline
+            r.loop().wakeAtQuietly(second);
+            long gap = second - first;
+            // an eighth of the stream's interval (2 ms) before the third deadline would be before the
+            // third write (1 ms before it): at most half the lead instead
+            long before = second + gap - r.loop().standby();
+            assertThat(before).isPositive().isLessThanOrEqualTo(lead / 2).isLessThan(gap / 8);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(ReceiveThreadMode.class)
     void aRequestedDeadlineGetsItsTurnLongBeforeTheTick(ReceiveThreadMode mode) throws Exception {

@@ -79,9 +79,9 @@ public record ReliableUdpProperties(
      * @param datagramBudget Most bytes of one UDP payload, every header included (256..65507; 1200 stays under common MTUs).
      * @param resendPolicy When reliable messages are resent: RTT_BASED (after about one round trip) or EVERY_PACKET (lowest latency, most bandwidth).
      * @param resendRttFactor Under RTT_BASED the resend interval is the larger of RTT times this factor and RTT + 4 x RTT variance, clamped by the min and max resend intervals (0.5..10).
-     * @param minResendInterval Lower bound of the resend interval (the timer itself is RTT + max(4 x RTT variance, the peer's ack bound) + ack delay).
+     * @param minResendInterval Lower bound of the resend interval (the timer itself is RTT + max(4 x RTT variance, the peer's ack bound) + ack delay within a stream, RTT + max(4 x RTT variance, 1 ms) for a packet sent alone).
      * @param maxResendInterval Longest resend interval, also the cap of the backoff while nothing is acknowledged (at most 60s).
-     * @param ackDelay IMMEDIATE mode: longest time a received data packet waits for its acknowledgement (a packet going back within it carries the ack; a gap is acknowledged at once), 0..500ms.
+     * @param ackDelay IMMEDIATE mode: at most one ack-only packet per ack delay, so the longest time a data packet of a stream waits for its acknowledgement (a packet going back within it carries the ack); a data packet alone (no ack-only packet within the last ack delay) or one that reveals a gap is acknowledged at once, 0..500ms.
      * @param fastRecovery Whether a reliable message is resent as soon as the acknowledgements show its packet lost, not only when its resend timer runs out.
      * @param maxMessageSize Largest message a send accepts, envelope included (a byte[] without headers adds 4 bytes, so a 1 MiB byte[] fails); larger ones fail with TOO_LARGE.
      * @param sliceSize Slice size of large messages (64..1024 bytes).
