@@ -122,7 +122,10 @@ class ImmediateSendTest {
             }
             assertThat(loneWritten).as("lone sends written before send() returned, of 10").isGreaterThanOrEqualTo(5);
             assertThat(loneWoke).as("of those, lone sends that woke the sender's I/O thread").isZero();
-            assertThat(peer.stats().channels().get(0).messagesResent()).as("resends on a clean link").isZero();
+            // a loop that never took a quiet write's timer over would resend every one of the 30; an ack
+            // that a loaded machine holds past a lone message's short resend interval (about 1.2 ms on
+            // loopback since the prompt acks) may cost one spurious resend
+            assertThat(peer.stats().channels().get(0).messagesResent()).as("resends on a clean link").isLessThanOrEqualTo(2);
         }
     }
 
