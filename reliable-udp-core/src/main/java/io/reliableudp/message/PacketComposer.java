@@ -96,8 +96,8 @@ final class PacketComposer {
     private double resendInterval;
     /** The round's resend interval of a message whose last packet went alone (the peer acknowledges it at once). */
     private double resendIntervalAlone;
-    /** The packet being composed goes alone ({@link PacketLog#sentAlone}). */
-    private boolean packetAlone;
+    /** The round's resend interval of the messages in the packet being composed (alone or not: {@link PacketLog#sentAlone}). */
+    private double packetInterval;
 
     private int chainChannel = -1;
     private int chainId;
@@ -539,10 +539,11 @@ final class PacketComposer {
         int seq = link.nextPacketSequence();
         packetSeq = seq;
         log.begin(seq, time);
-        packetAlone = immediate && time - lastDataSentTime >= aloneGap;
-        if (packetAlone) {
+        boolean alone = immediate && time - lastDataSentTime >= aloneGap;
+        if (alone) {
             log.markAlone();
         }
+        packetInterval = alone ? resendIntervalAlone : resendInterval;
         FrameWriter f = frames;
         f.begin();
         chainChannel = -1;
@@ -617,13 +618,15 @@ final class PacketComposer {
                     continue;
                 }
                 boolean fast = ch.fastDue[i];
+                double ri = intervalAfter(ch.lastSeq[i]);
                 if (fast || (ch.lastTick[i] != tick
-                        && time - ch.lastSent[i] >= backedOff(intervalAfter(ch.lastSeq[i]), ch.timeouts[i], ch.timeoutAcks[i]))) {
+                        && time - ch.lastSent[i] >= backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]))) {
                     if (!writeSmall(ch, v, i, false)) {
                         stopped = true;
                         break;
                     }
                     ch.messagesResent++;
+                    ri = packetInterval; // its last packet is now this one
                     if (fast) {
                         // the acks show the path works: this message's timer starts over unbacked
                         fastResends++;
@@ -637,7 +640,7 @@ final class PacketComposer {
                         }
                     }
                 }
-                nextDue = Math.min(nextDue, ch.lastSent[i] + backedOff(intervalAfter(ch.lastSeq[i]), ch.timeouts[i], ch.timeoutAcks[i]));
+                nextDue = Math.min(nextDue, ch.lastSent[i] + backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]));
             }
             ch.nextResendTime = stopped ? time : nextDue;
             if (stopped) {
@@ -669,7 +672,7 @@ final class PacketComposer {
                     return;
                 }
                 ch.state[i] = SendChannel.SENT;
-                ch.nextResendTime = Math.min(ch.nextResendTime, time + (packetAlone ? resendIntervalAlone : resendInterval));
+                ch.nextResendTime = Math.min(ch.nextResendTime, time + packetInterval);
                 ch.nextUnsent++;
             }
         }
@@ -763,13 +766,15 @@ final class PacketComposer {
                     continue;
                 }
                 boolean fast = ls.fastDue[s];
+                double ri = intervalAfter(ls.lastSeq[s]);
                 if (fast || (ls.lastTick[s] != tick
-                        && time - ls.lastSent[s] >= backedOff(intervalAfter(ls.lastSeq[s]), ls.timeouts[s], ls.timeoutAcks[s]))) {
+                        && time - ls.lastSent[s] >= backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]))) {
                     if (!writeSlice(ch, v, ls, s)) {
                         ls.nextResendTime = time;
                         return false;
                     }
                     ch.messagesResent++;
+                    ri = packetInterval; // its last packet is now this one
                     if (fast) {
                         fastResends++;
                         ls.fastDue[s] = false;
@@ -782,7 +787,7 @@ final class PacketComposer {
                         }
                     }
                 }
-                nextDue = Math.min(nextDue, ls.lastSent[s] + backedOff(intervalAfter(ls.lastSeq[s]), ls.timeouts[s], ls.timeoutAcks[s]));
+                nextDue = Math.min(nextDue, ls.lastSent[s] + backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]));
             }
             ls.nextResendTime = nextDue;
         }
@@ -791,7 +796,7 @@ final class PacketComposer {
                 return false;
             }
             ls.nextUnsent++;
-            ls.nextResendTime = Math.min(ls.nextResendTime, time + (packetAlone ? resendIntervalAlone : resendInterval));
+            ls.nextResendTime = Math.min(ls.nextResendTime, time + packetInterval);
         }
         return true;
     }
