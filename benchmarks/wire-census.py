@@ -117,7 +117,10 @@ def frames(payload):
             n = min(size, total - index * size)
             out.append((ch, cid, index))
             p += n
-        else:
+        else:  # LAST (protocol version 2): a whole message running to the payload's end
+            ch = b & 0x3F
+            cid = struct.unpack("<H", payload[p + 1:p + 3])[0]
+            out.append((ch, cid))
             break
     return out
 

@@ -14,9 +14,9 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class Keys {
 
-    private static final byte[] C2S = "reliable-udp v1 client->server".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] S2C = "reliable-udp v1 server->client".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] PROOF = "reliable-udp v1 response proof".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] C2S = "reliable-udp v2 client->server".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] S2C = "reliable-udp v2 server->client".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PROOF = "reliable-udp v2 response proof".getBytes(StandardCharsets.US_ASCII);
 
     private final byte[] clientToServer;
     private final byte[] serverToClient;

@@ -11,6 +11,8 @@ import java.nio.ByteBuffer;
  *
  * <p>Each frame's header (1 to 18 bytes) is encoded by {@link Frames} into a small scratch array and
  * put in front of the payload, which is copied once, from the message into the datagram buffer.
+ * {@link #finish} turns the packet's last frame, when it is a MSG, into a LAST frame (no length byte):
+ * its payload moves back by the length's bytes, at most 1,186 bytes in place.
  * Absolute indexes only: the buffer's position and limit are left alone (the limit must stay at the
  * capacity, which {@link #begin} restores). Allocation-free.
  */
@@ -21,6 +23,10 @@ final class FrameWriter {
     private final int budget;
     private final byte[] header = new byte[Frames.MAX_HEADER];
     private int pos;
+    /** Index of the last frame written when it is a MSG frame, else -1. */
+    private int lastMsg = -1;
+    /** That MSG frame's length varint size. */
+    private int lastMsgLengthBytes;
 
     /**
      * @param buffer the datagram buffer (heap or direct, writable)
@@ -43,6 +49,26 @@ final class FrameWriter {
     void begin() {
         buffer.clear();
         pos = start;
+        lastMsg = -1;
+    }
+
+    /**
+     * Ends the packet: when its last frame is a MSG, rewrites it as a LAST frame (same channel and id,
+     * no length: the payload runs to the packet's end), one to five bytes shorter. Returns the frame
+     * bytes of the packet ({@link #length}); no frame may be added after it.
+     */
+    int finish() {
+        int m = lastMsg;
+        if (m >= 0) {
+            ByteBuffer b = buffer;
+            int k = lastMsgLengthBytes;
+            int payloadAt = m + 3 + k;
+            b.put(m, (byte) (Frames.TYPE_LAST << 6 | (b.get(m) & 0x3F)));
+            b.put(m + 3, b, payloadAt, pos - payloadAt); // overlapping: copies as if through a temporary
+            pos -= k;
+            lastMsg = -1;
+        }
+        return pos - start;
     }
 
     /** The buffer the frames are in. */
@@ -67,16 +93,22 @@ final class FrameWriter {
 
     /** A MSG frame (the caller checked it fits). */
     void msg(int channel, int id, byte[] payload, int offset, int length) {
-        put(Frames.writeMsgHeader(header, 0, channel, id, length), payload, offset, length);
+        int at = pos;
+        int headerBytes = Frames.writeMsgHeader(header, 0, channel, id, length);
+        put(headerBytes, payload, offset, length);
+        lastMsg = at;
+        lastMsgLengthBytes = headerBytes - 3;
     }
 
     /** A NEXT frame: the next id of the channel of the frame just written (the caller checked it fits). */
     void next(byte[] payload, int offset, int length) {
+        lastMsg = -1;
         put(Frames.writeNextHeader(header, 0, length), payload, offset, length);
     }
 
     /** A SLICE frame (the caller checked it fits). */
     void slice(int channel, int id, int total, int sliceSize, int index, byte[] payload, int offset, int length) {
+        lastMsg = -1;
         put(Frames.writeSliceHeader(header, 0, channel, id, total, sliceSize, index), payload, offset, length);
     }
 

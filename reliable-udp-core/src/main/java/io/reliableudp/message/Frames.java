@@ -20,7 +20,10 @@ import io.reliableudp.internal.WireCodec;
  *   <li>{@code SLICE} (2): low6 = channel; then message id (u16), total message length (varint),
  *       slice size (varint), slice index (varint), then the slice bytes: {@code min(sliceSize, total -
  *       index * sliceSize)} of them.</li>
- *   <li>type 3 is reserved: a packet holding one is malformed.</li>
+ *   <li>{@code LAST} (3): a whole message that runs to the end of the packet: low6 = channel; then
+ *       message id (u16), payload (every byte left). It saves the MSG frame's length byte in the last
+ *       frame of a packet, which is the only frame of a packet that carries one event: the composer
+ *       writes a packet's last MSG frame this way ({@link FrameWriter#finish}). Nothing may follow it.</li>
  * </ul>
  * Varints are unsigned LEB128, at most 5 bytes, value at most {@link Integer#MAX_VALUE}; they and the
  * 16-bit ids are read and written by {@link WireCodec}.
@@ -30,7 +33,7 @@ final class Frames {
     static final int TYPE_MSG = 0;
     static final int TYPE_NEXT = 1;
     static final int TYPE_SLICE = 2;
-    static final int TYPE_RESERVED = 3;
+    static final int TYPE_LAST = 3;
 
     /** Largest payload length written inline in a NEXT frame's first byte. */
     static final int NEXT_INLINE_MAX = 62;
@@ -65,6 +68,24 @@ final class Frames {
         buf[pos] = (byte) (TYPE_MSG << 6 | channel);
         putU16LE(buf, pos + 1, id);
         return writeVarint(buf, pos + 3, length);
+    }
+
+    /** Size of a LAST frame carrying {@code length} payload bytes. */
+    static int lastFrameSize(int length) {
+        return 3 + length;
+    }
+
+    /** Writes a LAST frame's header (type and channel, id); returns the position after it. */
+    static int writeLastHeader(byte[] buf, int pos, int channel, int id) {
+        buf[pos] = (byte) (TYPE_LAST << 6 | channel);
+        putU16LE(buf, pos + 1, id);
+        return pos + 3;
+    }
+
+    static int writeLast(byte[] buf, int pos, int channel, int id, byte[] payload, int offset, int length) {
+        pos = writeLastHeader(buf, pos, channel, id);
+        System.arraycopy(payload, offset, buf, pos, length);
+        return pos + length;
     }
 
     /** Writes a NEXT frame's header (type and inline or extended length); returns the position after it. */
@@ -228,8 +249,18 @@ final class Frames {
                     pos += length;
                     return FRAME;
                 }
-                default -> {
-                    return malformed("reserved frame type");
+                default -> { // TYPE_LAST
+                    if (end - pos < 2) {
+                        return malformed("truncated message id");
+                    }
+                    channel = low;
+                    id = getU16LE(buf, pos);
+                    pos += 2;
+                    dataOffset = pos;
+                    dataLength = end - pos;
+                    pos = end;
+                    chain = true; // nothing can follow
+                    return FRAME;
                 }
             }
         }

@@ -571,7 +571,7 @@ final class PacketComposer {
         if (maxRedundancy > 0 && f.length() > 0 && f.room() >= 2) {
             writeCopies();
         }
-        int length = f.length();
+        int length = f.finish(); // the last MSG frame loses its length byte
         if (length == 0) {
             log.abort();
             return false;
@@ -848,7 +848,7 @@ final class PacketComposer {
             if (bigBuffer.length < size) {
                 bigBuffer = new byte[size];
             }
-            int len = Frames.writeMsg(bigBuffer, 0, ch.index, v & 0xFFFF, p, 0, p.length);
+            int len = Frames.writeLast(bigBuffer, 0, ch.index, v & 0xFFFF, p, 0, p.length); // the packet's one frame
             int seq = link.nextPacketSequence();
             log.begin(seq, time);
             log.add(PacketLog.entry(ch.index, v & 0xFFFF));

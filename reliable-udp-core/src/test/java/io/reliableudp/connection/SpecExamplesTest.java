@@ -69,8 +69,8 @@ class SpecExamplesTest {
 
         // key derivation as docs/spec.md words it: HKDF-SHA256, salt = nonce_c || nonce_s, IKM = PSK
         byte[] prk = hmac(concat(sealed.clientNonce, sealed.serverNonce), PSK);
-        byte[] clientToServer = hmac(prk, info("reliable-udp v1 client->server"));
-        byte[] proofKey = hmac(prk, info("reliable-udp v1 response proof"));
+        byte[] clientToServer = hmac(prk, info("reliable-udp v2 client->server"));
+        byte[] proofKey = hmac(prk, info("reliable-udp v2 response proof"));
         assertThat(Arrays.copyOf(hmac(proofKey, Arrays.copyOf(sealed.response, 83)), 16))
                 .as("key proof of the response").isEqualTo(Arrays.copyOfRange(sealed.response, 83, 99));
 

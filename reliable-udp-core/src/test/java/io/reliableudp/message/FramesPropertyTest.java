@@ -49,6 +49,16 @@ class FramesPropertyTest {
                 .map(FramesPropertyTest::chainSome);
     }
 
+    /** Half the packets end in a LAST frame (a whole message without its length), the others do not. */
+    @Provide
+    Arbitrary<FrameSpec> lastFrame() {
+        return Combinators.combine(
+                Arbitraries.integers().between(0, 63),
+                Arbitraries.integers().between(0, 0xFFFF),
+                Arbitraries.bytes().array(byte[].class).ofMaxSize(300)
+        ).as((c, id, d) -> new FrameSpec(0, c, id, d, 0, 0, 0)).injectNull(0.5);
+    }
+
     private static List<FrameSpec> chainSome(List<FrameSpec> in) {
         List<FrameSpec> out = new ArrayList<>();
         for (FrameSpec f : in) {
@@ -61,8 +71,10 @@ class FramesPropertyTest {
     }
 
     @Property(tries = 500)
-    void encodeThenDecodeGivesTheSameFrames(@ForAll("frames") List<FrameSpec> specs) {
-        byte[] buf = new byte[specs.stream().mapToInt(f -> f.data().length + 20).sum() + 1];
+    void encodeThenDecodeGivesTheSameFrames(@ForAll("frames") List<FrameSpec> specs,
+            @ForAll("lastFrame") @org.jspecify.annotations.Nullable FrameSpec last) {
+        byte[] buf = new byte[specs.stream().mapToInt(f -> f.data().length + 20).sum() + 1
+                + (last == null ? 0 : last.data().length + 3)];
         int pos = 0;
         int chainChannel = -1;
         int chainId = 0;
@@ -83,11 +95,19 @@ class FramesPropertyTest {
                 chainChannel = -1;
             }
         }
+        if (last != null) { // a LAST frame ends the packet
+            int before = pos;
+            pos = Frames.writeLast(buf, pos, last.channel(), last.id(), last.data(), 0, last.data().length);
+            assertThat(pos - before).isEqualTo(Frames.lastFrameSize(last.data().length));
+            specs = new ArrayList<>(specs);
+            specs.add(last);
+        }
         Frames.Reader r = new Frames.Reader();
         r.reset(buf, 0, pos);
         for (FrameSpec f : specs) {
             assertThat(r.next()).isEqualTo(Frames.Reader.FRAME);
             assertThat(r.type == Frames.TYPE_SLICE).isEqualTo(f.kind() == 1);
+            assertThat(r.type == Frames.TYPE_LAST).isEqualTo(f == last);
             assertThat(r.channel).isEqualTo(f.channel());
             assertThat(r.id).isEqualTo(f.id());
             assertThat(Arrays.copyOfRange(buf, r.dataOffset, r.dataOffset + r.dataLength)).isEqualTo(f.data());

@@ -54,7 +54,8 @@ class MessageEndpointTest {
     }
 
     @Test
-    void smallReliableMessageCostsFourBytesAlone() {
+    void smallReliableMessageCostsThreeBytesAloneAndFourBeforeAnother() {
+        assertThat(Frames.lastFrameSize(32) - 32).isEqualTo(3);
         assertThat(Frames.msgFrameSize(32) - 32).isEqualTo(4);
         assertThat(Frames.nextFrameSize(32) - 32).isEqualTo(1);
         assertThat(Frames.nextFrameSize(100) - 100).isEqualTo(2);
@@ -228,7 +229,8 @@ class MessageEndpointTest {
     void malformedPacketsAreRejectedAndCountedNeverThrown() {
         EndpointPair pair = new EndpointPair(EndpointPair.config(RELIABLE_ORDERED, UNRELIABLE));
         byte[][] bad = {
-            {(byte) 0xC0},                        // reserved type
+            {(byte) 0xC0},                        // LAST without its id
+            {(byte) 0xC5, 0, 0, 1},               // LAST on unknown channel 5
             {0x05, 0, 0, 1, 1},                    // unknown channel 5
             {0x40},                                // NEXT without a message before
             {0x00, 0},                             // truncated id

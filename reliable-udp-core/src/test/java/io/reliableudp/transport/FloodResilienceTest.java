@@ -217,7 +217,7 @@ class FloodResilienceTest {
             shortRequest[2] = 'U';
             shortRequest[3] = 'D';
             shortRequest[4] = 'P';
-            shortRequest[5] = 1; // our version: must be 256 bytes long
+            shortRequest[5] = (byte) io.reliableudp.connection.WireForTests.VERSION; // our version: must be 256 bytes long
             for (int i = 0; i < 1000; i++) {
                 stranger.send(ByteBuffer.wrap(shortRequest), to);
             }
