@@ -63,11 +63,16 @@ final class Frames {
     /** Longest frame header (a SLICE frame's: type, id, three 5-byte varints). */
     static final int MAX_HEADER = 3 + 3 * WireCodec.MAX_VARINT_BYTES;
 
+    /** Writes the first three bytes of a MSG, SLICE or LAST frame (type and channel, id); returns the position after them. */
+    private static int writeTypeChannelId(byte[] buf, int pos, int type, int channel, int id) {
+        buf[pos] = (byte) (type << 6 | channel);
+        putU16LE(buf, pos + 1, id);
+        return pos + 3;
+    }
+
     /** Writes a MSG frame's header (type and channel, id, payload length); returns the position after it. */
     static int writeMsgHeader(byte[] buf, int pos, int channel, int id, int length) {
-        buf[pos] = (byte) (TYPE_MSG << 6 | channel);
-        putU16LE(buf, pos + 1, id);
-        return writeVarint(buf, pos + 3, length);
+        return writeVarint(buf, writeTypeChannelId(buf, pos, TYPE_MSG, channel, id), length);
     }
 
     /** Size of a LAST frame carrying {@code length} payload bytes. */
@@ -77,9 +82,7 @@ final class Frames {
 
     /** Writes a LAST frame's header (type and channel, id); returns the position after it. */
     static int writeLastHeader(byte[] buf, int pos, int channel, int id) {
-        buf[pos] = (byte) (TYPE_LAST << 6 | channel);
-        putU16LE(buf, pos + 1, id);
-        return pos + 3;
+        return writeTypeChannelId(buf, pos, TYPE_LAST, channel, id);
     }
 
     static int writeLast(byte[] buf, int pos, int channel, int id, byte[] payload, int offset, int length) {
@@ -100,9 +103,7 @@ final class Frames {
 
     /** Writes a SLICE frame's header (type and channel, id, total, slice size, index); returns the position after it. */
     static int writeSliceHeader(byte[] buf, int pos, int channel, int id, int total, int sliceSize, int index) {
-        buf[pos] = (byte) (TYPE_SLICE << 6 | channel);
-        putU16LE(buf, pos + 1, id);
-        pos = writeVarint(buf, pos + 3, total);
+        pos = writeVarint(buf, writeTypeChannelId(buf, pos, TYPE_SLICE, channel, id), total);
         pos = writeVarint(buf, pos, sliceSize);
         return writeVarint(buf, pos, index);
     }
@@ -176,14 +177,16 @@ final class Frames {
             int b0 = buf[pos++] & 0xFF;
             type = b0 >>> 6;
             int low = b0 & 0x3F;
+            if (type != TYPE_NEXT) { // MSG, SLICE and LAST start with the channel and the id
+                if (end - pos < 2) {
+                    return malformed(type == TYPE_SLICE ? "truncated slice id" : "truncated message id");
+                }
+                channel = low;
+                id = getU16LE(buf, pos);
+                pos += 2;
+            }
             switch (type) {
                 case TYPE_MSG -> {
-                    if (end - pos < 2) {
-                        return malformed("truncated message id");
-                    }
-                    channel = low;
-                    id = getU16LE(buf, pos);
-                    pos += 2;
                     int length = readVarint();
                     if (length < 0) {
                         return malformed("bad message length");
@@ -220,12 +223,6 @@ final class Frames {
                 }
                 case TYPE_SLICE -> {
                     chain = false;
-                    if (end - pos < 2) {
-                        return malformed("truncated slice id");
-                    }
-                    channel = low;
-                    id = getU16LE(buf, pos);
-                    pos += 2;
                     total = readVarint();
                     sliceSize = readVarint();
                     sliceIndex = readVarint();
@@ -250,12 +247,6 @@ final class Frames {
                     return FRAME;
                 }
                 default -> { // TYPE_LAST
-                    if (end - pos < 2) {
-                        return malformed("truncated message id");
-                    }
-                    channel = low;
-                    id = getU16LE(buf, pos);
-                    pos += 2;
                     dataOffset = pos;
                     dataLength = end - pos;
                     pos = end;

@@ -844,7 +844,7 @@ final class PacketComposer {
             if (Frames.msgFrameSize(p.length) <= payloadBudget) {
                 continue;
             }
-            int size = Frames.msgFrameSize(p.length);
+            int size = Frames.lastFrameSize(p.length);
             if (bigBuffer.length < size) {
                 bigBuffer = new byte[size];
             }
