@@ -4,6 +4,7 @@ import io.reliableudp.internal.WireCodec;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.SendCompletion;
+import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Objects;
@@ -82,6 +83,7 @@ public final class Connection implements Session.Output, Session.Input {
     }
 
     private static final int DISCONNECT_BODY = 1;
+    private static final System.Logger LOG = System.getLogger(Connection.class.getName());
 
     private final boolean client;
     private final ConnectionSettings settings;
@@ -90,16 +92,31 @@ public final class Connection implements Session.Output, Session.Input {
     private final boolean encrypted;
     private final byte[] clientNonce;
     private final byte[] aadTail = new byte[9];
+
     /** The connection's one datagram buffer: frames are composed, framed and sealed in it. */
-    private final ByteBuffer datagram;
+    private ByteBuffer datagram;
     /** Bytes reserved in front of every body in {@link #datagram}: the largest frame header of this mode. */
     private final int headroom;
     /** Where a frame header is encoded before it is put in front of the body. */
     private final byte[] frameHeader = new byte[Protocol.FRAME_HEADER_ENCRYPTED];
     /** Where an encrypted frame is opened (null in plain mode, which reads frames where they lie). */
-    private final byte @Nullable [] plain;
+    private byte @Nullable [] plain;
     private final byte[] handshake = new byte[Protocol.REQUEST_SIZE];
-    private final int maxBody;
+    /** Most body bytes of one frame at the current {@link #datagramBudget}. */
+    private int maxBody;
+    /**
+     * The largest datagram this connection sends now: the message layer's {@code datagramBudget} until
+     * a size probe of a larger one was answered ({@link #discoverDatagramBudget}).
+     */
+    private int datagramBudget;
+    /** The datagram size to probe once the session asks for larger packets (0: none, or done). */
+    private int sizeProbeTarget;
+    /** Size probes sent for {@link #sizeProbeTarget} so far; after {@link #SIZE_PROBE_TRIES} unanswered, it is given up. */
+    private int sizeProbeTries;
+    /** When the next try of the size probe is due (+inf: none outstanding). */
+    private double nextSizeProbe = Double.POSITIVE_INFINITY;
+    private long sizeProbesSent;
+    private long sizeProbesAnswered;
 
     private State state;
     private int salt;
@@ -167,6 +184,7 @@ public final class Connection implements Session.Output, Session.Input {
         this.aadTail[0] = (byte) Protocol.VERSION;
         WireCodec.putLongBE(aadTail, 1, settings.protocolId());
         int budget = settings.message().datagramBudget();
+        this.datagramBudget = budget;
         this.maxBody = budget - Protocol.frameOverhead(encrypted);
         this.headroom = encrypted ? Protocol.FRAME_HEADER_ENCRYPTED : Protocol.FRAME_HEADER_PLAIN;
         // room for a session whose configuration undercounts the overhead: it gets the clear error of send()
@@ -460,6 +478,11 @@ public final class Connection implements Session.Output, Session.Input {
             long sequence = WireCodec.getLongBE(data, offset + 5);
             ReplayWindow w = Objects.requireNonNull(window);
             byte[] p = Objects.requireNonNull(plain);
+            if (length > p.length) {
+                // the peer's datagrams grew (its size probe was answered): at most the node's largest budget
+                p = new byte[length];
+                plain = p;
+            }
             if (w.alreadyReceived(sequence)) {
                 events.onDrop(DropReason.REPLAYED);
                 return;
@@ -503,8 +526,17 @@ public final class Connection implements Session.Output, Session.Input {
             case Protocol.DISCONNECT -> end(DisconnectReason.CLOSED_BY_PEER, "the peer disconnected", false);
             default -> {
                 // keepalive: lastReceive is all it carries, and a probe asks for one plain keepalive at once
-                // (never a probe, so two ends cannot ping-pong; unknown flag bits are ignored)
-                if (settings.probes() && bodyLen >= Protocol.KEEPALIVE_PROBE_BODY
+                // (never a probe, so two ends cannot ping-pong; unknown flag bits are ignored); a SIZE
+                // probe asks for a SIZE answer naming the length that arrived
+                int flags = bodyLen > 0 ? body[bodyOff] : 0;
+                if ((flags & Protocol.KEEPALIVE_SIZE_PROBE) != 0 && state == State.CONNECTED) {
+                    sizeProbesAnswered++;
+                    datagram.put(headroom, (byte) Protocol.KEEPALIVE_SIZE_ANSWER);
+                    datagram.putInt(headroom + 1, length); // big-endian, as every connection-layer field
+                    sendFrame(Protocol.KEEPALIVE, headroom, Protocol.KEEPALIVE_SIZE_ANSWER_BODY);
+                } else if ((flags & Protocol.KEEPALIVE_SIZE_ANSWER) != 0 && bodyLen >= Protocol.KEEPALIVE_SIZE_ANSWER_BODY) {
+                    onSizeAnswer(WireCodec.getIntBE(body, bodyOff + 1));
+                } else if (settings.probes() && bodyLen >= Protocol.KEEPALIVE_PROBE_BODY
                         && (body[bodyOff] & Protocol.KEEPALIVE_PROBE) != 0 && state == State.CONNECTED) {
                     probesAnswered++;
                     sendFrame(Protocol.KEEPALIVE, headroom, 0);
@@ -586,7 +618,8 @@ public final class Connection implements Session.Output, Session.Input {
             case CONNECTED -> Math.min(Math.min(Math.min(Math.min(lastSend + keepAliveAfter,
                     // strictly after the timeout: update ends the connection only when more than timeout passed
                     Math.nextUp(lastReceive + settings.timeout())), lastSessionUpdate + settings.keepAliveInterval()),
-                    client || confirmed ? Double.POSITIVE_INFINITY : Math.nextUp(unconfirmedUntil)), nextProbe());
+                    client || confirmed ? Double.POSITIVE_INFINITY : Math.nextUp(unconfirmedUntil)),
+                    Math.min(nextProbe(), nextSizeProbe));
             case REQUESTING, RESPONDING -> Double.NEGATIVE_INFINITY;
             default -> Double.POSITIVE_INFINITY;
         };
@@ -662,6 +695,9 @@ public final class Connection implements Session.Output, Session.Input {
                     probesSent++;
                     datagram.put(headroom, (byte) Protocol.KEEPALIVE_PROBE);
                     sendFrame(Protocol.KEEPALIVE, headroom, Protocol.KEEPALIVE_PROBE_BODY);
+                }
+                if (state == State.CONNECTED && time >= nextSizeProbe) {
+                    sendSizeProbe();
                 }
                 if (state == State.CONNECTED && time >= lastSend + keepAliveAfter) {
                     sendFrame(Protocol.KEEPALIVE, headroom, 0);
@@ -754,7 +790,10 @@ public final class Connection implements Session.Output, Session.Input {
      * in encrypted mode the body is sealed where it lies, its tag after it.
      */
     private void sendFrame(byte type, int bodyOff, int bodyLen) {
-        ByteBuffer d = datagram;
+        sendFrame(datagram, type, bodyOff, bodyLen);
+    }
+
+    private void sendFrame(ByteBuffer d, byte type, int bodyOff, int bodyLen) {
         byte[] h = frameHeader;
         h[0] = type;
         WireCodec.putIntBE(h, 1, salt);
@@ -779,6 +818,96 @@ public final class Connection implements Session.Output, Session.Input {
         datagramsSent++;
         bytesSent += total;
         transmitter.transmit(d, start, total);
+    }
+
+    // ------------------------------------------------------------ datagram size
+
+    /** Size probes a connection sends for one size before it gives the size up. */
+    static final int SIZE_PROBE_TRIES = 3;
+
+    /** Seconds between two tries of a size probe. */
+    static final double SIZE_PROBE_INTERVAL = 0.2;
+
+    /**
+     * Lets this connection grow its datagrams up to {@code target} bytes (the transport knows the path
+     * carries them: a peer on this host): once its session asks for larger packets
+     * ({@link #largerDatagramsWanted}), it sends a SIZE probe of {@code target} bytes, and when the peer
+     * answers that it received that many, later packets may be that large. Unanswered after
+     * {@value #SIZE_PROBE_TRIES} tries at least {@value #SIZE_PROBE_INTERVAL} s apart (the peer does not accept
+     * datagrams that long, or predates size probes), the connection keeps its budget. Ignored when
+     * {@code target} is not above the current budget; capped at the message layer's
+     * {@code maxDatagramBudget}.
+     */
+    public void discoverDatagramBudget(int target) {
+        int t = Math.min(target, settings.message().maxDatagramBudget());
+        sizeProbeTarget = t > datagramBudget ? t : 0;
+    }
+
+    /** The largest datagram this connection sends now (bytes). */
+    public int datagramBudget() {
+        return datagramBudget;
+    }
+
+    /** SIZE probes this connection sent. */
+    public long sizeProbesSent() {
+        return sizeProbesSent;
+    }
+
+    /** The peer's SIZE probes this connection answered. */
+    public long sizeProbesAnswered() {
+        return sizeProbesAnswered;
+    }
+
+    /** From the session, once: a packet was full while more waited. The first size probe goes now. */
+    @Override
+    public void largerDatagramsWanted() {
+        if (sizeProbeTarget > 0 && sizeProbeTries == 0 && state == State.CONNECTED) {
+            sendSizeProbe();
+        }
+    }
+
+    /**
+     * One SIZE probe of {@link #sizeProbeTarget} bytes, in a buffer of its own (the session's packets
+     * stay where they are composed): the flags byte, then zeros to the size. Gives the size up after
+     * the last try's interval.
+     */
+    private void sendSizeProbe() {
+        int target = sizeProbeTarget;
+        if (target == 0 || sizeProbeTries >= SIZE_PROBE_TRIES) {
+            if (target != 0) {
+                LOG.log(Level.DEBUG, () -> this + ": no answer to " + SIZE_PROBE_TRIES + " size probes of "
+                        + target + " bytes; the datagram budget stays " + datagramBudget);
+            }
+            sizeProbeTarget = 0;
+            nextSizeProbe = Double.POSITIVE_INFINITY;
+            return;
+        }
+        sizeProbeTries++;
+        sizeProbesSent++;
+        nextSizeProbe = now + SIZE_PROBE_INTERVAL;
+        ByteBuffer probe = encrypted ? ByteBuffer.allocate(target) : ByteBuffer.allocateDirect(target);
+        probe.put(headroom, (byte) Protocol.KEEPALIVE_SIZE_PROBE);
+        sendFrame(probe, Protocol.KEEPALIVE, headroom, target - Protocol.frameOverhead(encrypted));
+    }
+
+    /** A SIZE answer: the peer received {@code size} bytes. When that is the size probed, the budget grows to it. */
+    private void onSizeAnswer(int size) {
+        int target = sizeProbeTarget;
+        if (target == 0 || size != target || sizeProbeTries == 0) {
+            return; // not ours to act on: a late answer to a size given up, or a peer's mistake
+        }
+        sizeProbeTarget = 0;
+        nextSizeProbe = Double.POSITIVE_INFINITY;
+        ByteBuffer grown = encrypted ? ByteBuffer.allocate(target + Protocol.REQUEST_SIZE)
+                : ByteBuffer.allocateDirect(target + Protocol.REQUEST_SIZE);
+        datagram = grown;
+        datagramBudget = target;
+        maxBody = target - Protocol.frameOverhead(encrypted);
+        Session s = session;
+        if (s != null) {
+            s.datagramBudgetChanged(target);
+        }
+        LOG.log(Level.DEBUG, () -> this + ": datagram budget " + target + " bytes (size probe answered)");
     }
 
     // ------------------------------------------------------- session callbacks

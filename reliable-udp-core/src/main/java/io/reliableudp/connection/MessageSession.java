@@ -98,4 +98,9 @@ public final class MessageSession implements Session {
     public void setRttListener(@Nullable RttSampleListener listener) {
         endpoint.setRttListener(listener);
     }
+
+    @Override
+    public void datagramBudgetChanged(int datagramBudget) {
+        endpoint.datagramBudgetChanged(datagramBudget);
+    }
 }

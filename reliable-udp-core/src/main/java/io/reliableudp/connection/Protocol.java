@@ -61,6 +61,19 @@ final class Protocol {
     /** The body length of a probe KEEPALIVE (the flags byte). */
     public static final int KEEPALIVE_PROBE_BODY = 1;
 
+    /**
+     * KEEPALIVE body flag (bit 1): SIZE probe, "tell me you received a datagram this long" (spec 3.7).
+     * The frame is padded with zeros to the size probed; the answer is a KEEPALIVE with
+     * {@link #KEEPALIVE_SIZE_ANSWER} and the probe's length. A receiver that predates it ignores the bit.
+     */
+    public static final int KEEPALIVE_SIZE_PROBE = 0x02;
+
+    /** KEEPALIVE body flag (bit 2): the answer to a SIZE probe; the body's bytes 1-4 hold the probe's datagram length (u32). */
+    public static final int KEEPALIVE_SIZE_ANSWER = 0x04;
+
+    /** The body length of a SIZE answer (the flags byte and the length). */
+    public static final int KEEPALIVE_SIZE_ANSWER_BODY = 5;
+
     /** How long a challenge cookie stays valid, in milliseconds. */
     public static final long COOKIE_LIFETIME_MILLIS = 10_000;
 

@@ -104,4 +104,12 @@ public interface Session {
     /** Sets (or clears, with null) the listener told about every RTT sample of the layers below. */
     default void setRttListener(@Nullable RttSampleListener listener) {
     }
+
+    /**
+     * The connection's datagrams may now be {@code datagramBudget} bytes long (a size probe was
+     * answered), and the output's datagram buffer holds one: later packets may be that large. The
+     * default ignores it (sessions that keep their packets small).
+     */
+    default void datagramBudgetChanged(int datagramBudget) {
+    }
 }

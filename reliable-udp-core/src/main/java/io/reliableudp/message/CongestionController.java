@@ -92,4 +92,14 @@ interface CongestionController {
 
     /** The pacing rate in bytes per second, or {@link Double#POSITIVE_INFINITY} when sends are not paced. */
     double pacingRateBytesPerSecond();
+
+    /**
+     * The connection's packets may now be {@code packetBytes} long (its datagram budget changed):
+     * controllers that pace or size a window in packets take the new size. The default ignores it.
+     *
+     * @param inflightFloor bytes in flight always allowed from now on
+     * @param packetBytes the largest packet payload from now on
+     */
+    default void packetBudgetChanged(long inflightFloor, int packetBytes) {
+    }
 }

@@ -54,7 +54,8 @@ public interface DatagramSender {
 
     /**
      * The buffer the endpoint composes its packets in, or null (the default) to let the endpoint use
-     * a heap buffer of its own. Asked once, when the endpoint is made; the buffer must be writable,
+     * a heap buffer of its own. Asked when the endpoint is made, and again after
+     * {@link MessageEndpoint#datagramBudgetChanged} (then it must hold a datagram of the new budget); the buffer must be writable,
      * used by nothing else while a packet is composed and sent, and hold {@link #headroom()} + 9 +
      * {@link MessageEndpoint#packetPayloadBudget()} bytes (plus whatever the sender appends, such as an
      * AEAD tag).
@@ -73,5 +74,15 @@ public interface DatagramSender {
      */
     default int headroom() {
         return 0;
+    }
+
+    /**
+     * Told once, after the first send round in which a packet was full while more messages waited:
+     * larger datagrams would carry this endpoint's traffic in fewer packets. A sender that can find
+     * out whether the path carries them may answer with {@link MessageEndpoint#datagramBudgetChanged}
+     * later (never from inside this call). Only asked when {@link MessageConfig#maxDatagramBudget()}
+     * is above {@link MessageConfig#datagramBudget()}. The default ignores it.
+     */
+    default void largerDatagramsWanted() {
     }
 }

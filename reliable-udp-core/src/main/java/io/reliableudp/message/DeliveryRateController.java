@@ -93,8 +93,8 @@ final class DeliveryRateController implements CongestionController {
 
     private final PacketLog log;
     private final double sendRateHz;
-    private final long inflightFloor;
-    private final int packetBytes;
+    private long inflightFloor;
+    private int packetBytes;
     private final double quantumSeconds;
     /** Full packets a send may run ahead of the pacing schedule at least ({@link #burstAllowance}). */
     static final int BURST_PACKETS = 2;
@@ -587,5 +587,11 @@ final class DeliveryRateController implements CongestionController {
     @Override
     public long episodes() {
         return queueEpisodes;
+    }
+
+    @Override
+    public void packetBudgetChanged(long inflightFloor, int packetBytes) {
+        this.inflightFloor = inflightFloor;
+        this.packetBytes = packetBytes;
     }
 }

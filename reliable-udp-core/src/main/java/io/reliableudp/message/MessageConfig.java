@@ -17,6 +17,7 @@ public final class MessageConfig {
 
     private final List<ChannelConfig> channels;
     private final int datagramBudget;
+    private final int maxDatagramBudget;
     private final int lowerLayerOverhead;
     private final ResendPolicy resendPolicy;
     private final double resendRttFactor;
@@ -37,6 +38,9 @@ public final class MessageConfig {
     private final CongestionControl congestionControl;
     private final SendMode sendMode;
 
+    /** Default of {@link #maxDatagramBudget()}: 9000 bytes of jumbo frame less the IPv6 and UDP headers. */
+    public static final int DEFAULT_MAX_DATAGRAM_BUDGET = 8952;
+
     /** Upper bound of {@link #ackDelaySeconds()}. */
     public static final double MAX_ACK_DELAY_SECONDS = 0.5;
 
@@ -48,6 +52,9 @@ public final class MessageConfig {
         }
         if (b.datagramBudget < 256 || b.datagramBudget > 65_507) {
             throw new InvalidConfigurationException("datagramBudget", b.datagramBudget, "must be within 256..65507 bytes");
+        }
+        if (b.maxDatagramBudget < 0 || b.maxDatagramBudget > 65_507) {
+            throw new InvalidConfigurationException("maxDatagramBudget", b.maxDatagramBudget, "must be within 0..65507 bytes");
         }
         if (b.lowerLayerOverhead < 0 || b.lowerLayerOverhead > b.datagramBudget / 2) {
             throw new InvalidConfigurationException("lowerLayerOverhead", b.lowerLayerOverhead, "must be within 0..datagramBudget/2");
@@ -111,6 +118,7 @@ public final class MessageConfig {
         }
         this.channels = List.copyOf(b.channels);
         this.datagramBudget = b.datagramBudget;
+        this.maxDatagramBudget = Math.max(b.maxDatagramBudget, b.datagramBudget);
         this.lowerLayerOverhead = b.lowerLayerOverhead;
         this.resendPolicy = b.resendPolicy;
         this.resendRttFactor = b.resendRttFactor;
@@ -147,6 +155,7 @@ public final class MessageConfig {
         Builder b = new Builder();
         b.channels = new ArrayList<>(channels);
         b.datagramBudget = datagramBudget;
+        b.maxDatagramBudget = maxDatagramBudget;
         b.lowerLayerOverhead = lowerLayerOverhead;
         b.resendPolicy = resendPolicy;
         b.resendRttFactor = resendRttFactor;
@@ -174,6 +183,16 @@ public final class MessageConfig {
 
     /** Most bytes of one UDP payload, every header included (default 1200). */
     public int datagramBudget() { return datagramBudget; }
+
+    /**
+     * Most bytes of one UDP payload a connection may grow its packets to once the path and the peer
+     * proved they carry them (default {@value #DEFAULT_MAX_DATAGRAM_BUDGET}, a 9000-byte jumbo frame's
+     * IPv6 payload; never below {@link #datagramBudget()}, so a value at or below it turns the growth
+     * off). Every connection starts at {@link #datagramBudget()}; the transport probes this size only
+     * where the path's MTU is known (a peer on this host, whose datagrams never leave the loopback
+     * device), and a receiver accepts datagrams up to this size (docs/messages.md, "Datagram budget").
+     */
+    public int maxDatagramBudget() { return maxDatagramBudget; }
 
     /** Bytes of each datagram taken by the layers below the packet header (connection framing, AEAD tag). */
     public int lowerLayerOverhead() { return lowerLayerOverhead; }
@@ -348,6 +367,7 @@ public final class MessageConfig {
                 ChannelConfig.of(DeliveryMode.UNRELIABLE),
                 ChannelConfig.of(DeliveryMode.UNRELIABLE_SEQUENCED)));
         private int datagramBudget = 1200;
+        private int maxDatagramBudget = DEFAULT_MAX_DATAGRAM_BUDGET;
         private int lowerLayerOverhead = 0;
         private ResendPolicy resendPolicy = ResendPolicy.RTT_BASED;
         private double resendRttFactor = 1.25;
@@ -375,6 +395,8 @@ public final class MessageConfig {
         public Builder channels(List<ChannelConfig> channels) { this.channels = new ArrayList<>(channels); return this; }
         /** Sets {@link MessageConfig#datagramBudget()}. */
         public Builder datagramBudget(int bytes) { this.datagramBudget = bytes; return this; }
+        /** Sets {@link MessageConfig#maxDatagramBudget()}. */
+        public Builder maxDatagramBudget(int bytes) { this.maxDatagramBudget = bytes; return this; }
         /** Sets {@link MessageConfig#lowerLayerOverhead()}. */
         public Builder lowerLayerOverhead(int bytes) { this.lowerLayerOverhead = bytes; return this; }
         /** Sets {@link MessageConfig#resendPolicy()}. */

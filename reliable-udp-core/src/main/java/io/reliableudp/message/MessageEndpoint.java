@@ -115,13 +115,43 @@ public final class MessageEndpoint {
         this.acks = new AckTracker(log, queue);
         this.receiver = new Receiver(config, listener);
         this.link = linkFactory.create(time,
-                new PacketLink.Sizing(payloadBudget, fragmentSize, MAX_UNRELIABLE_FRAGMENTS, SENT_PACKETS),
+                new PacketLink.Sizing(payloadBudget, fragmentSize, MAX_UNRELIABLE_FRAGMENTS, SENT_PACKETS,
+                        payloadBudget(config, config.maxDatagramBudget())),
                 new Hooks());
         this.composer = new PacketComposer(config, time, payloadBudget, link, log, congestion, queue,
                 frameWriter(sender, payloadBudget));
+        if (config.maxDatagramBudget() > config.datagramBudget()) {
+            composer.onLargerPacketsWanted(sender::largerDatagramsWanted);
+        }
         this.losses = new LossDetector(log, queue, SENT_PACKETS,
                 config.fastRecovery() && config.resendPolicy() == MessageConfig.ResendPolicy.RTT_BASED,
                 link.nextPacketSequence());
+    }
+
+    /** The frame bytes of one packet in a datagram of {@code datagramBudget} bytes. */
+    private static int payloadBudget(MessageConfig config, int datagramBudget) {
+        return datagramBudget - config.lowerLayerOverhead() - PACKET_HEADER_MAX;
+    }
+
+    /**
+     * Changes the size of the packets this endpoint composes from now on: the connection below found
+     * that the path and the peer carry datagrams of {@code datagramBudget} bytes (or no longer do).
+     * The sender's {@link DatagramSender#datagramBuffer()} must already hold a datagram of that size.
+     * What decides how a message travels (one frame, slices, or the packet layer's fragments) stays
+     * with {@link MessageConfig#datagramBudget()}, the size every path carries: a grown budget packs
+     * more frames into a packet, it never makes a message depend on it.
+     *
+     * @param datagramBudget within {@link MessageConfig#datagramBudget()}..{@link MessageConfig#maxDatagramBudget()}
+     */
+    public void datagramBudgetChanged(int datagramBudget) {
+        if (datagramBudget < config.datagramBudget() || datagramBudget > config.maxDatagramBudget()) {
+            throw new IllegalArgumentException("datagramBudget must be within " + config.datagramBudget() + ".."
+                    + config.maxDatagramBudget() + ", was " + datagramBudget);
+        }
+        int payload = payloadBudget(config, datagramBudget);
+        composer.packetBudgetChanged(frameWriter(sender, payload), payload);
+        link.setRegularPayloadLimit(payload);
+        congestion.packetBudgetChanged((long) INITIAL_WINDOW_PACKETS * payload, payload);
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.reliableudp.message;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The send side of one endpoint: decides when a send round runs, fills packets from the
  * {@link SendQueue} (resends due, then new messages, channels taken round-robin; reliable,
@@ -72,7 +74,16 @@ final class PacketComposer {
     private final int window;
     private final int payloadBudget;
     private final boolean everyPacket;
-    private final FrameWriter frames;
+    /** Set when a frame (not a redundant copy) did not fit the room its packet had left: more waited than one packet holds. */
+    private boolean packetWasFull;
+    /** Whether {@link #largerPacketsWanted} was told (once per endpoint). */
+    private boolean largerPacketsAsked;
+    /** Told once, after the first round in which a packet was full with more waiting (the connection may then probe a larger budget). */
+    private @Nullable Runnable largerPacketsWanted;
+    /** Where packets are composed; replaced when the datagram budget changes. */
+    private FrameWriter frames;
+    /** The largest packet payload now ({@link #payloadBudget} until the datagram budget grows): what pacing counts per packet. */
+    private int packetBudget;
     private final boolean immediate;
     private final double ackDelay;
     /**
@@ -142,6 +153,7 @@ final class PacketComposer {
         this.time = time;
         this.nextSendTime = time;
         this.payloadBudget = payloadBudget;
+        this.packetBudget = payloadBudget;
         this.link = link;
         this.log = log;
         this.congestion = congestion;
@@ -165,6 +177,28 @@ final class PacketComposer {
     }
 
     // ------------------------------------------------------------------------------------------
+    /**
+     * Packets are composed in {@code frames} from now on, at most {@code packetBudget} frame bytes
+     * each (the connection's datagram budget changed; never while a packet is being composed).
+     */
+    void packetBudgetChanged(FrameWriter frames, int packetBudget) {
+        if (composing) {
+            throw new IllegalStateException("the datagram budget changed while a packet was composed");
+        }
+        this.frames = frames;
+        this.packetBudget = packetBudget;
+    }
+
+    /** Whom to tell, once, that a packet was full while more waited (null: nobody). */
+    void onLargerPacketsWanted(@Nullable Runnable r) {
+        this.largerPacketsWanted = r;
+    }
+
+    /** The largest packet payload now. */
+    int packetBudget() {
+        return packetBudget;
+    }
+
     // When packets go out
 
     /**
@@ -269,7 +303,7 @@ final class PacketComposer {
      * window), and in Gaffer's bad mode also one round per {@code 1 / sendRateHz}, as in TICK.
      */
     private double pacingTime(double now) {
-        double t = congestion.nextSendTime(now, payloadBudget);
+        double t = congestion.nextSendTime(now, packetBudget);
         if (congestion instanceof GafferController && congestion.congested()) {
             t = Math.max(t, lastRoundTime + 1.0 / congestion.sendRateHz());
         }
@@ -371,7 +405,7 @@ final class PacketComposer {
             resendIntervalAlone = resendIntervalAloneSeconds();
             int limit = congestion.packetsPerRound(config.maxPacketsPerUpdate());
             int sent = 0;
-            while (sent < limit && !log.slotBusy(link.nextPacketSequence()) && congestion.canSend(now, payloadBudget)
+            while (sent < limit && !log.slotBusy(link.nextPacketSequence()) && congestion.canSend(now, packetBudget)
                     && composeAndSend()) {
                 sent++;
             }
@@ -379,7 +413,7 @@ final class PacketComposer {
                 lastAttempt = now;
                 // more may wait when the round was cut by its limit or by the window (acks or the loss
                 // timeout open it); otherwise a new message, an ack or a resend deadline asks again
-                wantRound = sent == limit || congestion.nextSendTime(now, payloadBudget) > now;
+                wantRound = sent == limit || congestion.nextSendTime(now, packetBudget) > now;
                 if (sent > 0) {
                     lastRoundTime = now;
                 }
@@ -393,6 +427,13 @@ final class PacketComposer {
             }
         } finally {
             composing = false;
+            if (packetWasFull && !largerPacketsAsked) {
+                largerPacketsAsked = true;
+                Runnable r = largerPacketsWanted;
+                if (r != null) {
+                    r.run();
+                }
+            }
         }
     }
 
@@ -689,6 +730,9 @@ final class PacketComposer {
         boolean next = chainChannel == ch.index && ((chainId + 1) & 0xFFFF) == id;
         int size = next ? Frames.nextFrameSize(len) : Frames.msgFrameSize(len);
         if (size > frames.room()) {
+            if (!copy) {
+                packetWasFull = true;
+            }
             return false;
         }
         if (next) {
@@ -805,6 +849,7 @@ final class PacketComposer {
         int id = v & 0xFFFF;
         int len = ls.sliceLength(s);
         if (Frames.sliceHeaderSize(ls.total, ls.sliceSize, s) + len > frames.room()) {
+            packetWasFull = true;
             return false;
         }
         frames.slice(ch.index, id, ls.total, ls.sliceSize, s, ch.payload[v & ch.mask], s * ls.sliceSize, len);

@@ -33,6 +33,9 @@ interface PacketLink {
     /** Advances the packet layer's clock only (send and ack stamps; no statistics). */
     void advanceTime(double time);
 
+    /** Payloads up to this many bytes go as one packet, longer ones as fragments (a grown or fallen datagram budget). */
+    void setRegularPayloadLimit(int bytes);
+
     /** The sequence the next {@link #sendPacket} will use. */
     int nextPacketSequence();
 
@@ -57,8 +60,17 @@ interface PacketLink {
         void acked(int sequence);
     }
 
-    /** How the packet layer is sized by the message layer. */
-    record Sizing(int maxRegularPayload, int fragmentSize, int maxFragments, int sentPacketsBufferSize) {
+    /**
+     * How the packet layer is sized by the message layer: {@code maxRegularPayload} at first,
+     * {@code largestRegularPayload} the most it may grow to (what the receiving side accepts too).
+     */
+    record Sizing(int maxRegularPayload, int fragmentSize, int maxFragments, int sentPacketsBufferSize,
+                  int largestRegularPayload) {
+
+        /** Sizing that never grows. */
+        Sizing(int maxRegularPayload, int fragmentSize, int maxFragments, int sentPacketsBufferSize) {
+            this(maxRegularPayload, fragmentSize, maxFragments, sentPacketsBufferSize, maxRegularPayload);
+        }
     }
 
     /** Creates the packet layer of one endpoint. */

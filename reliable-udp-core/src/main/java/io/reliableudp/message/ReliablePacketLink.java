@@ -32,7 +32,7 @@ final class ReliablePacketLink implements PacketLink {
                 .fragmentAbove(sizing.maxRegularPayload())
                 .fragmentSize(sizing.fragmentSize())
                 .maxFragments(sizing.maxFragments())
-                .maxPacketSize(sizing.fragmentSize() * sizing.maxFragments())
+                .maxPacketSize(Math.max(sizing.fragmentSize() * sizing.maxFragments(), sizing.largestRegularPayload()))
                 .sentPacketsBufferSize(sizing.sentPacketsBufferSize())
                 .allowEmptyPayload(true)
                 .build();
@@ -59,6 +59,11 @@ final class ReliablePacketLink implements PacketLink {
     @Override
     public int sendPacket(ByteBuffer buffer, int offset, int length) {
         return endpoint.sendPacket(buffer, offset, length);
+    }
+
+    @Override
+    public void setRegularPayloadLimit(int bytes) {
+        endpoint.setFragmentAbove(bytes);
     }
 
     @Override

@@ -76,6 +76,11 @@ public final class ReliableEndpoint {
      */
     private byte[] transmitBuffer = NO_BYTES;
     private final int transmitBufferLimit;
+    /**
+     * Payloads up to this many bytes go as one datagram, longer ones as fragments: the configuration's
+     * {@code fragmentAbove} until {@link #setFragmentAbove} moves it (a grown datagram budget).
+     */
+    private int fragmentAbove;
     /** Where the in-place send encodes a header before putting it in front of the payload. */
     private final byte[] headerScratch = new byte[MAX_HEADER];
     private final PacketHeaderCodec decoder = new PacketHeaderCodec();
@@ -157,6 +162,7 @@ public final class ReliableEndpoint {
         Arrays.fill(rttHistory, -1.0f);
         int historySize = config.rttHistorySize();
         this.rttHistoryMask = (historySize & (historySize - 1)) == 0 ? historySize - 1 : -1;
+        this.fragmentAbove = config.fragmentAbove();
         this.transmitBufferLimit = Math.max(config.maxPacketSize() + MAX_HEADER,
                 FRAGMENT_HEADER + MAX_HEADER + config.fragmentSize());
 
@@ -229,6 +235,25 @@ public final class ReliableEndpoint {
     }
 
     /**
+     * Moves the size above which a payload is sent as fragments (a connection whose datagram budget
+     * grew sends larger regular packets; one that fell back, smaller ones). Not part of the reference:
+     * its {@code fragment_above} is fixed at creation.
+     *
+     * @param bytes within 1..{@code maxPacketSize}
+     */
+    public void setFragmentAbove(int bytes) {
+        if (bytes < 1 || bytes > config.maxPacketSize()) {
+            throw new IllegalArgumentException("fragmentAbove must be within 1.." + config.maxPacketSize() + ", was " + bytes);
+        }
+        this.fragmentAbove = bytes;
+    }
+
+    /** The size above which a payload is sent as fragments ({@link #setFragmentAbove}). */
+    public int fragmentAbove() {
+        return fragmentAbove;
+    }
+
+    /**
      * Sends a packet: one datagram when the payload is at most {@code fragmentAbove} bytes, else
      * {@code ceil(length / fragmentSize)} fragments. The transmitter is called before this returns,
      * with the header and the payload copied into the endpoint's transmit buffer (see
@@ -252,7 +277,7 @@ public final class ReliableEndpoint {
         }
         int ack = receivedPackets.ackSequence();
         int ackBits = receivedPackets.ackBits();
-        if (length <= config.fragmentAbove()) {
+        if (length <= fragmentAbove) {
             byte[] out = transmitBuffer(MAX_HEADER + length);
             int headerBytes = PacketHeaderCodec.encode(out, 0, seq, ack, ackBits);
             System.arraycopy(data, offset, out, headerBytes, length);
@@ -298,7 +323,7 @@ public final class ReliableEndpoint {
         }
         int ack = receivedPackets.ackSequence();
         int ackBits = receivedPackets.ackBits();
-        if (length <= config.fragmentAbove()) {
+        if (length <= fragmentAbove) {
             // the one header codec writes into a scratch; its 4-9 bytes go in front of the payload
             byte[] header = headerScratch;
             int headerBytes = PacketHeaderCodec.encode(header, 0, seq, ack, ackBits);
@@ -327,7 +352,7 @@ public final class ReliableEndpoint {
             return -1;
         }
         int fragmentSize = config.fragmentSize();
-        boolean fragmented = length > config.fragmentAbove();
+        boolean fragmented = length > fragmentAbove;
         int numFragments = fragmented ? length / fragmentSize + (length % fragmentSize != 0 ? 1 : 0) : 1;
         if (length > config.maxPacketSize() || numFragments > config.maxFragments()) {
             counters[PacketCounter.NUM_PACKETS_TOO_LARGE_TO_SEND.ordinal()]++;

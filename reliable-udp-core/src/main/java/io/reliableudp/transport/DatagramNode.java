@@ -11,7 +11,11 @@ import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.MessageConfig;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.security.SecureRandom;
@@ -60,6 +64,10 @@ final class DatagramNode implements ReliableUdpNode {
     private final SecureRandom random = new SecureRandom();
     private final long startNanos = System.nanoTime();
     private final int budget;
+    /** The datagram budget every connection starts at (the message layer's {@code datagramBudget}). */
+    private final int baseBudget;
+    /** The loopback device's MTU once looked up (0: not yet, -1: unknown). */
+    private volatile int loopbackMtu;
     private final NodeCounters counters = new NodeCounters();
     private final PeerTable peers = new PeerTable();
     private final Acceptor acceptor;
@@ -81,7 +89,8 @@ final class DatagramNode implements ReliableUdpNode {
                 .sendMode(config.sendMode())
                 .build();
         this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
-        this.budget = message.datagramBudget();
+        this.budget = message.maxDatagramBudget();
+        this.baseBudget = message.datagramBudget();
         double keepAlive = seconds(config.keepAliveInterval());
         double handshakeResend = Math.min(keepAlive, 0.25);
         double tick = tickSeconds(config, handshakeResend);
@@ -222,9 +231,52 @@ final class DatagramNode implements ReliableUdpNode {
         return acceptor;
     }
 
-    /** The largest datagram accepted (the message layer's datagram budget). */
+    /** The largest datagram accepted: the message layer's {@code maxDatagramBudget}, which a peer's connection may grow to. */
     int budget() {
         return budget;
+    }
+
+    /**
+     * The datagram budget a connection to {@code remote} may grow to, as far as this node knows the
+     * path: for a peer on a loopback address, the loopback device's MTU less the IP and UDP headers,
+     * capped at {@code maxDatagramBudget} (such datagrams never leave the host, so no router on the way
+     * can be smaller); for any other peer the configured {@code datagramBudget}, the size every path is
+     * assumed to carry (docs/messages.md, "Datagram budget"). The connection still asks the peer, with
+     * a size probe, before it sends one that large.
+     */
+    int pathBudget(InetSocketAddress remote) {
+        InetAddress a = remote.getAddress();
+        if (budget <= baseBudget || a == null || !a.isLoopbackAddress()) {
+            return baseBudget;
+        }
+        int mtu = loopbackMtu;
+        if (mtu == 0) {
+            mtu = lookUpLoopbackMtu(a);
+            loopbackMtu = mtu;
+        }
+        int header = a instanceof Inet6Address ? 48 : 28;
+        return mtu < 0 ? baseBudget : Math.max(baseBudget, Math.min(budget, mtu - header));
+    }
+
+    private static int lookUpLoopbackMtu(InetAddress a) {
+        try {
+            NetworkInterface nif = NetworkInterface.getByInetAddress(a);
+            if (nif == null) {
+                var all = NetworkInterface.networkInterfaces().filter(n -> {
+                    try {
+                        return n.isLoopback();
+                    } catch (SocketException e) {
+                        return false;
+                    }
+                }).toList();
+                nif = all.isEmpty() ? null : all.getFirst();
+            }
+            int mtu = nif == null ? -1 : nif.getMTU();
+            return mtu > 0 ? mtu : -1;
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.DEBUG, () -> "the loopback MTU could not be read; loopback peers keep the configured datagram budget: " + e);
+            return -1;
+        }
     }
 
     /** How many I/O lanes the node has. */

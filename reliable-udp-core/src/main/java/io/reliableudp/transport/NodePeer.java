@@ -44,7 +44,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     private boolean dedicated;
     final ReentrantLock lock = new ReentrantLock();
     /** Direct: where a datagram that is not already in a direct buffer is copied to be sent. */
-    private final ByteBuffer sendBuffer;
+    private ByteBuffer sendBuffer;
     /** Where a direct buffer's datagram is copied for the link conditioner. */
     /** Where a direct frame is copied on its way into the link conditioner: made on first use (only a conditioned node needs it). */
     private byte @Nullable [] conditionerStaging;
@@ -92,6 +92,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
 
     void attach(Connection c, boolean server) {
         this.connection = c;
+        c.discoverDatagramBudget(node.pathBudget(address));
         this.serverSide = server;
         if (server) {
             state = PeerState.CONNECTED;
@@ -521,8 +522,8 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             transmit(buffer.array(), buffer.arrayOffset() + offset, length);
         } else {
             byte[] staging = conditionerStaging;
-            if (staging == null) {
-                staging = new byte[sendBuffer.capacity()];
+            if (staging == null || staging.length < length) {
+                staging = new byte[Math.max(length, sendBuffer.capacity())];
                 conditionerStaging = staging;
             }
             buffer.get(offset, staging, 0, length);
@@ -535,7 +536,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     public void transmit(byte[] data, int offset, int length) {
         LinkConditioner c = conditioner();
         if (c == null) {
-            lane.transmit(sendBuffer, address, data, offset, length);
+            lane.transmit(sendBuffer(length), address, data, offset, length);
         } else {
             double now = node.now();
             node.counters().sent(length); // sent into the simulated network, whatever it does with it
@@ -545,7 +546,17 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     }
 
     private void transmitNow(byte[] data, int offset, int length) {
-        lane.transmitConditioned(sendBuffer, address, data, offset, length);
+        lane.transmitConditioned(sendBuffer(length), address, data, offset, length);
+    }
+
+    /** The direct buffer a datagram of {@code length} bytes is copied into: larger once the connection's datagrams grew. */
+    private ByteBuffer sendBuffer(int length) {
+        ByteBuffer b = sendBuffer;
+        if (length > b.capacity()) {
+            b = ByteBuffer.allocateDirect(length + 512);
+            sendBuffer = b;
+        }
+        return b;
     }
 
     /** The peer's conditioner, following the node's current setting (under lock). */

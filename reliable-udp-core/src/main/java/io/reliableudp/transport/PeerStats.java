@@ -29,6 +29,9 @@ import java.util.Map;
  * @param sendRateHz current packet send rate
  * @param bytesSent datagram bytes sent to this peer (after encryption)
  * @param bytesReceived datagram bytes received from this peer
+ * @param datagramBudget the largest datagram this connection sends now, in bytes: the configured
+ *     {@code datagramBudget} until a size probe showed that the peer receives larger ones
+ *     ({@code maxDatagramBudget}; 0 before the connection exists)
  */
 public record PeerStats(
         PeerState state,
@@ -48,5 +51,6 @@ public record PeerStats(
         boolean congested,
         double sendRateHz,
         long bytesSent,
-        long bytesReceived) {
+        long bytesReceived,
+        int datagramBudget) {
 }

@@ -173,10 +173,10 @@ class ProbeTest {
         ConnectionTestSupport.Recorder r = new ConnectionTestSupport.Recorder(new ArrayList<>());
         Connection c = server(settings(null), r);
         byte[] frame = Arrays.copyOf(r.sent.get(0), Protocol.FRAME_HEADER_PLAIN + 1);
-        frame[Protocol.FRAME_HEADER_PLAIN] = (byte) 0xfe; // every bit but PROBE
+        frame[Protocol.FRAME_HEADER_PLAIN] = (byte) 0xf8; // every bit not defined (3-7)
         c.receive(frame, 0, frame.length, 0.1);
         assertThat(r.sent).hasSize(1);
-        frame[Protocol.FRAME_HEADER_PLAIN] = (byte) 0xff; // PROBE and unknown bits: answered once
+        frame[Protocol.FRAME_HEADER_PLAIN] = (byte) 0xf9; // PROBE and unknown bits: answered once
         c.receive(frame, 0, frame.length, 0.2);
         assertThat(r.sent).hasSize(2);
         assertThat(isPlainKeepalive(r.sent.get(1), false)).isTrue();

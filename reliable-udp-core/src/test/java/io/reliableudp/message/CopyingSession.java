@@ -50,6 +50,11 @@ public final class CopyingSession {
         }
 
         @Override
+        public void setRegularPayloadLimit(int bytes) {
+            link.setRegularPayloadLimit(bytes);
+        }
+
+        @Override
         public void update(double time) {
             link.update(time);
         }

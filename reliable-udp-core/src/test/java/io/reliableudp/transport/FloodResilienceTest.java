@@ -202,7 +202,7 @@ class FloodResilienceTest {
             stranger.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             InetSocketAddress to = target(server);
             stranger.send(ByteBuffer.allocate(0), to); // empty
-            stranger.send(ByteBuffer.allocate(1400), to); // beyond the datagram budget
+            stranger.send(ByteBuffer.allocate(9000), to); // beyond the largest datagram budget (8,952 bytes)
             byte[] frame = new byte[40];
             frame[0] = 6; // a connected payload frame's type from a sender that is no peer
             stranger.send(ByteBuffer.wrap(frame), to);

@@ -99,7 +99,7 @@ class NodeSecurityTest {
                 random.nextBytes(junk);
                 attacker.send(ByteBuffer.wrap(junk), target(server));
             }
-            attacker.send(ByteBuffer.allocate(5000), target(server)); // larger than the 1200-byte budget
+            attacker.send(ByteBuffer.allocate(10_000), target(server)); // larger than the largest budget (8,952 bytes)
             attacker.send(ByteBuffer.allocate(0), target(server));
             attacker.send(ByteBuffer.wrap(new byte[] {WireForTests.REQUEST, 'R', 'U'}), target(server)); // truncated
             await().atMost(Duration.ofSeconds(5)).until(() -> server.stats().datagramsReceived() == 503);

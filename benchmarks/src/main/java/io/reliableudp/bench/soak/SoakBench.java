@@ -118,6 +118,7 @@ public final class SoakBench {
         params.put("seed", seed);
         params.put("network", "loopback sockets + link conditioner on both nodes");
         params.put("congestion_avoidance", false);
+        params.put("max_datagram_budget", MessageConfig.defaults().datagramBudget());
         Report report = new Report(NAME, params);
         Map<String, Object> figures = report.run("reliable-udp", 1);
         double load = LoadAverage.oneMinute();
@@ -125,8 +126,11 @@ public final class SoakBench {
                         + " %.0f%% reordered, %.0f ms latency + %.0f ms jitter; window %d; %s%n",
                 messages, size, loss, duplicate, reorder, latency, jitter, window, LoadAverage.describe(load));
 
-        // the conditioner is not a congested link: congestion avoidance would send one packet per tick at 30% loss
-        MessageConfig message = MessageConfig.defaults().toBuilder().congestionAvoidance(false).build();
+        // the conditioner is not a congested link: congestion avoidance would send one packet per tick at 30% loss;
+        // the datagram budget stays the base one: its growth towards a loopback peer (after a size probe, which
+        // 30% loss may delay by seconds) would be a one-time step of the conditioner's pooled slots in the heap
+        // series, at a time that varies from run to run (growth under loss: GrownBudgetTest)
+        MessageConfig message = MessageConfig.defaults().toBuilder().congestionAvoidance(false).maxDatagramBudget(0).build();
         InetSocketAddress lo = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         NodeConfig.Builder cfg = NodeConfig.builder().bindAddress(lo).message(message).sendRateHz(1000)
                 .timeout(java.time.Duration.ofSeconds(30));

@@ -45,6 +45,7 @@ final class NodeConfigMapper {
             Map.entry("dedicatedSockets", P + "dedicated-sockets"),
             Map.entry("channels", P + "channels"),
             Map.entry("datagramBudget", P + "message.datagram-budget"),
+            Map.entry("maxDatagramBudget", P + "message.max-datagram-budget"),
             Map.entry("resendPolicy", P + "message.resend-policy"),
             Map.entry("resendRttFactor", P + "message.resend-rtt-factor"),
             Map.entry("minResendIntervalSeconds", P + "message.min-resend-interval"),
@@ -202,6 +203,7 @@ final class NodeConfigMapper {
         MessageConfig.Builder b = MessageConfig.builder()
                 .channels(channels)
                 .datagramBudget(m.datagramBudget())
+                .maxDatagramBudget(m.maxDatagramBudget())
                 .resendPolicy(m.resendPolicy())
                 .resendRttFactor(m.resendRttFactor())
                 .minResendIntervalSeconds(m.minResendInterval().toNanos() / 1e9)

@@ -77,6 +77,7 @@ public record ReliableUdpProperties(
      * Message-layer settings.
      *
      * @param datagramBudget Most bytes of one UDP payload, every header included (256..65507; 1200 stays under common MTUs).
+     * @param maxDatagramBudget Most bytes of one UDP payload a connection grows to once its packets fill up and the peer answered a size probe of that size; only towards peers on loopback addresses, whose path MTU is the loopback device's (0..65507; a value at or below datagram-budget turns the growth off). Also the largest datagram this node accepts.
      * @param resendPolicy When reliable messages are resent: RTT_BASED (after about one round trip) or EVERY_PACKET (lowest latency, most bandwidth).
      * @param resendRttFactor Under RTT_BASED the resend interval is the larger of RTT times this factor and RTT + 4 x RTT variance, clamped by the min and max resend intervals (0.5..10).
      * @param minResendInterval Lower bound of the resend interval (the timer itself is RTT + max(4 x RTT variance, the peer's ack bound) + ack delay within a stream, RTT + max(4 x RTT variance, 1 ms) for a packet sent alone).
@@ -91,6 +92,7 @@ public record ReliableUdpProperties(
      */
     public record Message(
             @DefaultValue("1200") int datagramBudget,
+            @DefaultValue("8952") int maxDatagramBudget,
             @DefaultValue("rtt-based") ResendPolicy resendPolicy,
             @DefaultValue("1.25") double resendRttFactor,
             @DefaultValue("1ms") Duration minResendInterval,
