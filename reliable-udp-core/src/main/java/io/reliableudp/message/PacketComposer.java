@@ -176,7 +176,6 @@ final class PacketComposer {
                 immediate ? config.ackDelaySeconds() : Math.max(config.ackDelaySeconds(), 1.0 / config.sendRateHz()));
     }
 
-    // ------------------------------------------------------------------------------------------
     /**
      * Packets are composed in {@code frames} from now on, at most {@code packetBudget} frame bytes
      * each (the connection's datagram budget changed; never while a packet is being composed).
@@ -199,6 +198,7 @@ final class PacketComposer {
         return packetBudget;
     }
 
+    // ------------------------------------------------------------------------------------------
     // When packets go out
 
     /**
