@@ -102,8 +102,6 @@ public final class Connection implements Session.Output, Session.Input {
     /** Where an encrypted frame is opened (null in plain mode, which reads frames where they lie). */
     private byte @Nullable [] plain;
     private final byte[] handshake = new byte[Protocol.REQUEST_SIZE];
-    /** Most body bytes of one frame at the current {@link #datagramBudget}. */
-    private int maxBody;
     /**
      * The largest datagram this connection sends now: the message layer's {@code datagramBudget} until
      * a size probe of a larger one was answered ({@link #discoverDatagramBudget}).
@@ -185,11 +183,10 @@ public final class Connection implements Session.Output, Session.Input {
         WireCodec.putLongBE(aadTail, 1, settings.protocolId());
         int budget = settings.message().datagramBudget();
         this.datagramBudget = budget;
-        this.maxBody = budget - Protocol.frameOverhead(encrypted);
         this.headroom = encrypted ? Protocol.FRAME_HEADER_ENCRYPTED : Protocol.FRAME_HEADER_PLAIN;
         // room for a session whose configuration undercounts the overhead: it gets the clear error of send()
         int capacity = budget + Protocol.REQUEST_SIZE;
-        this.datagram = encrypted ? ByteBuffer.allocate(capacity) : ByteBuffer.allocateDirect(capacity);
+        this.datagram = frameBuffer(encrypted, capacity);
         this.plain = encrypted ? new byte[budget] : null;
         this.window = encrypted ? new ReplayWindow() : null;
         this.now = now;
@@ -885,7 +882,7 @@ public final class Connection implements Session.Output, Session.Input {
         sizeProbeTries++;
         sizeProbesSent++;
         nextSizeProbe = now + SIZE_PROBE_INTERVAL;
-        ByteBuffer probe = encrypted ? ByteBuffer.allocate(target) : ByteBuffer.allocateDirect(target);
+        ByteBuffer probe = frameBuffer(encrypted, target);
         probe.put(headroom, (byte) Protocol.KEEPALIVE_SIZE_PROBE);
         sendFrame(probe, Protocol.KEEPALIVE, headroom, target - Protocol.frameOverhead(encrypted));
     }
@@ -898,11 +895,8 @@ public final class Connection implements Session.Output, Session.Input {
         }
         sizeProbeTarget = 0;
         nextSizeProbe = Double.POSITIVE_INFINITY;
-        ByteBuffer grown = encrypted ? ByteBuffer.allocate(target + Protocol.REQUEST_SIZE)
-                : ByteBuffer.allocateDirect(target + Protocol.REQUEST_SIZE);
-        datagram = grown;
+        datagram = frameBuffer(encrypted, target + Protocol.REQUEST_SIZE);
         datagramBudget = target;
-        maxBody = target - Protocol.frameOverhead(encrypted);
         Session s = session;
         if (s != null) {
             s.datagramBudgetChanged(target);
@@ -956,7 +950,16 @@ public final class Connection implements Session.Output, Session.Input {
         sendFrame(Protocol.PAYLOAD, offset, length);
     }
 
+    /**
+     * A buffer frames are composed and sent from: direct in plain mode (the socket sends it without a
+     * copy of its own), heap in encrypted mode (sealed in place through its array).
+     */
+    private static ByteBuffer frameBuffer(boolean encrypted, int capacity) {
+        return encrypted ? ByteBuffer.allocate(capacity) : ByteBuffer.allocateDirect(capacity);
+    }
+
     private void checkBody(int length) {
+        int maxBody = datagramBudget - Protocol.frameOverhead(encrypted);
         if (length > maxBody) {
             // the message layer was told the overhead: this is a bug below us, never silently truncate
             throw new IllegalStateException("message layer emitted " + length + " bytes, more than the " + maxBody + " that fit");

@@ -104,7 +104,7 @@ public final class MessageEndpoint {
         this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
         this.housekeepingInterval = 1.0 / config.sendRateHz();
         int wire = config.datagramBudget() - config.lowerLayerOverhead();
-        this.payloadBudget = wire - PACKET_HEADER_MAX;
+        this.payloadBudget = payloadBudget(config, config.datagramBudget());
         int fragmentSize = wire - FRAGMENT_HEADER - PACKET_HEADER_MAX;
         this.maxUnreliableSize = Math.min(config.maxMessageSize(),
                 MAX_UNRELIABLE_FRAGMENTS * fragmentSize - Frames.msgFrameSize(0) - 4);
