@@ -554,6 +554,19 @@ public final class Connection implements Session.Output, Session.Input {
      */
     public int send(int channel, byte[] payload, @Nullable SendCompletion completion, double time) {
         this.now = time;
+        return send(channel, payload, completion);
+    }
+
+    /**
+     * Queues a message like {@link #send(int, byte[], SendCompletion, double)}, without moving the
+     * connection's clock: queueing reads no time, and whatever sends the message next (a
+     * {@link #flush}, the owner's {@link #update}) brings its own. So a caller that only queues need
+     * not read a clock per message (about 25 ns a read on this project's machine, a sixth of a
+     * sending thread's time at 4 M messages/s).
+     *
+     * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
+     */
+    public int send(int channel, byte[] payload, @Nullable SendCompletion completion) {
         Session s = session;
         if (state != State.CONNECTED || s == null) {
             if (completion != null) {
@@ -572,6 +585,16 @@ public final class Connection implements Session.Output, Session.Input {
      */
     public int offer(int channel, byte[] payload, double time) {
         this.now = time;
+        return offer(channel, payload);
+    }
+
+    /**
+     * Queues a message without a future and without moving the connection's clock (see
+     * {@link #send(int, byte[], SendCompletion)}).
+     *
+     * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
+     */
+    public int offer(int channel, byte[] payload) {
         Session s = session;
         if (state != State.CONNECTED || s == null) {
             return io.reliableudp.message.MessageEndpoint.OFFER_CLOSED;

@@ -562,9 +562,10 @@ public final class MessageEndpoint {
 
         @Override
         public boolean process(int sequence, byte[] data, int offset, int length) {
+            long framesBefore = receiver.reliableFrames();
             boolean accepted = receiver.process(sequence, data, offset, length);
             if (accepted) {
-                composer.packetReceived(sequence, length > 0, time);
+                composer.packetReceived(sequence, length > 0, (int) (receiver.reliableFrames() - framesBefore), time);
             }
             return accepted;
         }

@@ -35,6 +35,14 @@ final class PacketComposer {
 
     /** After this many received data packets without sending one, an ack-only packet goes out at once (both modes). */
     static final int ACK_EVERY_PACKETS = 16;
+    /**
+     * IMMEDIATE: after data packets carrying this fraction of the receive window in reliable frames
+     * without sending one, an ack-only packet goes out at once too: the sender may have at most a
+     * receive window of messages in flight, and small messages fill it within fewer than
+     * {@link #ACK_EVERY_PACKETS} packets (32-byte messages at a grown budget: 105 a packet, so 16
+     * packets held 41 % of the default window, and the sender waited for acks to free its queue).
+     */
+    static final int ACK_WINDOW_FRACTION = 8;
     /** TICK mode: idle send ticks that still repeat an ack-only packet after the last data packet arrived. */
     static final int REDUNDANT_ACKS = 2;
     /**
@@ -115,6 +123,10 @@ final class PacketComposer {
     private boolean composing;
 
     private int dataPacketsSinceSend;
+    /** Reliable frames (messages and slices) in the data packets received since this end last sent a packet. */
+    private int reliableFramesSinceSend;
+    /** IMMEDIATE: {@link #reliableFramesSinceSend} at which an ack is owed at once (receive window / {@link #ACK_WINDOW_FRACTION}). */
+    private final int ackEveryFrames;
     private int redundantAcksLeft;
 
     // IMMEDIATE mode
@@ -161,6 +173,7 @@ final class PacketComposer {
         this.channels = queue.channels;
         this.channelCount = channels.length;
         this.window = config.receiveWindow();
+        this.ackEveryFrames = Math.max(1, config.receiveWindow() / ACK_WINDOW_FRACTION);
         this.everyPacket = config.resendPolicy() == MessageConfig.ResendPolicy.EVERY_PACKET;
         this.frames = frames;
         this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
@@ -255,7 +268,8 @@ final class PacketComposer {
      * driver's next {@code update} sends it unless a packet carried it first. The transport makes that
      * update after the listener calls of the datagram's turn, so a listener's reply carries the ack and
      * the delivery does not wait behind an ack-only packet. Only when {@link #ACK_EVERY_PACKETS} data
-     * packets wait does it go here: a driver that feeds many datagrams before its next update must not
+     * packets wait, or packets with an {@link #ACK_WINDOW_FRACTION eighth} of the receive window in
+     * reliable frames, does it go here: a driver that feeds many datagrams before its next update must not
      * let the older ones fall out of the ack header's 32-packet window.
      */
     void afterReceive(double now) {
@@ -265,7 +279,7 @@ final class PacketComposer {
         if (now >= pacingTime(now) && (wantRound || resendDeadline() <= now)) {
             sendRound(now);
         }
-        if (dataPacketsSinceSend >= ACK_EVERY_PACKETS && now >= ackDeadline) {
+        if ((dataPacketsSinceSend >= ACK_EVERY_PACKETS || reliableFramesSinceSend >= ackEveryFrames) && now >= ackDeadline) {
             sendAckOnly(now);
         }
     }
@@ -344,16 +358,17 @@ final class PacketComposer {
 
     /**
      * The packet layer accepted packet {@code sequence} of the peer (a data packet when
-     * {@code data}, else ack-only) at {@code now}. A data packet wants an acknowledgement: TICK on the
-     * next tick. IMMEDIATE: at once when it is newer than the next expected sequence (a gap: a packet
-     * was lost or is late, so the sender should learn it now) or when {@link #ACK_EVERY_PACKETS} data
-     * packets wait; else at once too when no ack-only packet went within the last ack delay (a packet
+     * {@code data}, else ack-only; {@code reliableFrames} reliable messages and slices in it) at
+     * {@code now}. A data packet wants an acknowledgement: TICK on the next tick. IMMEDIATE: at once
+     * when it is newer than the next expected sequence (a gap: a packet was lost or is late, so the
+     * sender should learn it now), when {@link #ACK_EVERY_PACKETS} data packets wait, or when the
+     * waiting ones carried an {@link #ACK_WINDOW_FRACTION eighth} of the receive window; else at once too when no ack-only packet went within the last ack delay (a packet
      * alone: its sender's resend timer need not allow for an ack delay), and otherwise one ack delay
      * after the last ack-only packet (a stream: at most one ack-only packet per ack delay, each for
      * every packet that arrived meanwhile). "At once" is the driver's next update
      * ({@link #afterReceive}).
      */
-    void packetReceived(int sequence, boolean data, double now) {
+    void packetReceived(int sequence, boolean data, int reliableFrames, double now) {
         int ahead = (sequence - highestReceived) & 0xFFFF;
         boolean newer = ahead != 0 && ahead < 0x8000;
         boolean gap = newer && ahead > 1;
@@ -366,9 +381,10 @@ final class PacketComposer {
             return;
         }
         dataPacketsSinceSend++;
+        reliableFramesSinceSend += reliableFrames;
         redundantAcksLeft = REDUNDANT_ACKS;
         if (immediate) {
-            if (gap || dataPacketsSinceSend >= ACK_EVERY_PACKETS) {
+            if (gap || dataPacketsSinceSend >= ACK_EVERY_PACKETS || reliableFramesSinceSend >= ackEveryFrames) {
                 if (ackDeadline > now) {
                     immediateAcks++;
                 }
@@ -526,6 +542,7 @@ final class PacketComposer {
         }
         lastAckOnlyTime = now;
         dataPacketsSinceSend = 0;
+        reliableFramesSinceSend = 0;
         for (int n = catchUpDue(); n > 0 && sendHeaderOnly(now); n--) {
             sequenceCatchUps++;
         }
@@ -631,6 +648,7 @@ final class PacketComposer {
             packetsSent++;
             lastDataSentTime = time;
             dataPacketsSinceSend = 0;
+            reliableFramesSinceSend = 0;
             ackDeadline = Double.POSITIVE_INFINITY; // the packet carries the acks
         }
     }

@@ -28,6 +28,8 @@ final class Receiver {
     private long packetLayerFailures;
     private long rejectedPackets;
     private long listenerErrors;
+    /** Reliable frames (messages and slices) of the accepted packets, whether new or duplicates. */
+    private long reliableFrames;
 
     Receiver(MessageConfig config, MessageListener listener) {
         this.listener = listener;
@@ -165,8 +167,12 @@ final class Receiver {
         while (r.next() == Frames.Reader.FRAME) {
             ReceiveChannel rc = channels[r.channel];
             if (r.type == Frames.TYPE_SLICE) {
+                reliableFrames++;
                 ((ReliableReceiveChannel) rc).receiveSlice(r, data);
             } else {
+                if (rc instanceof ReliableReceiveChannel) {
+                    reliableFrames++;
+                }
                 rc.receive(r.id, data, r.dataOffset, r.dataLength);
             }
         }
@@ -189,6 +195,11 @@ final class Receiver {
     /** The receive side of one channel (for its counters). */
     ReceiveChannel channel(int channel) {
         return channels[channel];
+    }
+
+    /** Reliable frames (messages and slices) of every accepted packet so far. */
+    long reliableFrames() {
+        return reliableFrames;
     }
 
     long packetsReceived() {

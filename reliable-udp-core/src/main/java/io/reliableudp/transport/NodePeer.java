@@ -189,11 +189,10 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             boolean written = false;
             lock.lock();
             try {
-                double now = node.now();
-                id = connection().send(channel, payload, f, now);
+                id = connection().send(channel, payload, f);
                 if (id >= 0) {
                     queueFullSince = -1;
-                    written = writtenByCaller(now);
+                    written = writtenByCaller();
                 }
             } finally {
                 lock.unlock();
@@ -221,11 +220,10 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         boolean written = false;
         lock.lock();
         try {
-            double now = node.now();
-            id = connection().offer(channel, payload, now);
+            id = connection().offer(channel, payload);
             if (id >= 0) {
                 queueFullSince = -1;
-                written = writtenByCaller(now);
+                written = writtenByCaller();
             }
         } finally {
             lock.unlock();
@@ -263,12 +261,12 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
      * more the 0 % loss p99 of the {@code loss} benchmark (docs/benchmarks.md, "The wake-up after a
      * caller's write").
      */
-    private boolean writtenByCaller(double now) {
+    private boolean writtenByCaller() {
         if (!immediate || dirty.get() || !node.callerMayWrite(this)) {
             return false;
         }
         Connection c = connection();
-        c.flush(now);
+        c.flush(node.now()); // the clock is read only here: a message that just queues needs no time
         double next = c.nextDeadline();
         if (lane.wakesBy(next)) {
             lane.markQuietly(this);

@@ -183,6 +183,62 @@ class SendModeTest {
     }
 
     @Test
+    void packetsCarryingAnEighthOfTheReceiveWindowAreAcknowledgedAtOnceEvenWithinTheAckDelay() {
+        // a window of 64 messages: an ack is owed at once after 8 reliable frames, long before 16 packets
+        MessageConfig config = config(MessageConfig.SendMode.IMMEDIATE).toBuilder().receiveWindow(64).build();
+        Side a = new Side(config, 0);
+        Side b = new Side(config, 0);
+        double t = 1.0;
+        a.ep.offer(0, new byte[] {0});
+        a.ep.update(t);
+        a.deliverAll(b, t);
+        b.ep.update(t); // alone: acked at once
+        assertThat(b.ep.stats().ackOnlyPacketsSent()).isEqualTo(1);
+        // two packets of 5 small messages each, within the ack delay of that ack
+        for (int p = 0; p < 2; p++) {
+            t += 0.0001;
+            for (int m = 0; m < 5; m++) {
+                a.ep.offer(0, new byte[] {(byte) m});
+            }
+            a.ep.update(t);
+            assertThat(a.out).hasSize(1); // the five share one packet
+            a.deliverAll(b, t);
+            if (p == 0) {
+                assertThat(b.ep.nextDeadline()).isEqualTo(1.0 + DELAY); // 5 frames: the stream's ack delay
+            }
+        }
+        // 10 frames >= 64 / 8: at once, from the receive itself (as after 16 packets: bulk, no reply to wait for)
+        assertThat(b.ep.stats().ackOnlyPacketsSent() - b.ep.sequenceCatchUps()).isEqualTo(2);
+        assertThat(b.ep.nextDeadline()).isEqualTo(Double.POSITIVE_INFINITY);
+        b.deliverAll(a, t + 0.0001);
+        assertThat(a.ep.hasPendingReliable()).isFalse();
+        // the count starts again after that ack: 5 more frames wait for the ack delay
+        t += 0.0002;
+        for (int m = 0; m < 5; m++) {
+            a.ep.offer(0, new byte[] {(byte) m});
+        }
+        a.ep.update(t);
+        a.deliverAll(b, t);
+        assertThat(b.ep.nextDeadline()).isGreaterThan(t);
+        // an unreliable channel's messages do not count: the sender holds no window for them
+        MessageConfig mixed = EndpointPair.config(DeliveryMode.UNRELIABLE).toBuilder().sendRateHz(1)
+                .sendMode(MessageConfig.SendMode.IMMEDIATE).ackDelaySeconds(DELAY).receiveWindow(64).build();
+        Side u = new Side(mixed, 0);
+        Side v = new Side(mixed, 0);
+        u.ep.offer(0, new byte[] {0});
+        u.ep.update(2.0);
+        u.deliverAll(v, 2.0);
+        v.ep.update(2.0);
+        for (int m = 0; m < 20; m++) {
+            u.ep.offer(0, new byte[] {(byte) m});
+        }
+        u.ep.update(2.0001);
+        u.deliverAll(v, 2.0001);
+        assertThat(v.got).hasSize(21);
+        assertThat(v.ep.nextDeadline()).isEqualTo(2.0 + DELAY);
+    }
+
+    @Test
     void aPacketThatRevealsAGapIsAcknowledgedAtOnceEvenWithinTheAckDelay() {
         Side a = new Side(config(MessageConfig.SendMode.IMMEDIATE), 0);
         Side b = new Side(config(MessageConfig.SendMode.IMMEDIATE), 0);

@@ -114,6 +114,8 @@ public final class NodeProbe {
         int flushEvery = 64;
         MessageConfig.CongestionControl congestion = MessageConfig.CongestionControl.DELIVERY_RATE;
         int budget = 0;
+        int queue = ChannelConfig.DEFAULT_MAX_QUEUED_MESSAGES;
+        int receiveWindow = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> size = Integer.parseInt(args[++i]);
@@ -123,16 +125,22 @@ public final class NodeProbe {
                 case "--flush-every" -> flushEvery = Integer.parseInt(args[++i]);
                 case "--congestion" -> congestion = MessageConfig.CongestionControl.valueOf(args[++i].toUpperCase(Locale.ROOT));
                 case "--budget" -> budget = Integer.parseInt(args[++i]);
+                case "--queue" -> queue = Integer.parseInt(args[++i]);
+                case "--receive-window" -> receiveWindow = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + " (--size N --seconds S --offer --mode platform|virtual --flush-every N --congestion delivery_rate|gaffer|none"
-                        + " --budget BYTES)");
+                        + " --budget BYTES --queue MESSAGES --receive-window MESSAGES)");
             }
         }
         MessageConfig.Builder message = MessageConfig.builder()
-                .channels(List.of(ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED), ChannelConfig.of(DeliveryMode.UNRELIABLE)))
+                .channels(List.of(new ChannelConfig(DeliveryMode.RELIABLE_ORDERED, queue, ChannelConfig.DEFAULT_MAX_QUEUED_BYTES),
+                        ChannelConfig.of(DeliveryMode.UNRELIABLE)))
                 .congestionControl(congestion);
         if (budget > 0) {
             message.datagramBudget(budget);
+        }
+        if (receiveWindow > 0) {
+            message.receiveWindow(receiveWindow);
         }
         NodeConfig config = config(mode, message.build());
         run(config, size, 1, offer, flushEvery); // warm-up
@@ -164,7 +172,7 @@ public final class NodeProbe {
             Peer peer = client.connect(new InetSocketAddress(LOOPBACK, server.localAddress().getPort())).get(5, TimeUnit.SECONDS);
             byte[] payload = new byte[size];
             AtomicBoolean stop = new AtomicBoolean();
-            int window = ChannelConfig.DEFAULT_MAX_QUEUED_MESSAGES - 256;
+            int window = sc.message().channels().get(0).maxQueuedMessages() - 256;
             boolean useOffer = offer;
             long[] sentBox = new long[1];
             Thread sender = Thread.ofPlatform().name("probe-sender").start(() -> {
