@@ -237,6 +237,7 @@ final class IoLoop {
     /** Stops the loop (it ends after its current turn); the caller closes the port. */
     void stop() {
         running = false;
+        wakeTimer.close();
         port.wakeup();
     }
 

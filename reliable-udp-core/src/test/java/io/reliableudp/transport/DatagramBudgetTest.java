@@ -49,16 +49,21 @@ class DatagramBudgetTest {
                 }
                 received.add(d);
             });
-             ReliableUdpNode c = ReliableUdpNode.start(client.build(), (p, ch, id, d) -> { })) {
+             // each burst is sent from the client's listener, on its I/O thread, when the server asks: the
+             // whole burst is queued before the loop composes it, so how it packs does not depend on how
+             // fast a test thread queues against the loop on a loaded machine
+             ReliableUdpNode c = ReliableUdpNode.start(client.build(), (p, ch, id, d) -> burst(p, d[0] * BURST))) {
             Peer peer = c.connect(target(s)).get(5, TimeUnit.SECONDS);
             assertThat(peer.stats().datagramBudget()).isEqualTo(BASE);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !s.peers().isEmpty());
+            Peer back = s.peers().iterator().next();
 
-            burst(peer, 0); // fills packets: the first full one sends the size probe
+            back.send(0, new byte[] {0}); // the first burst fills packets: the first full one sends the size probe
             await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == BURST);
             await().atMost(Duration.ofSeconds(5)).until(() -> peer.stats().datagramBudget() == GROWN);
 
             long before = c.stats().datagramsSent();
-            burst(peer, BURST);
+            back.send(0, new byte[] {1});
             await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 2 * BURST);
             long datagrams = c.stats().datagramsSent() - before;
             // 4 messages of 256 bytes fit a 1,200-byte datagram, 34 an 8,952-byte one: at the base budget
@@ -66,8 +71,7 @@ class DatagramBudgetTest {
             assertThat(datagrams).as("datagrams for %d messages of %d bytes after the growth", BURST, SIZE)
                     .isLessThan(BURST / 10);
             assertThat(wrong.get()).isZero();
-            // the receiving side only acknowledges: its packets never filled up, so it kept the base
-            Peer back = s.peers().iterator().next();
+            // the receiving side only acknowledges (and asks twice): its packets never filled up, so it kept the base
             assertThat(back.stats().datagramBudget()).isEqualTo(BASE);
             assertThat(s.stats().datagramsDropped().getOrDefault("too_large", 0L)).isZero();
         }
@@ -94,14 +98,17 @@ class DatagramBudgetTest {
         // this server accepts datagrams of the base budget only: it drops the probes as too large
         NodeConfig small = loopback().message(MessageConfig.builder().maxDatagramBudget(BASE).build()).build();
         try (ReliableUdpNode s = ReliableUdpNode.start(small, (p, c, id, d) -> received.add(d));
-             ReliableUdpNode c = ReliableUdpNode.start(loopback().acceptIncoming(false).build(), (p, ch, id, d) -> { })) {
+             ReliableUdpNode c = ReliableUdpNode.start(loopback().acceptIncoming(false).build(),
+                     (p, ch, id, d) -> burst(p, d[0] * BURST))) { // from the client's I/O thread, as above
             Peer peer = c.connect(target(s)).get(5, TimeUnit.SECONDS);
-            burst(peer, 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !s.peers().isEmpty());
+            Peer back = s.peers().iterator().next();
+            back.send(0, new byte[] {0});
             await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == BURST);
             // each try of the probe is dropped and counted; after the last the client gives the size up
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> s.stats().datagramsDropped().getOrDefault("too_large", 0L) == 3L);
-            burst(peer, BURST);
+            back.send(0, new byte[] {1});
             await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 2 * BURST);
             Thread.sleep(1_500); // longer than a try's interval and a housekeeping turn: no fourth probe
             assertThat(s.stats().datagramsDropped().get("too_large")).isEqualTo(3L);
