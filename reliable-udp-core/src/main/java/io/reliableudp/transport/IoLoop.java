@@ -260,6 +260,8 @@ final class IoLoop {
             if (t instanceof VirtualMachineError vme) {
                 throw vme;
             }
+        } finally {
+            wakeTimer.close(); // however the loop ended: the timer thread forgets it
         }
     }
 
