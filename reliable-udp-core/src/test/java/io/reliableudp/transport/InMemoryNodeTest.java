@@ -63,8 +63,12 @@ class InMemoryNodeTest {
                 }
             }
             toServer.flush();
-            for (CompletableFuture<Delivery> f : futures) {
-                Delivery d = f.get(5, TimeUnit.SECONDS);
+            for (int k = 0; k < futures.size(); k++) {
+                Delivery d = futures.get(k).get(5, TimeUnit.SECONDS);
+                // each future names its own message: the channel it went on and its id there (0, 1, ... per channel)
+                assertThat(d.channel()).isEqualTo(k / 50);
+                assertThat(d.messageId()).isEqualTo(k % 50);
+                assertThat(d.peer()).isEqualTo(server.localAddress());
                 assertThat(d.acknowledged()).isEqualTo(modes.get(d.channel()).isReliable());
             }
             await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.texts(0).size() == 50
