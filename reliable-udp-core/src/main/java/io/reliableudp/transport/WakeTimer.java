@@ -186,14 +186,14 @@ final class WakeTimer {
             }
             long until = due.getAsLong();
             if (until == NONE) {
-                lowerTo(armedAt, at); // in a turn (or its port's own wait): the check stays where it was
+                rearm(at); // in a turn (or its port's own wait): the check stays where it was
             } else if (until - System.nanoTime() <= 0) {
                 wakeup.run();
             } else {
-                lowerTo(armedAt, until); // later than before when its deadline moved later: the coalescing
+                rearm(until); // later than before when its deadline moved later: the coalescing
             }
         } catch (RuntimeException e) {
-            lowerTo(armedAt, at);
+            rearm(at);
             LOG.log(Level.ERROR, "wake timer of " + owner + " failed", e);
         }
     }
@@ -208,20 +208,31 @@ final class WakeTimer {
                 // stream of quiet writes finds the check already armed (their writer then wakes nobody)
                 long next = standby.getAsLong();
                 if (next != NONE && next - System.nanoTime() > 0) {
-                    lowerTo(armedAt, next);
+                    rearm(next);
                 }
                 return;
             }
             if (until - System.nanoTime() <= 0) {
                 wakeup.run();
             } else {
-                lowerTo(armedAt, until);
+                rearm(until);
             }
         } catch (RuntimeException e) {
             // a bug: the loop still wakes at its tick
             LOG.log(Level.ERROR, "wake timer of " + owner + " failed", e);
         }
     }
+    /**
+     * Timer thread: arms this timer again for {@code until} (earlier of it and what is armed), unless
+     * it was closed meanwhile: a close that ran between the clearing and this leaves nothing armed.
+     */
+    private void rearm(long until) {
+        lowerTo(armedAt, until);
+        if (closed) {
+            armedAt.set(NONE); // close wrote closed before it cleared armedAt: one of the two clears it
+        }
+    }
+
     /**
      * Moves the time in {@code time} (System.nanoTime, Long.MAX_VALUE for none) to {@code to} if that is
      * earlier, by compare-and-set (any thread); returns whether it moved (false: as early or earlier already).
