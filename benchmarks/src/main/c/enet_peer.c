@@ -102,7 +102,8 @@ static int receive(int port, long events, int size, const char *record_file, int
     long delivered = 0, duplicates = 0, foreign = 0;
     printf("READY port=%u\n", (unsigned) host->address.port);
     fflush(stdout);
-    while (delivered < events && now_nanos() < deadline && !told_to_stop()) {
+    int stopped = 0;
+    while (delivered < events && now_nanos() < deadline && !(stopped = told_to_stop())) {
         ENetEvent event;
         int r = enet_host_service(host, &event, 5);
         while (r > 0) {
@@ -141,6 +142,13 @@ static int receive(int port, long events, int size, const char *record_file, int
     fclose(f);
     printf("DONE delivered=%ld duplicates=%ld foreign=%ld\n", delivered, duplicates, foreign);
     fflush(stdout);
+    /* the host stays up (answering the sender) until the harness has read the traffic counters */
+    for (int64_t until = now_nanos() + 30000000000LL; !stopped && now_nanos() < until && !told_to_stop();) {
+        ENetEvent idle;
+        if (enet_host_service(host, &idle, 5) > 0 && idle.type == ENET_EVENT_TYPE_RECEIVE) {
+            enet_packet_destroy(idle.packet);
+        }
+    }
     free(latency);
     enet_host_destroy(host);
     return 0;

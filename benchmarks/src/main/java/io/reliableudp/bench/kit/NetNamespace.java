@@ -30,7 +30,8 @@ public final class NetNamespace implements AutoCloseable {
     private final Thread cleanup;
 
     /** The bytes counted since {@link #install}: all IP packets, and those to and from the receiver's port. */
-    public record Counters(long wireBytes, long wirePackets, long toReceiverBytes, long fromReceiverBytes) {
+    public record Counters(long wireBytes, long wirePackets, long toReceiverBytes, long fromReceiverBytes,
+            long toReceiverPackets, long fromReceiverPackets) {
     }
 
     private NetNamespace(String name) {
@@ -121,7 +122,7 @@ public final class NetNamespace implements AutoCloseable {
     /** The counters now. */
     public Counters counters() throws IOException, InterruptedException {
         String out = run(null, exec(List.of("nft", "list", "counters", "table", "inet", TABLE)).toArray(String[]::new));
-        long[] v = new long[4];
+        long[] v = new long[6];
         Matcher m = COUNTER.matcher(out);
         while (m.find()) {
             switch (m.group(1)) {
@@ -129,12 +130,18 @@ public final class NetNamespace implements AutoCloseable {
                     v[0] = Long.parseLong(m.group(3));
                     v[1] = Long.parseLong(m.group(2));
                 }
-                case "to_receiver" -> v[2] = Long.parseLong(m.group(3));
-                case "from_receiver" -> v[3] = Long.parseLong(m.group(3));
+                case "to_receiver" -> {
+                    v[2] = Long.parseLong(m.group(3));
+                    v[4] = Long.parseLong(m.group(2));
+                }
+                case "from_receiver" -> {
+                    v[3] = Long.parseLong(m.group(3));
+                    v[5] = Long.parseLong(m.group(2));
+                }
                 default -> { }
             }
         }
-        return new Counters(v[0], v[1], v[2], v[3]);
+        return new Counters(v[0], v[1], v[2], v[3], v[4], v[5]);
     }
 
     /** Deletes the namespace. */

@@ -284,6 +284,7 @@ public final class LossBench {
                 }
                 NetNamespace.Counters counters = namespace == null ? null : namespace.counters();
                 tx.send("STOP");
+                rx.send("STOP"); // a receiver keeps its connection until the counters are read
                 String stats = tx.awaitLine("STATS", System.nanoTime() + 10 * SECOND);
                 if (!tx.waitFor(System.nanoTime() + 10 * SECOND)) {
                     tx.kill();
@@ -310,6 +311,8 @@ public final class LossBench {
                     f.put("wire_packets", counters.wirePackets());
                     f.put("bytes_to_receiver", counters.toReceiverBytes());
                     f.put("bytes_from_receiver", counters.fromReceiverBytes());
+                    f.put("packets_to_receiver", counters.toReceiverPackets());
+                    f.put("packets_from_receiver", counters.fromReceiverPackets());
                 } else {
                     wire = bytes(done) + (stats == null ? 0 : bytes(stats));
                 }

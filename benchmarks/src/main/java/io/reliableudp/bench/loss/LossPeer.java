@@ -48,6 +48,8 @@ public final class LossPeer {
 
     private static final LinkedBlockingQueue<String> STDIN = new LinkedBlockingQueue<>();
     private static final String END = "\u0000end";
+    /** How long a receiver that reported DONE waits for the harness's STOP before it closes anyway. */
+    private static final long STOP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
 
     private LossPeer() {
@@ -152,12 +154,14 @@ public final class LossPeer {
         Record record = new Record(events);
         try (EventTransport.Receiving rx = transport.listen(port, e -> record.deliver(e, System.nanoTime()))) {
             System.out.println("READY port=" + rx.port());
+            boolean stopped = false;
             while (record.complete.getCount() > 0 && System.nanoTime() < deadline) {
                 if (record.complete.await(20, TimeUnit.MILLISECONDS)) {
                     break;
                 }
                 String command = STDIN.poll();
                 if (command != null && (command.equals("STOP") || command.equals(END))) {
+                    stopped = true;
                     break;
                 }
             }
@@ -165,6 +169,22 @@ public final class LossPeer {
             synchronized (record) {
                 System.out.println("DONE delivered=" + record.delivered + " duplicates=" + record.duplicates
                         + " foreign=" + record.foreign + " " + rx.stats());
+            }
+            // The transport stays open until the harness has read the traffic counters: its teardown
+            // (a DISCONNECT, a FIN) is not traffic of the stream, and not every system sends one.
+            if (!stopped) {
+                awaitStop(STOP_WAIT_NANOS);
+            }
+        }
+    }
+
+    /** Waits for {@code STOP} (or the end of stdin) at most {@code nanos}. */
+    private static void awaitStop(long nanos) throws InterruptedException {
+        long until = System.nanoTime() + nanos;
+        for (long left; (left = until - System.nanoTime()) > 0;) {
+            String command = STDIN.poll(left, TimeUnit.NANOSECONDS);
+            if (command != null && (command.equals("STOP") || command.equals(END))) {
+                return;
             }
         }
     }
