@@ -565,7 +565,9 @@ public final class MessageEndpoint {
             long framesBefore = receiver.reliableFrames();
             boolean accepted = receiver.process(sequence, data, offset, length);
             if (accepted) {
-                composer.packetReceived(sequence, length > 0, (int) (receiver.reliableFrames() - framesBefore), time);
+                // before the packet layer takes this packet's acks
+                log.peerPacketInOrder(composer.packetReceived(sequence, length > 0,
+                        (int) (receiver.reliableFrames() - framesBefore), time));
             }
             return accepted;
         }

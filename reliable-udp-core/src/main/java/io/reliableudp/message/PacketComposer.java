@@ -67,6 +67,11 @@ final class PacketComposer {
     static final double RTT_VAR_FACTOR = 4.0;
     /** Smallest bound of the peer's ack delay in the resend interval (RFC 6298's G, clock granularity). */
     static final double MIN_ACK_DELAY_BOUND_SECONDS = 0.001;
+    /**
+     * The longest recent round trip ({@link PacketLog#maxRttSeconds}) takes the smoothed RTT's place in
+     * the resend interval when longer, but lengthens it by at most the larger of itself and this (2 ms).
+     */
+    static final double LONGEST_RTT_STALL_SECONDS = 0.002;
     /** Largest backoff exponent: the interval stops doubling here, if the max did not stop it before. */
     static final int MAX_BACKOFF = 16;
 
@@ -367,8 +372,10 @@ final class PacketComposer {
      * after the last ack-only packet (a stream: at most one ack-only packet per ack delay, each for
      * every packet that arrived meanwhile). "At once" is the driver's next update
      * ({@link #afterReceive}).
+     *
+     * @return whether the packet is the one right after the newest received before (none lost or late between)
      */
-    void packetReceived(int sequence, boolean data, int reliableFrames, double now) {
+    boolean packetReceived(int sequence, boolean data, int reliableFrames, double now) {
         int ahead = (sequence - highestReceived) & 0xFFFF;
         boolean newer = ahead != 0 && ahead < 0x8000;
         boolean gap = newer && ahead > 1;
@@ -377,8 +384,9 @@ final class PacketComposer {
             highestReceived = sequence;
             receivedAny = true;
         }
+        boolean inOrder = newer && !gap;
         if (!data) {
-            return;
+            return inOrder;
         }
         dataPacketsSinceSend++;
         reliableFramesSinceSend += reliableFrames;
@@ -393,6 +401,7 @@ final class PacketComposer {
                 ackDeadline = Math.max(now, lastAckOnlyTime + ackDelay);
             }
         }
+        return inOrder;
     }
 
     /**
@@ -491,6 +500,16 @@ final class PacketComposer {
             double heldAboveMin = Math.max(0, srtt - Math.max(0, log.minRttSeconds()));
             double granularity = Math.max(RTT_VAR_FACTOR * log.rttVarSeconds(), ackBound - heldAboveMin);
             interval = Math.max(srtt * config.resendRttFactor(), srtt + granularity + extraDelay);
+            // The same margin over the longest recent round trip rather than the smoothed one, if that is
+            // later, but lengthened by at most the larger of itself and 2 ms (a host's stalls are
+            // scheduling delays of a few milliseconds, whatever the path's RTT): the deviation forgets a
+            // stall within a few samples, and the next stall would cost a resend (and its ack) of a
+            // packet that arrived. Where round trips do not stall, the longest is about the smoothed one.
+            double longest = log.maxRttSeconds();
+            if (longest > srtt) {
+                double most = interval + Math.max(interval, LONGEST_RTT_STALL_SECONDS);
+                interval = Math.min(interval + (longest - srtt), most);
+            }
         }
         return Math.min(config.maxResendIntervalSeconds(), Math.max(config.minResendIntervalSeconds(), interval));
     }

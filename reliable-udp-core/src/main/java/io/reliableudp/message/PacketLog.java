@@ -32,6 +32,8 @@ final class PacketLog {
     static final double INFLIGHT_GAIN = 2.0;
     static final double BANDWIDTH_WINDOW_SECONDS = 1.0;
     static final double MIN_RTT_WINDOW_SECONDS = 10.0;
+    /** The longest round trip is the max over the last one to two of these windows ({@link #maxRttSeconds}). */
+    static final double MAX_RTT_WINDOW_SECONDS = 5.0;
 
     /** Slots now: grows by doubling up to {@link #maxSize} while the traffic needs them. */
     private int size;
@@ -83,6 +85,14 @@ final class PacketLog {
     private double minRttCurrent = -1;
     private double minRttPrevious = -1;
     private double minRttBucketStart = -1;
+    private double maxRttCurrent = -1;
+    private double maxRttPrevious = -1;
+    private double maxRttBucketStart = -1;
+    /** The longest wait for an ack among the packets the ack header being taken acknowledged, -1 for none. */
+    private double pendingLongestSample = -1;
+    private double pendingLongestTime;
+    /** The ack header being taken came in the peer's packet right after the previous one it sent. */
+    private boolean pendingInOrder;
 
     private double srttSeconds = -1;
     private double pendingRttSample = -1;
@@ -395,6 +405,10 @@ final class PacketLog {
             // the smoothed RTT takes one sample per received ack header (takeRttSample), not one per
             // packet it acknowledges: the freshest, from the packet sent last
             pendingRttSample = pendingRttSample < 0 ? sample : Math.min(pendingRttSample, sample);
+            if (sample > pendingLongestSample) {
+                pendingLongestSample = sample;
+                pendingLongestTime = time;
+            }
             minRttSample(time, sample);
             if (outstanding[slot]) {
                 outstanding[slot] = false;
@@ -480,6 +494,13 @@ final class PacketLog {
      * delayed by a peer's tick would then look like a loss to the resend timer.
      */
     void takeRttSample() {
+        if (pendingLongestSample >= 0) {
+            if (pendingInOrder) {
+                maxRttSample(pendingLongestTime, pendingLongestSample);
+            }
+            pendingLongestSample = -1;
+        }
+        pendingInOrder = false;
         double sample = pendingRttSample;
         if (sample < 0) {
             return;
@@ -549,6 +570,38 @@ final class PacketLog {
         if (minRttCurrent < 0 || sample < minRttCurrent) {
             minRttCurrent = sample;
         }
+    }
+
+    /**
+     * The peer's packet whose ack header is taken next is the one right after the previous packet it
+     * sent ({@code inOrder}), or not: one of its packets was lost or comes late. Only an in-order
+     * header's waits enter {@link #maxRttSeconds}: behind a lost packet of the peer's, a late ack may
+     * be one that the lost packet carried first, a loss rather than a slow round trip.
+     */
+    void peerPacketInOrder(boolean inOrder) {
+        pendingInOrder = inOrder;
+    }
+
+    private void maxRttSample(double time, double sample) {
+        if (maxRttBucketStart < 0 || time - maxRttBucketStart >= MAX_RTT_WINDOW_SECONDS) {
+            maxRttPrevious = maxRttBucketStart >= 0 && time - maxRttBucketStart < 2 * MAX_RTT_WINDOW_SECONDS ? maxRttCurrent : -1;
+            maxRttCurrent = -1;
+            maxRttBucketStart = time;
+        }
+        if (sample > maxRttCurrent) {
+            maxRttCurrent = sample;
+        }
+    }
+
+    /**
+     * The longest a data packet waited for its ack over the last 5 to 10 seconds (seconds; -1 before
+     * any): the wait of the oldest packet each ack header acknowledged, from headers that came in
+     * order ({@link #peerPacketInOrder}). Unlike the smoothed RTT, which takes each header's freshest
+     * sample, it keeps a round trip the peer stretched (a descheduled receiver, a VM's steal) even when
+     * the resend it provoked was acknowledged in the same header.
+     */
+    double maxRttSeconds() {
+        return Math.max(maxRttCurrent, maxRttPrevious);
     }
 
     /** Max delivery rate over the last one to two seconds (bytes per second), 0 before any sample. */

@@ -34,6 +34,8 @@ final class LossSim {
     /** Datagrams from B for which this answers true are dropped before the link (counted in {@link #droppedBA}). */
     Predicate<byte[]> dropBA = d -> false;
     int droppedBA;
+    /** B takes nothing from the link before this time (a stalled receiver: what arrives waits). */
+    double holdABUntil = Double.NEGATIVE_INFINITY;
     /** Per message index: when it was offered, when B delivered it (-1 until then), how often B delivered it. */
     final double[] sentAt;
     final double[] deliveredAt;
@@ -142,10 +144,12 @@ final class LossSim {
     void step() {
         time += step;
         bGotData = false;
-        ab.poll(time, (d, o, l) -> {
-            b.receive(d, o, l);
-            bGotData = true;
-        });
+        if (time >= holdABUntil) {
+            ab.poll(time, (d, o, l) -> {
+                b.receive(d, o, l);
+                bGotData = true;
+            });
+        }
         ba.poll(time, a::receive);
         a.update(time);
         b.update(time);
