@@ -35,6 +35,7 @@ final class ReliablePacketLink implements PacketLink {
                 .maxPacketSize(Math.max(sizing.fragmentSize() * sizing.maxFragments(), sizing.largestRegularPayload()))
                 .sentPacketsBufferSize(sizing.sentPacketsBufferSize())
                 .allowEmptyPayload(true)
+                .fullAckBitsAtStart(true) // 4-byte headers from a connection's first packet
                 .build();
         this.endpoint = new ReliableEndpoint(config, time, new PacketTransmitter() {
             @Override

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * Settings of one {@link ReliableEndpoint}: the reference {@code reliable_config_t} without its
- * callbacks (which are constructor arguments of the endpoint), plus {@link #allowEmptyPayload()}.
+ * callbacks (which are constructor arguments of the endpoint), plus {@link #allowEmptyPayload()} and
+ * {@link #fullAckBitsAtStart()}.
  * Immutable; build with {@link #builder()} or {@link #toBuilder()}. Every value is validated when
  * built: a wrong one raises {@link InvalidConfigurationException} naming the field.
  *
@@ -32,6 +33,7 @@ public final class ReliableConfig {
     private final float bandwidthSmoothingFactor;
     private final int packetHeaderSize;
     private final boolean allowEmptyPayload;
+    private final boolean fullAckBitsAtStart;
 
     private ReliableConfig(Builder b) {
         requireRange("maxPacketSize", b.maxPacketSize, 1, 1 << 24);
@@ -71,6 +73,7 @@ public final class ReliableConfig {
         this.bandwidthSmoothingFactor = b.bandwidthSmoothingFactor;
         this.packetHeaderSize = b.packetHeaderSize;
         this.allowEmptyPayload = b.allowEmptyPayload;
+        this.fullAckBitsAtStart = b.fullAckBitsAtStart;
     }
 
     private static void requireRange(String field, int value, int min, int max) {
@@ -254,6 +257,19 @@ public final class ReliableConfig {
     }
 
     /**
+     * Whether the headers sent before 32 packets of the peer's arrived set the {@code ack_bits} of the
+     * 32 sequences before 0 (65504..65535), which the peer has not sent, so that they are {@code 0xFF}
+     * bytes and left out: a fresh connection's headers are 4 bytes from its first packet instead of
+     * growing from 8. The peer finds no packet of its own under those bits and ignores them; the
+     * reference never sets them (default false, so the conformance vectors hold).
+     *
+     * @return true when a fresh endpoint's headers acknowledge the sequences before 0
+     */
+    public boolean fullAckBitsAtStart() {
+        return fullAckBitsAtStart;
+    }
+
+    /**
      * Largest datagram {@link ReliableEndpoint#receivePacket} accepts:
      * {@code maxPacketSize + 9 + 5}.
      *
@@ -280,7 +296,8 @@ public final class ReliableConfig {
                 && Float.compare(packetLossSmoothingFactor, c.packetLossSmoothingFactor) == 0
                 && Float.compare(bandwidthSmoothingFactor, c.bandwidthSmoothingFactor) == 0
                 && packetHeaderSize == c.packetHeaderSize
-                && allowEmptyPayload == c.allowEmptyPayload;
+                && allowEmptyPayload == c.allowEmptyPayload
+                && fullAckBitsAtStart == c.fullAckBitsAtStart;
     }
 
     @Override
@@ -288,7 +305,7 @@ public final class ReliableConfig {
         return Objects.hash(name, maxPacketSize, fragmentAbove, maxFragments, fragmentSize, ackBufferSize,
                 sentPacketsBufferSize, receivedPacketsBufferSize, fragmentReassemblyBufferSize, rttSmoothingFactor,
                 rttHistorySize, packetLossSmoothingFactor, bandwidthSmoothingFactor, packetHeaderSize,
-                allowEmptyPayload);
+                allowEmptyPayload, fullAckBitsAtStart);
     }
 
     @Override
@@ -300,7 +317,7 @@ public final class ReliableConfig {
                 + ", rttSmoothingFactor=" + rttSmoothingFactor + ", rttHistorySize=" + rttHistorySize
                 + ", packetLossSmoothingFactor=" + packetLossSmoothingFactor + ", bandwidthSmoothingFactor="
                 + bandwidthSmoothingFactor + ", packetHeaderSize=" + packetHeaderSize + ", allowEmptyPayload="
-                + allowEmptyPayload + "]";
+                + allowEmptyPayload + ", fullAckBitsAtStart=" + fullAckBitsAtStart + "]";
     }
 
     /** Mutable builder of {@link ReliableConfig}; starts from the reference defaults. Not thread-safe. */
@@ -320,6 +337,7 @@ public final class ReliableConfig {
         private float bandwidthSmoothingFactor = 0.1f;
         private int packetHeaderSize = 28;
         private boolean allowEmptyPayload;
+        private boolean fullAckBitsAtStart;
 
         private Builder() {
         }
@@ -340,6 +358,7 @@ public final class ReliableConfig {
             bandwidthSmoothingFactor = c.bandwidthSmoothingFactor;
             packetHeaderSize = c.packetHeaderSize;
             allowEmptyPayload = c.allowEmptyPayload;
+            fullAckBitsAtStart = c.fullAckBitsAtStart;
         }
 
         /**
@@ -504,6 +523,17 @@ public final class ReliableConfig {
          */
         public Builder allowEmptyPayload(boolean value) {
             this.allowEmptyPayload = value;
+            return this;
+        }
+
+        /**
+         * Sets {@link ReliableConfig#fullAckBitsAtStart()}.
+         *
+         * @param value see {@link ReliableConfig#fullAckBitsAtStart()}
+         * @return this builder
+         */
+        public Builder fullAckBitsAtStart(boolean value) {
+            this.fullAckBitsAtStart = value;
             return this;
         }
 

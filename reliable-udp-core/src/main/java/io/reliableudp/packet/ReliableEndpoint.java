@@ -99,6 +99,8 @@ public final class ReliableEndpoint {
     private final int sentMask;
 
     private final SequenceBuffer receivedPackets;
+    /** {@link ReliableConfig#fullAckBitsAtStart()}, until the peer's sequences reach 32. */
+    private boolean startAcksLeft;
     private final double[] receivedTime;
     private final int[] receivedBytes;
 
@@ -177,6 +179,7 @@ public final class ReliableEndpoint {
 
         int received = config.receivedPacketsBufferSize();
         this.receivedPackets = new SequenceBuffer(received);
+        this.startAcksLeft = config.fullAckBitsAtStart();
         this.receivedTime = new double[received];
         this.receivedBytes = new int[received];
 
@@ -276,7 +279,7 @@ public final class ReliableEndpoint {
             return -1;
         }
         int ack = receivedPackets.ackSequence();
-        int ackBits = receivedPackets.ackBits();
+        int ackBits = ackBitsToSend(ack);
         if (length <= fragmentAbove) {
             byte[] out = transmitBuffer(MAX_HEADER + length);
             int headerBytes = PacketHeaderCodec.encode(out, 0, seq, ack, ackBits);
@@ -322,7 +325,7 @@ public final class ReliableEndpoint {
             return -1;
         }
         int ack = receivedPackets.ackSequence();
-        int ackBits = receivedPackets.ackBits();
+        int ackBits = ackBitsToSend(ack);
         if (length <= fragmentAbove) {
             // the one header codec writes into a scratch; its 4-9 bytes go in front of the payload
             byte[] header = headerScratch;
@@ -505,6 +508,23 @@ public final class ReliableEndpoint {
         receivedBytes[slot] = config.packetHeaderSize() + length;
         processAcks(ack, ackBits);
         return ReceiveOutcome.DELIVERED;
+    }
+
+    /**
+     * The {@code ack_bits} of a header acking {@code ack}: the received packets' bits, and, with
+     * {@link ReliableConfig#fullAckBitsAtStart()} until the peer's sequences reach 32, those of the 32
+     * sequences before 0 that the window still covers (sequences the peer has not sent).
+     */
+    private int ackBitsToSend(int ack) {
+        int bits = receivedPackets.ackBits();
+        if (startAcksLeft) {
+            if (ack >= 31 && ack < 0x10000 - 32) {
+                startAcksLeft = false; // for good: after a wrap those sequences are the peer's real packets
+            } else {
+                bits |= ack >= 0x10000 - 32 ? (int) ((1L << (ack - (0x10000 - 32) + 1)) - 1) : -1 << (ack + 1);
+            }
+        }
+        return bits;
     }
 
     private void processAcks(int ack, int ackBits) {
@@ -753,6 +773,7 @@ public final class ReliableEndpoint {
      * {@code reliable_endpoint_reset}: RTT history and statistics are kept, like the reference does.
      */
     public void reset() {
+        startAcksLeft = config.fullAckBitsAtStart();
         numAcks = 0;
         sequence = 0;
         Arrays.fill(acks, 0);

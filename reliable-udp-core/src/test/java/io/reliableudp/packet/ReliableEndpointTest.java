@@ -322,6 +322,81 @@ class ReliableEndpointTest {
         }
     }
 
+    /** {@link ReliableConfig#fullAckBitsAtStart()}: the message layer's setting, off in the reference. */
+    @Nested
+    class FullAckBitsAtStart {
+
+        private final ReliableConfig primed = DEFAULTS.toBuilder().fullAckBitsAtStart(true).build();
+
+        /** Header bytes of the regular packet {@code datagram} carrying {@code payload} bytes. */
+        private int header(byte[] datagram, int payload) {
+            return datagram.length - payload;
+        }
+
+        @Test
+        void headersAreFourBytesFromTheFirstPacketWhereTheReferenceGrowsThemFromEight() {
+            Recorded a = new Recorded(primed);
+            Recorded plainA = new Recorded(DEFAULTS);
+            Recorded b = new Recorded(DEFAULTS);
+            Recorded plainB = new Recorded(DEFAULTS);
+            // a and plainA answer every packet of b's (and plainB's): 40 in a row, none lost
+            for (int i = 0; i < 40; i++) {
+                a.send(10);
+                plainA.send(10);
+                byte[] sent = a.drain().get(0);
+                byte[] reference = plainA.drain().get(0);
+                assertThat(header(sent, 10)).as("packet %d", i).isEqualTo(4);
+                assertThat(header(reference, 10)).as("packet %d", i).isEqualTo(8 - Math.min(4, i / 8));
+                assertThat(b.receive(sent)).isEqualTo(ReceiveOutcome.DELIVERED);
+                assertThat(plainB.receive(reference)).isEqualTo(ReceiveOutcome.DELIVERED);
+                b.send(10);
+                plainB.send(10);
+                a.receive(b.drain().get(0));
+                plainA.receive(plainB.drain().get(0));
+            }
+            // the peer found no packet of its own under the bits of 65504..65535: it acked what it sent
+            assertThat(b.acks()).containsExactlyElementsOf(plainB.acks());
+            assertThat(b.endpoint.counter(PacketCounter.NUM_PACKETS_ACKED))
+                    .isEqualTo(plainB.endpoint.counter(PacketCounter.NUM_PACKETS_ACKED)).isEqualTo(39);
+        }
+
+        @Test
+        void aPacketOfThePeersThatWasLostStaysUnacknowledgedEarlyAndAfterTheSequencesWrap() {
+            Recorded a = new Recorded(primed);
+            Recorded b = new Recorded(DEFAULTS);
+            // b's packet 1 is lost: a's next header acks 0 and 2, and the bits before 0, not 1
+            for (int i = 0; i < 3; i++) {
+                b.send(10);
+                byte[] d = b.drain().get(0);
+                if (i != 1) {
+                    a.receive(d);
+                }
+            }
+            a.send(10);
+            b.receive(a.drain().get(0));
+            assertThat(b.acks()).containsExactlyInAnyOrder(0, 2);
+            b.endpoint.clearAcks();
+            // once b's sequences wrap, 65504..65535 are real packets: b's packet 65510 is lost and stays so
+            for (int seq = 3; seq < 65536 + 5; seq++) {
+                b.send(10);
+                byte[] d = b.drain().get(0);
+                if (seq != 65510) {
+                    a.receive(d);
+                }
+                if ((seq & 0xFF) == 0 || seq > 65536) {
+                    a.send(10);
+                    b.receive(a.drain().get(0));
+                }
+                b.endpoint.clearAcks();
+                if (seq == 65520) {
+                    a.send(10);
+                    b.receive(a.drain().get(0));
+                    assertThat(b.acks()).contains(65509, 65511).doesNotContain(65510);
+                }
+            }
+        }
+    }
+
     @Nested
     class Acks {
 
