@@ -79,15 +79,12 @@ final class PacketLog {
     private long inflight;
     private long delivered;
     private double deliveredTime = -1;
-    private double bwCurrentMax;
-    private double bwPreviousMax;
-    private double bwBucketStart = -1;
+    /** Delivery-rate samples (BBR style: bytes acknowledged between a packet's send and its ack, per second). */
+    private final WindowedMax bandwidth = new WindowedMax(BANDWIDTH_WINDOW_SECONDS);
     private double minRttCurrent = -1;
     private double minRttPrevious = -1;
     private double minRttBucketStart = -1;
-    private double maxRttCurrent = -1;
-    private double maxRttPrevious = -1;
-    private double maxRttBucketStart = -1;
+    private final WindowedMax longestRtt = new WindowedMax(MAX_RTT_WINDOW_SECONDS);
     /** The longest wait for an ack among the packets the ack header being taken acknowledged, -1 for none. */
     private double pendingLongestSample = -1;
     private double pendingLongestTime;
@@ -418,7 +415,7 @@ final class PacketLog {
             deliveredTime = time;
             double interval = time - deliveredTimeAtSend[slot];
             if (interval > 0) {
-                bandwidthSample(time, (delivered - deliveredAtSend[slot]) / interval);
+                bandwidth.sample(time, (delivered - deliveredAtSend[slot]) / interval);
             }
             // the controller's sample also spans the send interval (BBR: max of the send and ack
             // intervals), so acks bunched by the peer's tick do not make the path look faster
@@ -496,7 +493,7 @@ final class PacketLog {
     void takeRttSample() {
         if (pendingLongestSample >= 0) {
             if (pendingInOrder) {
-                maxRttSample(pendingLongestTime, pendingLongestSample);
+                longestRtt.sample(pendingLongestTime, pendingLongestSample);
             }
             pendingLongestSample = -1;
         }
@@ -551,16 +548,6 @@ final class PacketLog {
         loss += ((lost ? 1.0 : 0.0) - loss) * LOSS_ALPHA;
     }
 
-    /** Delivery-rate sample (BBR style: bytes acknowledged between this packet's send and its ack, per second). */
-    private void bandwidthSample(double time, double rate) {
-        if (bwBucketStart < 0 || time - bwBucketStart >= BANDWIDTH_WINDOW_SECONDS) {
-            bwPreviousMax = bwBucketStart >= 0 && time - bwBucketStart < 2 * BANDWIDTH_WINDOW_SECONDS ? bwCurrentMax : 0;
-            bwCurrentMax = 0;
-            bwBucketStart = time;
-        }
-        bwCurrentMax = Math.max(bwCurrentMax, rate);
-    }
-
     private void minRttSample(double time, double sample) {
         if (minRttBucketStart < 0 || time - minRttBucketStart >= MIN_RTT_WINDOW_SECONDS) {
             minRttPrevious = minRttBucketStart >= 0 && time - minRttBucketStart < 2 * MIN_RTT_WINDOW_SECONDS ? minRttCurrent : -1;
@@ -582,17 +569,6 @@ final class PacketLog {
         pendingInOrder = inOrder;
     }
 
-    private void maxRttSample(double time, double sample) {
-        if (maxRttBucketStart < 0 || time - maxRttBucketStart >= MAX_RTT_WINDOW_SECONDS) {
-            maxRttPrevious = maxRttBucketStart >= 0 && time - maxRttBucketStart < 2 * MAX_RTT_WINDOW_SECONDS ? maxRttCurrent : -1;
-            maxRttCurrent = -1;
-            maxRttBucketStart = time;
-        }
-        if (sample > maxRttCurrent) {
-            maxRttCurrent = sample;
-        }
-    }
-
     /**
      * The longest a data packet waited for its ack over the last 5 to 10 seconds (seconds; -1 before
      * any): the wait of the oldest packet each ack header acknowledged, from headers that came in
@@ -601,12 +577,12 @@ final class PacketLog {
      * the resend it provoked was acknowledged in the same header.
      */
     double maxRttSeconds() {
-        return Math.max(maxRttCurrent, maxRttPrevious);
+        return longestRtt.get();
     }
 
     /** Max delivery rate over the last one to two seconds (bytes per second), 0 before any sample. */
     double bandwidthEstimate() {
-        return Math.max(bwCurrentMax, bwPreviousMax);
+        return Math.max(0, bandwidth.get());
     }
 
     /** Min RTT over the last 10 to 20 seconds (seconds), -1 before any sample. */

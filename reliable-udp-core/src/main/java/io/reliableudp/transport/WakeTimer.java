@@ -222,6 +222,7 @@ final class WakeTimer {
             LOG.log(Level.ERROR, "wake timer of " + owner + " failed", e);
         }
     }
+
     /**
      * Timer thread: arms this timer again for {@code until} (earlier of it and what is armed), unless
      * it was closed meanwhile: a close that ran between the clearing and this leaves nothing armed.
@@ -260,5 +261,4 @@ final class WakeTimer {
     long armedAt() {
         return armedAt.get();
     }
-
 }
