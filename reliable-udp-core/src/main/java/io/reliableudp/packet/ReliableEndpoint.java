@@ -503,6 +503,7 @@ public final class ReliableEndpoint {
         }
         windowStale = true;
         int slot = receivedPackets.insert(seq);
+        peerSequenceSeen(seq);
         reassembly.advance(seq);
         receivedTime[slot] = time;
         receivedBytes[slot] = config.packetHeaderSize() + length;
@@ -518,13 +519,24 @@ public final class ReliableEndpoint {
     private int ackBitsToSend(int ack) {
         int bits = receivedPackets.ackBits();
         if (startAcksLeft) {
-            if (ack >= 31 && ack < 0x10000 - 32) {
-                startAcksLeft = false; // for good: after a wrap those sequences are the peer's real packets
-            } else {
-                bits |= ack >= 0x10000 - 32 ? (int) ((1L << (ack - (0x10000 - 32) + 1)) - 1) : -1 << (ack + 1);
+            if (ack >= 0x10000 - 32) {
+                bits |= (int) ((1L << (ack - (0x10000 - 32) + 1)) - 1);
+            } else if (ack < 31) {
+                bits |= -1 << (ack + 1);
             }
         }
         return bits;
+    }
+
+    /**
+     * A packet (or fragment) of the peer's sequence {@code seq} arrived: from sequence 31 on the window
+     * of every later header lies past the sequences before 0, and stays so for good (after the peer's
+     * sequences wrap, 65504..65535 are its real packets), whether or not this end sent meanwhile.
+     */
+    private void peerSequenceSeen(int seq) {
+        if (seq >= 31 && seq < 0x10000 - 32) {
+            startAcksLeft = false;
+        }
     }
 
     private void processAcks(int ack, int ackBits) {
@@ -667,6 +679,7 @@ public final class ReliableEndpoint {
                 return fragmentInvalid("stale fragment", seq);
             }
             receivedPackets.advance(seq);
+            peerSequenceSeen(seq);
             windowStale = true;
             reassemblyFragmentsReceived[slot] = 0;
             reassemblyFragmentsTotal[slot] = numFragments;

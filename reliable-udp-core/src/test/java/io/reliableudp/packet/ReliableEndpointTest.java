@@ -395,6 +395,24 @@ class ReliableEndpointTest {
                 }
             }
         }
+
+        @Test
+        void anEndThatSentNothingUntilThePeersSequencesWrappedAcksOnlyWhatArrived() {
+            Recorded a = new Recorded(primed);
+            Recorded b = new Recorded(DEFAULTS);
+            for (int seq = 0; seq < 65536 + 5; seq++) {
+                b.send(10);
+                byte[] d = b.drain().get(0);
+                if (seq != 65510) {
+                    a.receive(d);
+                }
+                if (seq == 65520) {
+                    a.send(10); // a's first packet
+                    b.receive(a.drain().get(0));
+                    assertThat(b.acks()).contains(65509, 65511).doesNotContain(65510);
+                }
+            }
+        }
     }
 
     @Nested
