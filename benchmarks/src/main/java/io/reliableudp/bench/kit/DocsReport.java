@@ -15,8 +15,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code report} subcommand: writes the benchmark tables of {@code docs/benchmarks.md} and the
- * headline table of {@code README.md} from the JSON result files under {@code docs/benchmarks/}, between
+ * The {@code report} subcommand: writes the benchmark tables of {@code docs/benchmarks.md} (the sitting of
+ * record) and {@code docs/benchmarks-history.md} (the earlier ones) and the headline table of
+ * {@code README.md} from the JSON result files under {@code docs/benchmarks/}, between
  * generated-region markers, so that the documents cannot drift from the measurements.
  *
  * <p>A region is {@code <!-- generated: SPEC -->} ... {@code <!-- end generated -->}, both markers on
@@ -33,7 +34,7 @@ public final class DocsReport {
     static final Pattern OPEN = Pattern.compile("^<!-- generated: (.+?) -->$");
     static final String CLOSE = "<!-- end generated -->";
     /** The documents whose regions are generated, relative to the repository root. */
-    static final List<String> DOCUMENTS = List.of("docs/benchmarks.md", "README.md");
+    static final List<String> DOCUMENTS = List.of("docs/benchmarks.md", "docs/benchmarks-history.md", "README.md");
     static final String RESULTS_DIR = "docs/benchmarks";
 
     private DocsReport() {
