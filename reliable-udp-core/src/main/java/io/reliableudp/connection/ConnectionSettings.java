@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
  *               3.10); false behaves as a peer that predates them (neither sends nor answers)
  * @param probeInterval seconds between two probes while the peer stays silent
  *                      ({@link #probeInterval(double, double)})
+ * @param credentials this node's static identity and allow-list ({@link Credentials#none()}: none)
  */
 public record ConnectionSettings(
         long protocolId,
@@ -30,7 +31,8 @@ public record ConnectionSettings(
         MessageConfig message,
         Session.Factory sessions,
         boolean probes,
-        double probeInterval) {
+        double probeInterval,
+        Credentials credentials) {
 
     /**
      * Silence, in keepalive intervals, after which a connected end probes: the peer's keepalive comes 1
@@ -41,6 +43,14 @@ public record ConnectionSettings(
 
     /** The shortest time between two probes, whatever the keepalive interval (seconds). */
     public static final double MIN_PROBE_INTERVAL = 0.1;
+
+    /** Settings without identities. */
+    public ConnectionSettings(long protocolId, byte @Nullable [] preSharedKey, double keepAliveInterval, double timeout,
+                              double connectTimeout, double handshakeResendInterval, MessageConfig message,
+                              Session.Factory sessions, boolean probes, double probeInterval) {
+        this(protocolId, preSharedKey, keepAliveInterval, timeout, connectTimeout, handshakeResendInterval, message,
+                sessions, probes, probeInterval, Credentials.none());
+    }
 
     /** Settings with probes on, every {@link #probeInterval(double, double)} (no tick: the floor only). */
     public ConnectionSettings(long protocolId, byte @Nullable [] preSharedKey, double keepAliveInterval, double timeout,
@@ -67,12 +77,12 @@ public record ConnectionSettings(
     /** These settings with probes off: an end that neither sends probes nor answers them (a v1 peer before probes). */
     public ConnectionSettings withoutProbes() {
         return new ConnectionSettings(protocolId, preSharedKey, keepAliveInterval, timeout, connectTimeout,
-                handshakeResendInterval, message, sessions, false, probeInterval);
+                handshakeResendInterval, message, sessions, false, probeInterval, credentials);
     }
 
     /** Whether frames are sealed. */
     public boolean encrypted() {
-        return preSharedKey != null;
+        return preSharedKey != null || credentials.identities();
     }
 
     /** Handshake flags this side announces. */

@@ -2,6 +2,7 @@ package io.reliableudp.transport;
 
 import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.ConnectionSettings;
+import io.reliableudp.connection.Credentials;
 import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.connection.DropReason;
 import io.reliableudp.connection.HandshakeFailure;
@@ -97,7 +98,7 @@ final class DatagramNode implements ReliableUdpNode {
         // probes after silence go out on the tick: their interval is never shorter than it
         this.settings = new ConnectionSettings(config.protocolId(), config.preSharedKey(), keepAlive,
                 seconds(config.timeout()), seconds(config.connectTimeout()), handshakeResend, message, sessions,
-                true, ConnectionSettings.probeInterval(keepAlive, tick));
+                true, ConnectionSettings.probeInterval(keepAlive, tick), credentials(config));
         HandshakeServer handshake = new HandshakeServer(settings, random, new HandshakeServer.Reporter() {
             @Override
             public void drop(DropReason reason) {
@@ -500,6 +501,34 @@ final class DatagramNode implements ReliableUdpNode {
     @Override
     public boolean isOpen() {
         return open;
+    }
+
+    /** The connection layer's view of the node's identity and allow-list. */
+    private static Credentials credentials(NodeConfig config) {
+        NodeIdentity identity = config.identity();
+        if (identity == null) {
+            return Credentials.none();
+        }
+        List<PeerIdentity> allowed = config.allowedPeers();
+        return Credentials.of(identity.privateKey(), allowed.stream().map(p -> p.key().raw()).toList(),
+                allowed.stream().map(PeerIdentity::name).toList());
+    }
+
+    @Override
+    public void allowedPeers(Collection<PeerIdentity> allowed) {
+        List<PeerIdentity> list = List.copyOf(allowed);
+        if (!settings.credentials().identities()) {
+            throw new IllegalStateException("this node was started without an identity: set NodeConfig.identity to use an allow-list");
+        }
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("the allow-list must name at least one peer key");
+        }
+        settings.credentials().allow(list.stream().map(p -> p.key().raw()).toList(), list.stream().map(PeerIdentity::name).toList());
+    }
+
+    @Override
+    public void identity(NodeIdentity identity) {
+        settings.credentials().identity(identity.privateKey());
     }
 
     @Override

@@ -6,6 +6,8 @@ import io.reliableudp.message.MessageConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,6 +38,8 @@ public final class NodeConfig {
     private final @Nullable LinkConditionerConfig linkConditioner;
     private final int ioThreads;
     private final int dedicatedSockets;
+    private final @Nullable NodeIdentity identity;
+    private final List<PeerIdentity> allowedPeers;
 
     /** Upper bound of {@link #ioThreads()}. */
     static final int MAX_IO_THREADS = 64;
@@ -66,6 +70,16 @@ public final class NodeConfig {
         if (b.preSharedKey != null && b.preSharedKey.length != 32) {
             // the value is the key's length, never the key
             throw new InvalidConfigurationException("preSharedKey", b.preSharedKey.length + " bytes", "must be 32 bytes (256 bits)");
+        }
+        if (b.identity != null && b.allowedPeers.isEmpty()) {
+            throw new InvalidConfigurationException("allowedPeers", "none", "must name at least one peer key when an identity is set",
+                    "allowedPeers is empty but an identity is set: a node with an identity admits only the peers on its"
+                    + " allow-list, so it could connect to no one; add the peers' public keys (or remove the identity)");
+        }
+        if (b.identity == null && !b.allowedPeers.isEmpty()) {
+            throw new InvalidConfigurationException("identity", null, "must be set when allowedPeers is set",
+                    "allowedPeers is set but identity is not: peers prove their keys only to a node that proves its"
+                    + " own; set identity (NodeIdentity.generate() or a stored private key) or remove allowedPeers");
         }
         if (b.socketReceiveBufferSize < 0) {
             throw new InvalidConfigurationException("socketReceiveBufferSize", b.socketReceiveBufferSize, "must be >= 0 (0 = OS default)");
@@ -108,6 +122,8 @@ public final class NodeConfig {
         this.linkConditioner = b.linkConditioner;
         this.ioThreads = b.ioThreads;
         this.dedicatedSockets = b.dedicatedSockets;
+        this.identity = b.identity;
+        this.allowedPeers = List.copyOf(b.allowedPeers);
     }
 
     private static void positive(String name, @Nullable Duration d) {
@@ -143,6 +159,8 @@ public final class NodeConfig {
         b.linkConditioner = linkConditioner;
         b.ioThreads = ioThreads;
         b.dedicatedSockets = dedicatedSockets;
+        b.identity = identity;
+        b.allowedPeers = allowedPeers;
         return b;
     }
 
@@ -195,8 +213,27 @@ public final class NodeConfig {
     /** The 32-byte pre-shared key, or null for plain (unencrypted) mode. A copy. */
     public byte @Nullable [] preSharedKey() { return preSharedKey == null ? null : preSharedKey.clone(); }
 
-    /** Whether a pre-shared key is set (every connection encrypted). */
-    public boolean encrypted() { return preSharedKey != null; }
+    /**
+     * Whether every connection is encrypted and authenticated: true when a pre-shared key or an
+     * {@link #identity()} is set (or both). Otherwise the node runs in plain mode, for labs only.
+     */
+    public boolean encrypted() { return preSharedKey != null || identity != null; }
+
+    /**
+     * This node's static key pair (default none): with it, every handshake proves this node's public
+     * key to the peer and checks the peer's against {@link #allowedPeers()}, both ways. Requires a
+     * non-empty allow-list. Replace it at run time with {@link ReliableUdpNode#identity(NodeIdentity)}.
+     * See docs/connection.md, "Identities".
+     */
+    public @Nullable NodeIdentity identity() { return identity; }
+
+    /**
+     * The peers this node admits (default none), when it has an {@link #identity()}: a peer whose
+     * proven public key is not on the list is denied ({@code unknown_peer_key}). Several entries may
+     * share a name (a key being rotated). Replace it at run time with
+     * {@link ReliableUdpNode#allowedPeers(Collection)}. An unmodifiable list.
+     */
+    public List<PeerIdentity> allowedPeers() { return allowedPeers; }
 
     /**
      * Which kind of thread runs the I/O loop (default PLATFORM: a virtual thread's wake-up goes
@@ -253,6 +290,8 @@ public final class NodeConfig {
                 + ", timeout=" + timeout + ", connectTimeout=" + connectTimeout
                 + ", sendQueueWait=" + sendQueueWait
                 + ", preSharedKey=" + (preSharedKey == null ? "none" : "[redacted]")
+                + ", identity=" + (identity == null ? "none" : identity.publicKey().toBase64())
+                + ", allowedPeers=" + allowedPeers.size()
                 + ", receiveThreadMode=" + receiveThreadMode
                 + ", receiveBusyPoll=" + receiveBusyPoll
                 + ", socketReceiveBufferSize=" + socketReceiveBufferSize
@@ -292,6 +331,8 @@ public final class NodeConfig {
         private @Nullable LinkConditionerConfig linkConditioner;
         private int ioThreads = 1;
         private int dedicatedSockets;
+        private @Nullable NodeIdentity identity;
+        private List<PeerIdentity> allowedPeers = List.of();
 
         private Builder() {
         }
@@ -334,6 +375,11 @@ public final class NodeConfig {
         public Builder ioThreads(int threads) { this.ioThreads = threads; return this; }
         /** See {@link NodeConfig#dedicatedSockets()}. */
         public Builder dedicatedSockets(int peers) { this.dedicatedSockets = peers; return this; }
+
+        /** See {@link NodeConfig#identity()}. */
+        public Builder identity(@Nullable NodeIdentity identity) { this.identity = identity; return this; }
+        /** See {@link NodeConfig#allowedPeers()}; the collection is copied. */
+        public Builder allowedPeers(Collection<PeerIdentity> peers) { this.allowedPeers = List.copyOf(peers); return this; }
 
         /** Validates and builds; a wrong value raises {@link InvalidConfigurationException} naming the field. */
         public NodeConfig build() {

@@ -51,6 +51,15 @@ public interface Peer {
     /** Disconnects the peer: redundant disconnect packets, pending sends fail with CLOSED. */
     void disconnect();
 
+    /**
+     * The peer's verified identity: the entry of this node's allow-list whose key the peer proved in
+     * the handshake, or null when the connection is not authenticated by static keys (plain mode, a
+     * pre-shared key only) or not connected yet.
+     */
+    default @Nullable PeerIdentity identity() {
+        return null;
+    }
+
     /** A snapshot of the statistics of this connection. */
     PeerStats stats();
 }

@@ -55,6 +55,31 @@ public interface ReliableUdpNode extends AutoCloseable {
     /** True from start until close. */
     boolean isOpen();
 
+    /**
+     * Replaces the allow-list of peer keys ({@link NodeConfig#allowedPeers()}) for the handshakes that
+     * start from now on; connections already made stay. Rotating a peer's key: add the new key under
+     * the same name, let the peer switch, then remove the old key.
+     *
+     * @throws IllegalStateException when this node has no identity (its mode cannot change at run time)
+     * @throws IllegalArgumentException when the list is empty
+     * @throws UnsupportedOperationException from a node that cannot change it (the default)
+     */
+    default void allowedPeers(Collection<PeerIdentity> peers) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot change its allow-list");
+    }
+
+    /**
+     * Replaces this node's own key pair ({@link NodeConfig#identity()}) for the handshakes that start
+     * from now on; connections already made stay. A handshake in flight that a peer began with the old
+     * key still completes. Peers must have the new public key on their allow-lists first.
+     *
+     * @throws IllegalStateException when this node was started without an identity
+     * @throws UnsupportedOperationException from a node that cannot change it (the default)
+     */
+    default void identity(NodeIdentity identity) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot change its identity");
+    }
+
     /** Replaces the link conditioner on outgoing datagrams (null removes it). For tests and demos. */
     void setLinkConditioner(@Nullable LinkConditionerConfig config);
 
