@@ -11,7 +11,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One connection, client or server side: handshake (client side), framing and optional AEAD of
+ * One connection, client or server side: the client handshake's timers (its packets and keys are
+ * {@link ClientHandshake}'s), framing and optional AEAD of
  * every packet after the handshake, replay window, keepalives and probes, timeout, disconnect. Owns the
  * {@link Session} (the message layer) of the connection. No sockets: datagrams come in through
  * {@link #receive} and go out through the {@link Transmitter}.
@@ -90,7 +91,14 @@ public final class Connection implements Session.Output, Session.Input {
     private final Transmitter transmitter;
     private final Events events;
     private final boolean encrypted;
-    private final byte[] clientNonce;
+    /** Client: the handshake, until it ends (null on a server, and once connected or failed). */
+    private @Nullable ClientHandshake handshake;
+    /** Server, encrypted modes: the accept that confirms the connection, sent again for a repeated response. */
+    private byte @Nullable [] accept;
+    /** The peer's allow-list entry, when the handshake authenticated it by its static key. */
+    private @Nullable AuthenticatedPeer authenticatedPeer;
+    /** Client: why the handshake failed, when it did. */
+    private @Nullable HandshakeFailure handshakeFailure;
     private final byte[] aadTail = new byte[9];
 
     /** The connection's one datagram buffer: frames are composed, framed and sealed in it. */
@@ -101,7 +109,6 @@ public final class Connection implements Session.Output, Session.Input {
     private final byte[] frameHeader = new byte[Protocol.FRAME_HEADER_ENCRYPTED];
     /** Where an encrypted frame is opened (null in plain mode, which reads frames where they lie). */
     private byte @Nullable [] plain;
-    private final byte[] handshake = new byte[Protocol.REQUEST_SIZE];
     /**
      * The largest datagram this connection sends now: the message layer's {@code datagramBudget} until
      * a size probe of a larger one was answered ({@link #discoverDatagramBudget}).
@@ -119,7 +126,6 @@ public final class Connection implements Session.Output, Session.Input {
     private State state;
     private int salt;
     private long cookieTime = -1;
-    private int handshakeLength;
     private @Nullable Aead sealer;
     private @Nullable Aead opener;
     /** The replay window of encrypted frames (null in plain mode, whose frames are not protected against replay). */
@@ -171,14 +177,12 @@ public final class Connection implements Session.Output, Session.Input {
     private long bytesSent;
     private long bytesReceived;
 
-    private Connection(boolean client, ConnectionSettings settings, Transmitter transmitter, Events events,
-                       byte[] clientNonce, double now) {
+    private Connection(boolean client, ConnectionSettings settings, Transmitter transmitter, Events events, double now) {
         this.client = client;
         this.settings = settings;
         this.transmitter = transmitter;
         this.events = events;
         this.encrypted = settings.encrypted();
-        this.clientNonce = clientNonce.clone();
         this.aadTail[0] = (byte) Protocol.VERSION;
         WireCodec.putLongBE(aadTail, 1, settings.protocolId());
         int budget = settings.message().datagramBudget();
@@ -268,49 +272,92 @@ public final class Connection implements Session.Output, Session.Input {
      * sender rather than garbage.
      */
     public static boolean belongsToConnection(byte type) {
-        return type == Protocol.CHALLENGE || type == Protocol.DENIED || Protocol.isFrame(type);
+        return type == Protocol.CHALLENGE || type == Protocol.DENIED || type == Protocol.ACCEPT || Protocol.isFrame(type);
     }
 
-    /** Starts a client handshake with a fresh nonce from {@code random}: sends the first request at once. */
+    /**
+     * Starts a client handshake with a fresh nonce from {@code random}, and an ephemeral key from it
+     * when it is a {@link java.security.SecureRandom} (else from a new one): sends the first request at once.
+     */
     public static Connection client(ConnectionSettings settings, Transmitter transmitter, Events events,
                                     java.util.Random random, double now) {
         byte[] nonce = new byte[Protocol.NONCE_BYTES];
         random.nextBytes(nonce);
-        return client(settings, transmitter, events, nonce, now);
+        return client(settings, transmitter, events, nonce,
+                random instanceof java.security.SecureRandom secure ? secure : new java.security.SecureRandom(), now);
     }
 
-    /** Starts a client handshake: sends the first request at once. */
+    /** Starts a client handshake with this nonce (tests): sends the first request at once. */
     static Connection client(ConnectionSettings settings, Transmitter transmitter, Events events,
                              byte[] clientNonce, double now) {
-        Connection c = new Connection(true, settings, transmitter, events, clientNonce, now);
-        c.handshakeLength = Handshake.encodeRequest(settings.protocolId(), settings.flags(), clientNonce, c.handshake);
+        return client(settings, transmitter, events, clientNonce, new java.security.SecureRandom(), now);
+    }
+
+    /** Starts a client handshake with this nonce and its ephemeral key from {@code random}: sends the first request at once. */
+    static Connection client(ConnectionSettings settings, Transmitter transmitter, Events events,
+                             byte[] clientNonce, java.security.SecureRandom random, double now) {
+        Connection c = new Connection(true, settings, transmitter, events, now);
+        c.handshake = new ClientHandshake(settings, clientNonce, random);
         c.sendHandshake();
         return c;
     }
 
     /**
-     * Accepts a verified response (cookie opened, key proof checked): the connection is established
-     * and confirmed to the client at once with a keepalive. Does not report {@code onConnected}:
-     * the owner does, once it registered the connection.
+     * Accepts a verified response (cookie opened, proofs checked, keys derived): the connection is
+     * established and confirmed to the client at once, with the accept in the encrypted modes and a
+     * keepalive in plain mode. Does not report {@code onConnected}: the owner does, once it registered
+     * the connection.
      */
     public static Connection server(ConnectionSettings settings, Transmitter transmitter, Events events,
                                     HandshakeServer.Verified verified, double now) {
-        return server(settings, transmitter, events, verified.response(), verified.keys(), verified.cookieTime(), now);
+        if (verified.repeat()) {
+            throw new IllegalArgumentException("a repeated response makes no connection");
+        }
+        return server(settings, transmitter, events, verified.response().salt(), verified.keys(), verified.accept(),
+                verified.client(), verified.cookieTime(), now);
     }
 
-    static Connection server(ConnectionSettings settings, Transmitter transmitter, Events events,
-                             Handshake.Response response, @Nullable Keys keys, long cookieTime, double now) {
-        Connection c = new Connection(false, settings, transmitter, events, response.clientNonce(), now);
-        c.salt = response.salt();
+    static Connection server(ConnectionSettings settings, Transmitter transmitter, Events events, int salt,
+                             byte @Nullable [][] keys, byte @Nullable [] accept, @Nullable AuthenticatedPeer client,
+                             long cookieTime, double now) {
+        Connection c = new Connection(false, settings, transmitter, events, now);
+        c.salt = salt;
         c.cookieTime = cookieTime;
         c.unconfirmedUntil = unconfirmedDeadline(settings, cookieTime, now);
+        c.authenticatedPeer = client;
         if (keys != null) {
-            c.sealer = new Aead(keys.serverToClient());
-            c.opener = new Aead(keys.clientToServer());
+            c.sealer = new Aead(keys[1]);
+            c.opener = new Aead(keys[0]);
+            Arrays.fill(keys[0], (byte) 0);
+            Arrays.fill(keys[1], (byte) 0);
         }
+        c.accept = accept;
         c.session = settings.sessions().create(settings.message(), now, c, c);
-        c.sendFrame(Protocol.KEEPALIVE, c.headroom, 0);
+        c.confirmToClient();
         return c;
+    }
+
+    /** Server: the accept (encrypted modes) or a keepalive (plain mode), both smaller than the response they answer. */
+    private void confirmToClient() {
+        byte[] a = accept;
+        if (a != null) {
+            lastSend = now;
+            datagramsSent++;
+            bytesSent += a.length;
+            transmitter.transmit(a, 0, a.length);
+        } else {
+            sendFrame(Protocol.KEEPALIVE, headroom, 0);
+        }
+    }
+
+    /** The peer's allow-list entry when the handshake authenticated it by its static key, else null. */
+    public @Nullable AuthenticatedPeer authenticatedPeer() {
+        return authenticatedPeer;
+    }
+
+    /** Client: why the handshake failed (for the node's counters), or null. */
+    public @Nullable HandshakeFailure handshakeFailure() {
+        return handshakeFailure;
     }
 
     /** The current state. */
@@ -389,8 +436,9 @@ public final class Connection implements Session.Output, Session.Input {
         }
         byte type = data[offset];
         switch (type) {
-            case Protocol.CHALLENGE -> onChallenge(data, offset, length);
-            case Protocol.DENIED -> onDenied(data, offset, length);
+            case Protocol.CHALLENGE -> onHandshake(type, data, offset, length);
+            case Protocol.DENIED -> onHandshake(type, data, offset, length);
+            case Protocol.ACCEPT -> onHandshake(type, data, offset, length);
             case Protocol.KEEPALIVE, Protocol.PAYLOAD, Protocol.DISCONNECT -> onFrame(type, data, offset, length);
             default -> events.onDrop(DropReason.MALFORMED);
         }
@@ -408,54 +456,72 @@ public final class Connection implements Session.Output, Session.Input {
             lastReceive = time;
             // alive, still waiting for our keepalive: at least unconfirmedTimeout more to confirm
             unconfirmedUntil = Math.max(unconfirmedUntil, Math.min(time + settings.timeout(), time + unconfirmedTimeout(settings)));
-            sendFrame(Protocol.KEEPALIVE, headroom, 0);
+            confirmToClient();
         }
     }
 
-    private void onChallenge(byte[] data, int offset, int length) {
-        Handshake.Challenge challenge = Handshake.decodeChallenge(data, offset, length);
-        if (challenge == null) {
-            events.onDrop(DropReason.MALFORMED);
-            return;
-        }
-        if (!client || state != State.REQUESTING || !Arrays.equals(challenge.clientNonce(), clientNonce)) {
+    /** Client: a challenge, an accept or a denial, for {@link ClientHandshake} to judge. */
+    private void onHandshake(byte type, byte[] data, int offset, int length) {
+        ClientHandshake h = handshake;
+        if (h == null || state == State.CONNECTED) {
             events.onDrop(DropReason.UNEXPECTED);
             return;
         }
-        datagramsReceived++;
-        bytesReceived += length;
-        Keys keys = null;
-        byte[] psk = settings.preSharedKey();
-        if (psk != null) {
-            keys = Keys.derive(psk, settings.protocolId(), clientNonce, challenge.serverNonce());
-            sealer = new Aead(keys.clientToServer());
-            opener = new Aead(keys.serverToClient());
+        ClientHandshake.Answer answer = switch (type) {
+            case Protocol.CHALLENGE -> h.onChallenge(data, offset, length);
+            case Protocol.ACCEPT -> h.onAccept(data, offset, length);
+            default -> h.onDenied(data, offset, length);
+        };
+        switch (answer) {
+            case MALFORMED -> events.onDrop(DropReason.MALFORMED);
+            case UNEXPECTED -> events.onDrop(DropReason.UNEXPECTED);
+            case DECRYPT_FAILED -> events.onDrop(DropReason.DECRYPT_FAILED);
+            case RESPOND -> {
+                countReceived(length);
+                salt = h.salt();
+                challengedAt = now;
+                state = State.RESPONDING;
+                sendHandshake();
+            }
+            case FAILED -> {
+                countReceived(length);
+                handshake = null;
+                handshakeFailure = h.failure();
+                DisconnectReason why = h.reason();
+                end(why == null ? DisconnectReason.DENIED : why, h.detail(), false);
+            }
+            case CONNECTED -> {
+                countReceived(length);
+                byte[][] keys = h.keys();
+                if (keys != null) {
+                    sealer = new Aead(keys[0]);
+                    opener = new Aead(keys[1]);
+                    Arrays.fill(keys[0], (byte) 0);
+                    Arrays.fill(keys[1], (byte) 0);
+                }
+                authenticatedPeer = h.server();
+                handshake = null;
+                lastReceive = now;
+                connected();
+            }
         }
-        salt = challenge.salt();
-        challengedAt = now;
-        handshakeLength = Handshake.encodeResponse(settings.protocolId(), settings.flags(), challenge, keys, handshake);
-        state = State.RESPONDING;
-        sendHandshake();
     }
 
-    private void onDenied(byte[] data, int offset, int length) {
-        Handshake.Denied denied = Handshake.decodeDenied(data, offset, length);
-        if (denied == null) {
-            events.onDrop(DropReason.MALFORMED);
-            return;
-        }
-        if (!client || state == State.CONNECTED || !Arrays.equals(denied.clientNonce(), clientNonce)) {
-            events.onDrop(DropReason.UNEXPECTED);
-            return;
-        }
+    private void countReceived(int length) {
         datagramsReceived++;
         bytesReceived += length;
-        DisconnectReason why = denied.reason() == Protocol.DENY_SERVER_FULL ? DisconnectReason.SERVER_FULL : DisconnectReason.DENIED;
-        end(why, Protocol.denyText(denied.reason()), false);
+    }
+
+    /** Client: the handshake completed; the session starts and the owner hears of it. */
+    private void connected() {
+        state = State.CONNECTED;
+        session = settings.sessions().create(settings.message(), now, this, this);
+        events.onConnected();
     }
 
     private void onFrame(byte type, byte[] data, int offset, int length) {
-        if (state == State.REQUESTING) {
+        if (state == State.REQUESTING || (state == State.RESPONDING && encrypted)) {
+            // encrypted: no key before the accept (a frame that overtook it is resent by the message layer)
             events.onDrop(DropReason.UNEXPECTED);
             return;
         }
@@ -506,9 +572,12 @@ public final class Connection implements Session.Output, Session.Input {
         confirmed = true;
         boolean confirming = state == State.RESPONDING;
         if (confirming) {
-            state = State.CONNECTED;
-            session = settings.sessions().create(settings.message(), now, this, this);
-            events.onConnected();
+            ClientHandshake h = handshake;
+            if (h == null || !h.confirmedByFrame()) {
+                return;
+            }
+            handshake = null;
+            connected();
             if (state != State.CONNECTED) {
                 return; // the owner closed it from the callback
             }
@@ -743,7 +812,8 @@ public final class Connection implements Session.Output, Session.Input {
         if (state == State.DISCONNECTED) {
             return;
         }
-        if (notifyPeer && (state == State.CONNECTED || state == State.RESPONDING)) {
+        // a client still responding has frame keys in plain mode only (encrypted ones come with the accept)
+        if (notifyPeer && (state == State.CONNECTED || (state == State.RESPONDING && !encrypted))) {
             for (int i = 0; i < Protocol.REDUNDANT_DISCONNECTS; i++) {
                 // written again each time: in encrypted mode the last seal turned it into ciphertext
                 datagram.put(headroom, (byte) why.ordinal());
@@ -752,6 +822,11 @@ public final class Connection implements Session.Output, Session.Input {
         }
         state = State.DISCONNECTED;
         reason = why;
+        ClientHandshake h = handshake;
+        if (h != null) {
+            h.abandon();
+            handshake = null;
+        }
         Session s = session;
         if (s != null) {
             s.close(failureFor(why));
@@ -791,17 +866,22 @@ public final class Connection implements Session.Output, Session.Input {
         cookieRefreshes++;
         state = State.REQUESTING;
         salt = 0;
-        sealer = null;
-        opener = null;
-        handshakeLength = Handshake.encodeRequest(settings.protocolId(), settings.flags(), clientNonce, handshake);
+        ClientHandshake h = handshake;
+        if (h != null) {
+            h.requestAgain();
+        }
         sendHandshake();
     }
 
     private void sendHandshake() {
+        ClientHandshake h = handshake;
+        if (h == null) {
+            return;
+        }
         lastHandshakeSend = now;
         datagramsSent++;
-        bytesSent += handshakeLength;
-        transmitter.transmit(handshake, 0, handshakeLength);
+        bytesSent += h.packetLength();
+        transmitter.transmit(h.packet(), 0, h.packetLength());
     }
 
     /**

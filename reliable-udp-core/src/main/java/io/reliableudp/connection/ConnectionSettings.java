@@ -85,14 +85,14 @@ public record ConnectionSettings(
         return preSharedKey != null || credentials.identities();
     }
 
-    /** Handshake flags this side announces. */
+    /** Handshake flags this side announces: bit 0 a pre-shared key, bit 1 an identity (spec 3.2). */
     int flags() {
-        return encrypted() ? Protocol.FLAG_ENCRYPTED : 0;
+        return (preSharedKey != null ? Protocol.FLAG_ENCRYPTED : 0) | (credentials.identities() ? Protocol.FLAG_IDENTITY : 0);
     }
 
     @Override
     public String toString() {
-        return "ConnectionSettings[protocolId=0x" + Long.toHexString(protocolId) + ", encrypted=" + encrypted()
+        return "ConnectionSettings[protocolId=0x" + Long.toHexString(protocolId) + ", encrypted=" + encrypted() + ", identities=" + credentials.identities()
                 + ", keepAliveInterval=" + keepAliveInterval + ", timeout=" + timeout + ", probes=" + probes
                 + ", probeInterval=" + probeInterval + "]";
     }

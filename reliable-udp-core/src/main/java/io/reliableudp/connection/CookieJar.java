@@ -29,6 +29,15 @@ final class CookieJar {
     private final long[] firstCounterSecond = new long[SECONDS];
     private long lastSealSecond = -1;
     private static final int SECONDS = 16;
+    /**
+     * How many of the latest cookies {@link #markUsed} remembers: one bit each, keyed by the cookie's
+     * counter (16 KiB). More than the cookies a node issues in a lifetime (the acceptor's token bucket
+     * admits at most 10,000 handshake datagrams a second, a 10,000 burst: 110,000 in 10 s), so every
+     * cookie still within its lifetime has its bit; an older one counts as used.
+     */
+    static final int USED_BITS = 1 << 17;
+    /** Bit {@code c mod USED_BITS}: whether the cookie of counter {@code c} made a connection. Cleared when {@code c} is sealed. */
+    private final long[] used = new long[USED_BITS / 64];
 
     /** A jar with a fresh random key. */
     public CookieJar(long protocolId, SecureRandom random) {
@@ -55,6 +64,7 @@ final class CookieJar {
             lastSealSecond = second;
         }
         long seq = counter++;
+        used[(int) ((seq & (USED_BITS - 1)) >>> 6)] &= ~(1L << seq); // the slot now belongs to this cookie
         WireCodec.putLongBE(out, outOff, seq);
         WireCodec.putLongBE(plain, 0, nowMillis);
         aead.seal(seq, aad, 0, aadLen, EMPTY, plain, 0, 8, out, outOff + 8);
@@ -98,6 +108,24 @@ final class CookieJar {
         }
         // sealed before second * 1000 <= now - lifetime: older than the lifetime
         return Long.compareUnsigned(WireCodec.getLongBE(cookie, 0), first) < 0;
+    }
+
+    /**
+     * Whether a cookie (opened by {@link #open}, so its counter is one this jar sealed) already made a
+     * connection, or is too old for its bit to be remembered.
+     */
+    public boolean used(byte[] cookie) {
+        long seq = WireCodec.getLongBE(cookie, 0);
+        if (Long.compareUnsigned(seq, counter) >= 0 || counter - seq > USED_BITS) {
+            return true;
+        }
+        return (used[(int) ((seq & (USED_BITS - 1)) >>> 6)] & (1L << seq)) != 0;
+    }
+
+    /** Remembers that a cookie (opened by {@link #open}) made a connection: a response with it again is a replay. */
+    public void markUsed(byte[] cookie) {
+        long seq = WireCodec.getLongBE(cookie, 0);
+        used[(int) ((seq & (USED_BITS - 1)) >>> 6)] |= 1L << seq;
     }
 
     private static final byte[] EMPTY = new byte[0];

@@ -8,6 +8,10 @@ public enum HandshakeFailure {
     MODE_MISMATCH("mode_mismatch"),
     /** The key proof did not verify. */
     WRONG_KEY("wrong_key"),
+    /** The peer proved a static key that is not on this node's allow-list. */
+    UNKNOWN_PEER_KEY("unknown_peer_key"),
+    /** A response whose cookie already made a connection (a recorded handshake sent again). */
+    REPLAYED_RESPONSE("replayed_response"),
     /** Cookie forged, altered, for another address, or expired. */
     BAD_COOKIE("bad_cookie"),
     /** No free slot. */

@@ -1,5 +1,6 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.internal.X25519;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import org.jspecify.annotations.Nullable;
@@ -19,6 +20,15 @@ public final class HandshakeServer {
     /** Room an answer needs: pass an {@code out} array at least this long. */
     public static final int REPLY_BYTES = Protocol.REQUEST_SIZE;
 
+    /**
+     * Counts a repeat that confirms no connection (its cookie made one that has ended, or that another
+     * address holds): a recorded response sent again. The acceptor calls it.
+     */
+    public void replayed() {
+        reporter.drop(DropReason.REPLAYED);
+        reporter.failure(HandshakeFailure.REPLAYED_RESPONSE);
+    }
+
     /** Counts what the handshake refused. */
     public interface Reporter {
         /** A datagram was dropped. */
@@ -34,21 +44,48 @@ public final class HandshakeServer {
      */
     public static final class Verified {
         private final Handshake.Response response;
-        private final @Nullable Keys keys;
+        private final byte @Nullable [][] keys;
+        private final byte @Nullable [] accept;
         private final long cookieTime;
+        private final boolean repeat;
+        private final @Nullable AuthenticatedPeer client;
 
-        Verified(Handshake.Response response, @Nullable Keys keys, long cookieTime) {
+        Verified(Handshake.Response response, byte @Nullable [][] keys, byte @Nullable [] accept, long cookieTime,
+                 boolean repeat, @Nullable AuthenticatedPeer client) {
             this.response = response;
             this.keys = keys;
+            this.accept = accept;
             this.cookieTime = cookieTime;
+            this.repeat = repeat;
+            this.client = client;
         }
 
         Handshake.Response response() {
             return response;
         }
 
-        @Nullable Keys keys() {
+        /** The session keys {client-to-server, server-to-client} (encrypted modes; null for a repeat). */
+        byte @Nullable [][] keys() {
             return keys;
+        }
+
+        /** The accept to send (encrypted modes; null for a repeat). */
+        byte @Nullable [] accept() {
+            return accept;
+        }
+
+        /**
+         * Whether this response's cookie already made a connection: it can only confirm that connection
+         * again (the client did not hear our accept), never make one (a recorded response sent again).
+         * No key was derived for it.
+         */
+        public boolean repeat() {
+            return repeat;
+        }
+
+        /** The client's allow-list entry (identities), else null. */
+        public @Nullable AuthenticatedPeer client() {
+            return client;
         }
 
         /** The connection salt the client answered with. */
@@ -63,7 +100,7 @@ public final class HandshakeServer {
 
         @Override
         public String toString() {
-            return "Verified[salt=" + Integer.toHexString(response.salt()) + ", cookieTime=" + cookieTime + "]";
+            return "Verified[salt=" + Integer.toHexString(response.salt()) + ", cookieTime=" + cookieTime + ", repeat=" + repeat + "]";
         }
     }
 
@@ -162,15 +199,22 @@ public final class HandshakeServer {
             salt = 1; // 0 means "no salt yet" on a client
         }
         cookies().seal(nowMillis, request.flags(), request.clientNonce(), serverNonce, salt, from, cookie, 0);
-        int n = Handshake.encodeChallenge(request.clientNonce(), serverNonce, salt, cookie, out);
+        Credentials.StaticKey me = settings.credentials().current();
+        int n = Handshake.encodeChallenge(request.clientNonce(), serverNonce, salt, cookie,
+                me == null ? NO_KEY : me.publicKey(), out);
         assert n <= length : "challenge larger than request";
         return n;
     }
 
+    private static final byte[] NO_KEY = new byte[Protocol.KEY_BYTES];
+
     /**
      * Checks a response: format, protocol, mode, cookie (sealed by us, for this address and these
-     * values, not expired), and in pre-shared-key mode the proof that the client holds the key.
-     * On a wrong key a denial is written into {@code out} and its length stored in {@link #lastReplyLength()}.
+     * values, not expired), whether the cookie made a connection already (then it is a {@link
+     * Verified#repeat() repeat}, no crypto), and in the encrypted modes the client's proof (of the
+     * pre-shared key, of its static key) and its key against the allow-list; then it makes this end's
+     * ephemeral key, the accept and the session keys (spec 3.8). On a wrong or unknown key a denial is
+     * written into {@code out} and its length stored in {@link #lastReplyLength()}.
      *
      * @return the verified response, or null (counted) when it must not create a connection
      */
@@ -205,19 +249,78 @@ public final class HandshakeServer {
             reporter.failure(HandshakeFailure.BAD_COOKIE);
             return null;
         }
-        Keys keys = null;
-        byte[] psk = settings.preSharedKey();
-        if (psk != null) {
-            keys = Keys.derive(psk, settings.protocolId(), response.clientNonce(), response.serverNonce());
-            if (!keys.verifyProof(data, offset, Handshake.RESPONSE_PROOF_OFFSET, data, offset + Handshake.RESPONSE_PROOF_OFFSET)) {
-                reporter.drop(DropReason.WRONG_KEY);
-                reporter.failure(HandshakeFailure.WRONG_KEY);
-                lastReplyLength = Handshake.encodeDenied(response.clientNonce(), Protocol.DENY_WRONG_KEY, out);
+        if (cookies().used(response.cookie())) {
+            return new Verified(response, null, null, issued, true, null); // the acceptor tells a repeat from a replay
+        }
+        byte[][] keys = null;
+        byte[] accept = null;
+        AuthenticatedPeer client = null;
+        if (settings.encrypted()) {
+            Transcript t = Transcript.ofResponse(data, offset, settings.preSharedKey());
+            byte[] clientStatic = null;
+            int deny = 0;
+            try {
+                Credentials credentials = settings.credentials();
+                if (credentials.identities()) {
+                    Credentials.StaticKey me = credentials.byPublicKey(response.serverStatic());
+                    if (me == null) {
+                        deny = Protocol.DENY_WRONG_KEY; // answered to a key this node no longer has
+                    } else {
+                        t.mixDh(X25519.agree(me.privateKey(), response.clientEphemeral()));       // es
+                        clientStatic = t.openAndHash(data, offset + Handshake.RESPONSE_SEALED_STATIC, Protocol.SEALED_KEY_BYTES);
+                        if (clientStatic == null) {
+                            deny = Protocol.DENY_WRONG_KEY;
+                        } else {
+                            t.mixDh(X25519.agree(me.privateKey(), clientStatic));                 // ss
+                        }
+                    }
+                } else {
+                    t.mixHash(data, offset + Handshake.RESPONSE_SEALED_STATIC, Protocol.SEALED_KEY_BYTES);
+                }
+                if (deny == 0 && t.openAndHash(data, offset + Handshake.RESPONSE_PROOF_OFFSET, Protocol.TAG_BYTES) == null) {
+                    deny = Protocol.DENY_WRONG_KEY;
+                }
+                if (deny == 0 && clientStatic != null) {
+                    String name = credentials.nameOf(clientStatic);
+                    if (name == null) {
+                        deny = Protocol.DENY_UNKNOWN_PEER_KEY; // proven, but not admitted
+                    } else {
+                        client = new AuthenticatedPeer(name, clientStatic);
+                    }
+                }
+                if (deny == 0) {
+                    X25519.Pair ephemeral = X25519.generate(random);
+                    byte[] e = ephemeral.publicKey();
+                    accept = new byte[Protocol.ACCEPT_SIZE];
+                    Handshake.encodeAccept(response.salt(), e, accept);
+                    t.mixHash(e);
+                    t.mixKey(e.clone());
+                    t.mixDh(X25519.agree(ephemeral.privateKey(), response.clientEphemeral()));     // ee
+                    if (clientStatic != null) {
+                        t.mixDh(X25519.agree(ephemeral.privateKey(), clientStatic));              // se
+                    }
+                    t.sealAndHash(EMPTY, accept, Handshake.ACCEPT_PROOF);
+                    keys = t.split();
+                    // the ephemeral key pair goes out of scope here: all the erasing the JDK allows (see X25519)
+                }
+            } catch (IllegalArgumentException lowOrder) {
+                deny = Protocol.DENY_WRONG_KEY; // an ephemeral or static key X25519 refuses
+            } finally {
+                t.erase();
+            }
+            if (deny != 0) {
+                boolean unknown = deny == Protocol.DENY_UNKNOWN_PEER_KEY;
+                reporter.drop(unknown ? DropReason.UNEXPECTED : DropReason.WRONG_KEY);
+                reporter.failure(unknown ? HandshakeFailure.UNKNOWN_PEER_KEY : HandshakeFailure.WRONG_KEY);
+                lastReplyLength = Handshake.encodeDenied(response.clientNonce(), deny, out);
                 return null;
             }
         }
-        return new Verified(response, keys, issued);
+        cookies().markUsed(response.cookie());
+        return new Verified(response, keys, accept, issued, false, client);
     }
+
+    private static final byte[] EMPTY = new byte[0];
 
     private int lastReplyLength;
     private long staleResponses;

@@ -8,7 +8,7 @@ package io.reliableudp.connection;
 final class Protocol {
 
     /** Version of this wire format; a request with another version is denied. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     /** "RUDP": the magic that starts request and response packets. */
     public static final int MAGIC = 0x52554450;
@@ -17,7 +17,7 @@ final class Protocol {
     public static final byte REQUEST = 1;
     /** Server to client: echo this sealed cookie. */
     public static final byte CHALLENGE = 2;
-    /** Client to server: the echoed cookie (plus a key proof in pre-shared-key mode). */
+    /** Client to server: the echoed cookie, the client's ephemeral key, its sealed static key, a proof. */
     public static final byte RESPONSE = 3;
     /** Server to client: refused, with a reason code. */
     public static final byte DENIED = 4;
@@ -27,20 +27,32 @@ final class Protocol {
     public static final byte PAYLOAD = 6;
     /** Either way: the connection is over. */
     public static final byte DISCONNECT = 7;
+    /** Server to client, encrypted modes: the server's ephemeral key and its proof; the connection is made. */
+    public static final byte ACCEPT = 8;
 
     /** Length of client and server handshake nonces. */
     public static final int NONCE_BYTES = 16;
     /** Length of an AEAD tag. */
     public static final int TAG_BYTES = 16;
+    /** Length of an X25519 public key. */
+    public static final int KEY_BYTES = 32;
+    /** A static public key sealed in the handshake: the key and its tag. */
+    public static final int SEALED_KEY_BYTES = KEY_BYTES + TAG_BYTES;
 
     /** Every request is exactly this long: the padding pays for the challenge the server answers with. */
     public static final int REQUEST_SIZE = 256;
     /** Cookie: 8-byte sealing counter, 8-byte sealed timestamp, 16-byte tag. */
     public static final int COOKIE_SIZE = 8 + 8 + TAG_BYTES;
-    /** type, version, client nonce, server nonce, salt, cookie. */
-    public static final int CHALLENGE_SIZE = 1 + 1 + NONCE_BYTES + NONCE_BYTES + 4 + COOKIE_SIZE;
-    /** type, magic, version, protocol id, flags, client nonce, server nonce, salt, cookie, proof. */
-    public static final int RESPONSE_SIZE = 1 + 4 + 1 + 8 + 1 + NONCE_BYTES + NONCE_BYTES + 4 + COOKIE_SIZE + TAG_BYTES;
+    /** type, version, client nonce, server nonce, salt, cookie, server static key. */
+    public static final int CHALLENGE_SIZE = 1 + 1 + NONCE_BYTES + NONCE_BYTES + 4 + COOKIE_SIZE + KEY_BYTES;
+    /**
+     * type, magic, version, protocol id, flags, client nonce, server nonce, salt, cookie, server static
+     * key, client ephemeral key, sealed client static key, proof.
+     */
+    public static final int RESPONSE_SIZE = 1 + 4 + 1 + 8 + 1 + NONCE_BYTES + NONCE_BYTES + 4 + COOKIE_SIZE + KEY_BYTES
+            + KEY_BYTES + SEALED_KEY_BYTES + TAG_BYTES;
+    /** type, version, salt, server ephemeral key, proof. */
+    public static final int ACCEPT_SIZE = 1 + 1 + 4 + KEY_BYTES + TAG_BYTES;
     /** type, version, client nonce, reason. */
     public static final int DENIED_SIZE = 1 + 1 + NONCE_BYTES + 1;
 
@@ -79,6 +91,8 @@ final class Protocol {
 
     /** Request flag: the client uses a pre-shared key. */
     public static final int FLAG_ENCRYPTED = 1;
+    /** Request flag: the client proves a static identity (and checks the server's). */
+    public static final int FLAG_IDENTITY = 2;
 
     /** Denied reason: the server does not accept connections. */
     public static final int DENY_NOT_ACCEPTING = 1;
@@ -88,8 +102,10 @@ final class Protocol {
     public static final int DENY_WRONG_PROTOCOL = 3;
     /** Denied reason: the key proof did not verify. */
     public static final int DENY_WRONG_KEY = 4;
-    /** Denied reason: one side is encrypted, the other plain. */
+    /** Denied reason: one side is encrypted, the other plain, or one proves an identity and the other not. */
     public static final int DENY_MODE_MISMATCH = 5;
+    /** Denied reason: the client proved a static key that is not on the server's allow-list. */
+    public static final int DENY_UNKNOWN_PEER_KEY = 6;
 
     private Protocol() {
     }
@@ -108,9 +124,12 @@ final class Protocol {
         return switch (code) {
             case DENY_NOT_ACCEPTING -> "server does not accept connections";
             case DENY_SERVER_FULL -> "server full";
-            case DENY_WRONG_PROTOCOL -> "protocol id or version mismatch";
-            case DENY_WRONG_KEY -> "key proof rejected (wrong pre-shared key)";
-            case DENY_MODE_MISMATCH -> "encryption mode mismatch (one side has a pre-shared key, the other not)";
+            case DENY_WRONG_PROTOCOL -> "wrong_protocol: protocol id or wire version mismatch (this node speaks version "
+                    + VERSION + ")";
+            case DENY_WRONG_KEY -> "wrong_key: key proof rejected (wrong pre-shared key, or a static key the server could not check)";
+            case DENY_MODE_MISMATCH -> "mode_mismatch: the two ends differ in their security mode (pre-shared key,"
+                    + " identity, or plain)";
+            case DENY_UNKNOWN_PEER_KEY -> "unknown_peer_key: this node's public key is not on the server's allow-list";
             default -> "denied (code " + code + ")";
         };
     }

@@ -51,6 +51,29 @@ public final class X25519 {
         }
     }
 
+    /** A key pair as the handshake uses it: the JDK's private key and the raw public key. */
+    public record Pair(PrivateKey privateKey, byte[] publicKey) {
+        @Override
+        public String toString() {
+            return "X25519.Pair[redacted]";
+        }
+    }
+
+    /**
+     * A fresh key pair whose scalar is 32 bytes of {@code random} (RFC 7748 clamps it when used), so a
+     * seeded source makes the same keys (the spec's examples); the raw scalar is zeroed after use.
+     */
+    public static Pair generate(java.security.SecureRandom random) {
+        byte[] raw = new byte[KEY_BYTES];
+        random.nextBytes(raw);
+        try {
+            PrivateKey key = privateKey(raw);
+            return new Pair(key, publicKeyOf(key));
+        } finally {
+            erase(raw);
+        }
+    }
+
     /** The private key of a raw 32-byte scalar (the array is not kept). */
     public static PrivateKey privateKey(byte[] raw32) {
         if (raw32.length != KEY_BYTES) {

@@ -105,6 +105,23 @@ final class Acceptor {
             return;
         }
         NodePeer existing = peers.get(from);
+        if (verified.repeat()) {
+            // its cookie made a connection already: it confirms that one again (our accept was lost), or is a replay
+            if (existing != null) {
+                existing.lock.lock();
+                try {
+                    Connection c = existing.connection();
+                    if (!c.isClient() && c.state() != Connection.State.DISCONNECTED && c.salt() == verified.salt()) {
+                        c.onRepeatedResponse(now);
+                        return;
+                    }
+                } finally {
+                    existing.lock.unlock();
+                }
+            }
+            handshake.replayed();
+            return;
+        }
         if (existing != null) {
             existing.lock.lock();
             try {

@@ -353,7 +353,10 @@ final class DatagramNode implements ReliableUdpNode {
             peer.lane().port.undedicate(peer.address());
             dedicatedOpen.decrementAndGet();
         }
-        if (!peer.serverSide() && why != DisconnectReason.CLOSED_LOCALLY) {
+        HandshakeFailure local = peer.handshakeFailure();
+        if (!peer.serverSide() && local != null && local != HandshakeFailure.DENIED_BY_PEER) {
+            countFailure(local); // this end refused the server (its key is not on the allow-list)
+        } else if (!peer.serverSide() && why != DisconnectReason.CLOSED_LOCALLY) {
             switch (why) {
                 case DENIED, SERVER_FULL -> countFailure(HandshakeFailure.DENIED_BY_PEER);
                 case CONNECT_TIMEOUT -> countFailure(HandshakeFailure.CONNECT_TIMEOUT);

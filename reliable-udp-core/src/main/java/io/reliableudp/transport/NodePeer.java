@@ -1,8 +1,10 @@
 package io.reliableudp.transport;
 
+import io.reliableudp.connection.AuthenticatedPeer;
 import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.connection.DropReason;
+import io.reliableudp.connection.HandshakeFailure;
 import io.reliableudp.connection.Session;
 import io.reliableudp.link.DatagramConsumer;
 import io.reliableudp.link.LinkConditioner;
@@ -53,6 +55,8 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     private @Nullable Connection connection;
     private volatile PeerState state = PeerState.CONNECTING;
     private volatile @Nullable DisconnectReason reason;
+    /** The verified identity, once read ({@link #identity()}). */
+    private volatile @Nullable PeerIdentity identity;
     private volatile boolean serverSide;
     // under lock
     private @Nullable LinkConditioner conditioner;
@@ -460,6 +464,33 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         if (immediate) {
             lane.schedule(this, next);
         }
+    }
+
+    @Override
+    public @Nullable PeerIdentity identity() {
+        PeerIdentity known = identity;
+        if (known != null) {
+            return known;
+        }
+        lock.lock();
+        try {
+            Connection c = connection;
+            AuthenticatedPeer p = c == null ? null : c.authenticatedPeer();
+            if (p == null) {
+                return null;
+            }
+            known = new PeerIdentity(p.name(), new PeerKey(p.publicKey()));
+            identity = known;
+            return known;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Why this end's handshake failed (client side), under lock or after the end. */
+    @Nullable HandshakeFailure handshakeFailure() {
+        Connection c = connection;
+        return c == null ? null : c.handshakeFailure();
     }
 
     @Override

@@ -32,7 +32,7 @@ class ConnectionFuzzTest {
         }
     }
 
-    /** The four handshake decoders: never throw; what decodes re-encodes to the same bytes. */
+    /** The five handshake decoders: never throw; what decodes re-encodes to the same bytes. */
     @FuzzTest
     void handshakeDecoders(byte[] data) {
         Handshake.Request request = Handshake.decodeRequest(data, 0, data.length);
@@ -44,12 +44,26 @@ class ConnectionFuzzTest {
         Handshake.Challenge challenge = Handshake.decodeChallenge(data, 0, data.length);
         if (challenge != null) {
             byte[] again = new byte[Protocol.CHALLENGE_SIZE];
-            Handshake.encodeChallenge(challenge.clientNonce(), challenge.serverNonce(), challenge.salt(), challenge.cookie(), again);
+            Handshake.encodeChallenge(challenge.clientNonce(), challenge.serverNonce(), challenge.salt(), challenge.cookie(),
+                    challenge.serverStatic(), again);
             assertThat(again).isEqualTo(data);
         }
         Handshake.Response response = Handshake.decodeResponse(data, 0, data.length);
         if (response != null) {
             assertThat(response.cookie()).hasSize(Protocol.COOKIE_SIZE);
+            byte[] again = new byte[Protocol.RESPONSE_SIZE];
+            Handshake.encodeResponse(response.protocolId(), response.flags(), new Handshake.Challenge(response.clientNonce(),
+                    response.serverNonce(), response.salt(), response.cookie(), response.serverStatic()), response.clientEphemeral(), again);
+            System.arraycopy(response.sealedStatic(), 0, again, Handshake.RESPONSE_SEALED_STATIC, Protocol.SEALED_KEY_BYTES);
+            System.arraycopy(response.proof(), 0, again, Handshake.RESPONSE_PROOF_OFFSET, Protocol.TAG_BYTES);
+            assertThat(again).isEqualTo(data);
+        }
+        Handshake.Accept accept = Handshake.decodeAccept(data, 0, data.length);
+        if (accept != null) {
+            byte[] again = new byte[Protocol.ACCEPT_SIZE];
+            Handshake.encodeAccept(accept.salt(), accept.serverEphemeral(), again);
+            System.arraycopy(accept.proof(), 0, again, Handshake.ACCEPT_PROOF, Protocol.TAG_BYTES);
+            assertThat(again).isEqualTo(data);
         }
         Handshake.Denied denied = Handshake.decodeDenied(data, 0, data.length);
         if (denied != null) {
@@ -79,6 +93,89 @@ class ConnectionFuzzTest {
         assertThat(n).isLessThanOrEqualTo(data.length);
         assertThat(server.onResponse(FROM, data, 0, data.length, 1_000, out)).isNull();
         assertThat(server.lastReplyLength()).isLessThanOrEqualTo(data.length);
+    }
+
+    private static final byte[] PSK = new byte[32];
+
+    /**
+     * The server handshake with keys (pre-shared key and identities) on arbitrary datagrams, and on a
+     * real client's response with fuzzed bytes written over it: no exception, no answer larger than
+     * the datagram, and no connection unless the response is the client's own.
+     */
+    @FuzzTest
+    void handshakeServerWithKeys(FuzzedDataProvider in) {
+        boolean identities = in.consumeBoolean();
+        ConnectionSettings settings = identities ? Identities.settings(PSK, Identities.SERVER, Identities.CLIENT_KEY)
+                : settings(PSK);
+        ConnectionSettings clientSettings = identities ? Identities.settings(PSK, Identities.CLIENT, Identities.SERVER_KEY)
+                : settings(PSK);
+        HandshakeServer server = new HandshakeServer(settings, new SecureRandom(), new CountingReporter());
+        byte[] out = new byte[Protocol.REQUEST_SIZE];
+        ConnectionTestSupport.Recorder r = new ConnectionTestSupport.Recorder(new ArrayList<>());
+        Connection client = Connection.client(clientSettings, r, r, new byte[16], 0.0);
+        byte[] request = r.sent.get(0);
+        int n = server.onRequest(FROM, request, 0, request.length, 1_000, true, true, out);
+        client.receive(out, 0, n, 0.01);
+        byte[] response = r.sent.get(r.sent.size() - 1).clone();
+        byte[] datagram;
+        boolean untouched = true;
+        if (in.consumeBoolean()) {
+            datagram = in.consumeRemainingAsBytes(); // anything at all
+            untouched = false;
+        } else {
+            datagram = response; // the real response, a few bytes written over
+            int edits = in.consumeInt(0, 4);
+            for (int i = 0; i < edits; i++) {
+                int at = in.consumeInt(0, response.length - 1);
+                byte b = in.consumeByte();
+                untouched &= response[at] == b;
+                response[at] = b;
+            }
+        }
+        HandshakeServer.Verified v = server.onResponse(FROM, datagram, 0, datagram.length, 1_000, out);
+        assertThat(server.lastReplyLength()).isLessThanOrEqualTo(datagram.length);
+        if (v != null) {
+            // every byte of a response is bound by the cookie or the transcript: only the client's own passes
+            assertThat(untouched).as("a changed response was accepted").isTrue();
+            assertThat(v.accept()).hasSize(Protocol.ACCEPT_SIZE);
+        }
+    }
+
+    /**
+     * The client's handshake state machine on arbitrary datagrams while it requests, and while it
+     * responds (challenge, denial, accept and frames): never throws; it connects only on the server's
+     * real accept, and ends only on a denial with its nonce.
+     */
+    @FuzzTest
+    void clientHandshake(FuzzedDataProvider in) {
+        boolean encrypted = in.consumeBoolean();
+        boolean answerFirst = in.consumeBoolean();
+        ConnectionSettings settings = settings(encrypted ? PSK : null);
+        ConnectionTestSupport.Recorder r = new ConnectionTestSupport.Recorder(new ArrayList<>());
+        byte[] nonce = new byte[16];
+        nonce[0] = 1;
+        Connection client = Connection.client(settings, r, r, nonce, 0.0);
+        if (answerFirst) {
+            HandshakeServer server = new HandshakeServer(settings, new SecureRandom(), new CountingReporter());
+            byte[] out = new byte[Protocol.REQUEST_SIZE];
+            byte[] request = r.sent.get(0);
+            int n = server.onRequest(FROM, request, 0, request.length, 1_000, true, true, out);
+            client.receive(out, 0, n, 0.01);
+            assertThat(client.state()).isEqualTo(Connection.State.RESPONDING);
+        }
+        while (in.remainingBytes() > 0) {
+            byte[] d = in.consumeBytes(in.consumeInt(0, 300));
+            Connection.State before = client.state();
+            client.receive(d, 0, d.length, 0.02);
+            if (client.state() == Connection.State.CONNECTED && before != Connection.State.CONNECTED) {
+                // only plain mode connects on a (forgeable) frame; an accept needs the server's key
+                assertThat(encrypted).isFalse();
+            }
+            if (client.state() == Connection.State.DISCONNECTED && before != Connection.State.DISCONNECTED) {
+                assertThat(d[0] == Protocol.DENIED || d[0] == Protocol.DISCONNECT).isTrue();
+            }
+            client.update(0.03);
+        }
     }
 
     /** Connected frames (encrypted mode) on arbitrary datagrams: never throws, nothing forged gets through. */

@@ -35,28 +35,36 @@ class ConnectionPropertiesTest {
     }
 
     @Property
-    void challengeAndResponseRoundTrip(@ForAll long protocolId, @ForAll int salt, @ForAll @Size(16) List<Byte> cn,
-                                       @ForAll @Size(16) List<Byte> sn, @ForAll @Size(32) List<Byte> cookie,
-                                       @ForAll boolean withKey) {
-        Handshake.Challenge c = new Handshake.Challenge(bytes(cn), bytes(sn), salt, bytes(cookie));
+    void challengeResponseAndAcceptRoundTrip(@ForAll long protocolId, @ForAll int salt, @ForAll @Size(16) List<Byte> cn,
+                                             @ForAll @Size(16) List<Byte> sn, @ForAll @Size(32) List<Byte> cookie,
+                                             @ForAll @Size(32) List<Byte> serverStatic, @ForAll @Size(32) List<Byte> ephemeral,
+                                             @ForAll @IntRange(min = 0, max = 3) int flags) {
+        Handshake.Challenge c = new Handshake.Challenge(bytes(cn), bytes(sn), salt, bytes(cookie), bytes(serverStatic));
         byte[] out = new byte[Protocol.REQUEST_SIZE];
-        int n = Handshake.encodeChallenge(c.clientNonce(), c.serverNonce(), c.salt(), c.cookie(), out);
+        int n = Handshake.encodeChallenge(c.clientNonce(), c.serverNonce(), c.salt(), c.cookie(), c.serverStatic(), out);
+        assertThat(n).isEqualTo(Protocol.CHALLENGE_SIZE).isLessThan(Protocol.REQUEST_SIZE);
         Handshake.Challenge back = Handshake.decodeChallenge(out, 0, n);
         assertThat(back).isNotNull();
         assertThat(back.salt()).isEqualTo(salt);
         assertThat(back.cookie()).isEqualTo(c.cookie());
-        Keys keys = withKey ? Keys.derive(new byte[32], protocolId, c.clientNonce(), c.serverNonce()) : null;
-        n = Handshake.encodeResponse(protocolId, withKey ? 1 : 0, c, keys, out);
-        assertThat(n).isLessThan(Protocol.REQUEST_SIZE); // the answer to a response is never larger than a request
+        assertThat(back.serverStatic()).isEqualTo(c.serverStatic());
+        n = Handshake.encodeResponse(protocolId, flags, c, bytes(ephemeral), out);
+        assertThat(n).isEqualTo(Protocol.RESPONSE_SIZE).isLessThan(Protocol.REQUEST_SIZE);
         Handshake.Response r = Handshake.decodeResponse(out, 0, n);
         assertThat(r).isNotNull();
         assertThat(r.salt()).isEqualTo(salt);
+        assertThat(r.flags()).isEqualTo(flags);
         assertThat(r.serverNonce()).isEqualTo(c.serverNonce());
-        if (keys != null) {
-            assertThat(keys.verifyProof(out, 0, Handshake.RESPONSE_PROOF_OFFSET, out, Handshake.RESPONSE_PROOF_OFFSET)).isTrue();
-            Keys other = Keys.derive(new byte[32], protocolId ^ 1, c.clientNonce(), c.serverNonce());
-            assertThat(other.verifyProof(out, 0, Handshake.RESPONSE_PROOF_OFFSET, out, Handshake.RESPONSE_PROOF_OFFSET)).isFalse();
-        }
+        assertThat(r.serverStatic()).isEqualTo(c.serverStatic());
+        assertThat(r.clientEphemeral()).isEqualTo(bytes(ephemeral));
+        // the answer to a response (an accept or a denial) is smaller than it
+        n = Handshake.encodeAccept(salt, bytes(ephemeral), out);
+        assertThat(n).isEqualTo(Protocol.ACCEPT_SIZE).isLessThan(Protocol.RESPONSE_SIZE);
+        Handshake.Accept a = Handshake.decodeAccept(out, 0, n);
+        assertThat(a).isNotNull();
+        assertThat(a.salt()).isEqualTo(salt);
+        assertThat(a.serverEphemeral()).isEqualTo(bytes(ephemeral));
+        assertThat(Protocol.DENIED_SIZE).isLessThan(Protocol.RESPONSE_SIZE);
     }
 
     @Property(tries = 200)

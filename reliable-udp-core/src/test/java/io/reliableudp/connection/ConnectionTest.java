@@ -47,9 +47,23 @@ class ConnectionTest {
 
         ConnectionTestSupport.Recorder sr = new ConnectionTestSupport.Recorder(serverGot);
         Connection server = Connection.server(settings, sr, sr, v, 0.02);
-        assertThat(sr.sent).hasSize(1); // the confirming keepalive
+        assertThat(sr.sent).hasSize(1); // the confirmation: an accept when encrypted, a keepalive when plain
         byte[] confirm = sr.sent.get(0);
-        assertThat(confirm).hasSize(Protocol.frameOverhead(encrypted));
+        assertThat(confirm).hasSize(encrypted ? Protocol.ACCEPT_SIZE : Protocol.frameOverhead(false))
+                .hasSizeLessThan(response.length);
+        // the same response again is a repeat: it confirms nothing new and derives no key
+        HandshakeServer.Verified again = hs.onResponse(clientAddress, response, 0, response.length, 25, out);
+        assertThat(again).isNotNull();
+        assertThat(again.repeat()).isTrue();
+        if (encrypted) {
+            // an accept with a flipped bit of its proof (or its ephemeral key) does not connect the client
+            byte[] forged = confirm.clone();
+            forged[forged.length - 1] ^= 1;
+            client.receive(forged, 0, forged.length, 0.025);
+            assertThat(client.state()).isEqualTo(Connection.State.RESPONDING);
+            assertThat(cr.drops).containsExactly(DropReason.DECRYPT_FAILED);
+            cr.drops.clear();
+        }
         client.receive(confirm, 0, confirm.length, 0.03);
         assertThat(client.state()).isEqualTo(Connection.State.CONNECTED);
         assertThat(cr.connects).isEqualTo(1);

@@ -130,15 +130,16 @@ final class ConnectionTestSupport {
         }
     }
 
-    /** A server-side connection as if a response with salt 0x5a17 had been verified. */
+    /**
+     * A server-side connection as if a response with salt 0x5a17 had been verified; with a key, its
+     * session keys are HKDF(key, 16 bytes of 7) (a fixed stand-in for the handshake's).
+     */
     static Connection serverConnection(ConnectionSettings settings, List<byte[]> delivered) {
         Recorder r = new Recorder(delivered);
         byte[] cn = new byte[16];
         byte[] sn = new byte[16];
         Arrays.fill(sn, (byte) 7);
-        Handshake.Response response = new Handshake.Response(settings.protocolId(), settings.flags(), cn, sn, 0x5a17,
-                new byte[Protocol.COOKIE_SIZE], new byte[16]);
-        Keys keys = settings.preSharedKey() == null ? null : Keys.derive(settings.preSharedKey(), settings.protocolId(), cn, sn);
-        return Connection.server(settings, r, r, response, keys, 0, 0.0);
+        byte[][] keys = settings.preSharedKey() == null ? null : Transcript.hkdf(settings.preSharedKey(), sn);
+        return Connection.server(settings, r, r, 0x5a17, keys, null, null, 0, 0.0);
     }
 }

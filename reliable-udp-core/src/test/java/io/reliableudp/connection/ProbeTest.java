@@ -42,9 +42,7 @@ class ProbeTest {
         byte[] cn = new byte[16];
         byte[] sn = new byte[16];
         Arrays.fill(sn, (byte) 7);
-        Handshake.Response response = new Handshake.Response(s.protocolId(), s.flags(), cn, sn, 0x5a17,
-                new byte[Protocol.COOKIE_SIZE], new byte[16]);
-        return Connection.server(s, r, r, response, null, 0, 0.0);
+        return Connection.server(s, r, r, 0x5a17, null, null, null, 0, 0.0);
     }
 
     static boolean isProbe(byte[] frame, boolean encrypted) {

@@ -48,9 +48,7 @@ class SizeProbeTest {
         byte[] cn = new byte[16];
         byte[] sn = new byte[16];
         Arrays.fill(sn, (byte) 7);
-        Handshake.Response response = new Handshake.Response(s.protocolId(), s.flags(), cn, sn, SALT,
-                new byte[Protocol.COOKIE_SIZE], new byte[16]);
-        return Connection.server(s, r, r, response, null, 0, 0.0);
+        return Connection.server(s, r, r, SALT, null, null, null, 0, 0.0);
     }
 
     @Test

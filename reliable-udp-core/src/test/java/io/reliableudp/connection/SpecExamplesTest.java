@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
  * message and packet layers, in memory, every random value drawn from a fixed seed) and checks that
  * the annotated hex dumps between the doc's {@code spec-example} markers are exactly those bytes,
  * offsets included, so the spec cannot drift from the code. The encrypted example is also opened
- * with the key derivation, nonce and associated data exactly as the spec words them (plain JDK
- * HMAC and cipher, not the connection classes), which checks those sections too.
+ * with the key schedule, nonce and associated data exactly as the spec words them (plain JDK
+ * SHA-256, HMAC, X25519 and cipher, not the connection classes), which checks those sections too.
  */
 class SpecExamplesTest {
 
@@ -63,16 +63,32 @@ class SpecExamplesTest {
     @Test
     void encryptedDatagramMatchesTheSpecAndOpensAsTheSpecSays() throws GeneralSecurityException {
         Exchange sealed = Exchange.run(PSK);
-        assertDumpMatches("encrypted", sealed.datagram);
-        assertDumpMatches("challenge", sealed.challenge);
-        assertDumpMatches("response", sealed.response);
 
-        // key derivation as docs/spec.md words it: HKDF-SHA256, salt = nonce_c || nonce_s, IKM = PSK
-        byte[] prk = hmac(concat(sealed.clientNonce, sealed.serverNonce), PSK);
-        byte[] clientToServer = hmac(prk, info("reliable-udp v2 client->server"));
-        byte[] proofKey = hmac(prk, info("reliable-udp v2 response proof"));
-        assertThat(Arrays.copyOf(hmac(proofKey, Arrays.copyOf(sealed.response, 83)), 16))
-                .as("key proof of the response").isEqualTo(Arrays.copyOfRange(sealed.response, 83, 99));
+        // the key schedule of spec 3.8 in plain JDK calls (pre-shared key, no identities)
+        byte[] h = sha256("reliable-udp v3 X25519 ChaCha20-Poly1305 SHA-256".getBytes(StandardCharsets.US_ASCII));
+        byte[] ck = h.clone();
+        byte[] r = sealed.response;
+        h = sha256(concat(h, Arrays.copyOf(r, 115)));                       // 1. the response's clear part
+        byte[][] kdf = hkdf(ck, PSK);                                        // 2. the pre-shared key
+        ck = kdf[0];
+        byte[] eC = Arrays.copyOfRange(r, 115, 147);
+        h = sha256(concat(h, eC));                                           // 3. the client's ephemeral key
+        kdf = hkdf(ck, eC);
+        ck = kdf[0];
+        h = sha256(concat(h, Arrays.copyOfRange(r, 147, 195)));              // 4. no static key: 48 zeros
+        byte[] k = kdf[1];
+        assertThat(seal(k, h, new byte[0])).as("proof of the response").isEqualTo(Arrays.copyOfRange(r, 195, 211));
+        h = sha256(concat(h, Arrays.copyOfRange(r, 195, 211)));
+        byte[] a = sealed.accept;
+        byte[] eS = Arrays.copyOfRange(a, 6, 38);
+        h = sha256(concat(h, eS));                                           // 6. the server's ephemeral key
+        kdf = hkdf(ck, eS);
+        ck = kdf[0];
+        kdf = hkdf(ck, x25519(sealed.clientEphemeralScalar, eS));            // 7. ee
+        ck = kdf[0];
+        assertThat(seal(kdf[1], h, new byte[0])).as("proof of the accept").isEqualTo(Arrays.copyOfRange(a, 38, 54));
+        byte[][] session = hkdf(ck, new byte[0]);                            // 9. split
+        byte[] clientToServer = session[0];
 
         // nonce = 4 zero bytes || sequence (u64 big-endian); AAD = bytes 0..12 || version || protocol id
         byte[] d = sealed.datagram;
@@ -88,6 +104,11 @@ class SpecExamplesTest {
         Exchange plain = Exchange.run(null);
         assertThat(body).isEqualTo(Arrays.copyOfRange(plain.datagram, 5, plain.datagram.length));
         assertThat(d.length).isEqualTo(13 + body.length + 16);
+
+        assertDumpMatches("challenge", sealed.challenge);
+        assertDumpMatches("response", sealed.response);
+        assertDumpMatches("accept", sealed.accept);
+        assertDumpMatches("encrypted", sealed.datagram);
     }
 
     /** A client and a server connection over the production message layer, handshake included. */
@@ -96,6 +117,8 @@ class SpecExamplesTest {
         byte[] serverNonce = new byte[0];
         byte[] challenge = new byte[0];
         byte[] response = new byte[0];
+        byte[] accept = new byte[0];
+        byte[] clientEphemeralScalar = new byte[32];
         byte[] datagram = new byte[0];
         @Nullable Connection server;
         List<byte[]> serverGot = new ArrayList<>();
@@ -113,7 +136,8 @@ class SpecExamplesTest {
             ConnectionFuzzTest.CountingReporter reporter = new ConnectionFuzzTest.CountingReporter();
             HandshakeServer handshake = new HandshakeServer(settings, new SeededRandom(2), reporter);
 
-            Connection client = Connection.client(settings, c, c, x.clientNonce, 0.000);
+            new SeededRandom(3).nextBytes(x.clientEphemeralScalar);
+            Connection client = Connection.client(settings, c, c, x.clientNonce, new SeededRandom(3), 0.000);
             byte[] request = last(c.sent);
             byte[] reply = new byte[Protocol.REQUEST_SIZE];
             int n = handshake.onRequest(CLIENT, request, 0, request.length, 1_000, true, true, reply);
@@ -123,9 +147,9 @@ class SpecExamplesTest {
             x.response = last(c.sent);
             HandshakeServer.Verified verified = handshake.onResponse(CLIENT, x.response, 0, x.response.length, 1_002, reply);
             assertThat(verified).isNotNull();
-            Connection server = x.server = Connection.server(settings, s, s, verified.response(), verified.keys(),
-                    verified.cookieTime(), 0.002);
+            Connection server = x.server = Connection.server(settings, s, s, verified, 0.002);
             byte[] confirm = last(s.sent);
+            x.accept = confirm;
             client.receive(confirm, 0, confirm.length, 0.003);
             assertThat(client.state()).isEqualTo(Connection.State.CONNECTED);
 
@@ -242,9 +266,41 @@ class SpecExamplesTest {
         return mac.doFinal(data);
     }
 
-    /** HKDF-Expand info of one 32-byte output block: label || protocol id (u64 big-endian) || 0x01. */
-    private static byte[] info(String label) {
-        return concat(concat(label.getBytes(StandardCharsets.US_ASCII), bigEndian(PROTOCOL_ID)), new byte[] {1});
+    /** HKDF as spec 3.8 words it: t = HMAC(ck, ikm); o1 = HMAC(t, 01); o2 = HMAC(t, o1 || 02). */
+    private static byte[][] hkdf(byte[] ck, byte[] ikm) throws GeneralSecurityException {
+        byte[] t = hmac(ck, ikm);
+        byte[] o1 = hmac(t, new byte[] {1});
+        return new byte[][] {o1, hmac(t, concat(o1, new byte[] {2}))};
+    }
+
+    private static byte[] sha256(byte[] data) throws GeneralSecurityException {
+        return java.security.MessageDigest.getInstance("SHA-256").digest(data);
+    }
+
+    /** ChaCha20-Poly1305 with nonce 0 and {@code h} as associated data. */
+    private static byte[] seal(byte[] key, byte[] h, byte[] plain) throws GeneralSecurityException {
+        Cipher cipher = Cipher.getInstance("ChaCha20-Poly1305");
+        cipher.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "ChaCha20"), new IvParameterSpec(new byte[12]));
+        cipher.updateAAD(h);
+        return cipher.doFinal(plain);
+    }
+
+    /** X25519(scalar, u) with the JDK's KeyAgreement (raw little-endian encodings, RFC 7748). */
+    private static byte[] x25519(byte[] scalar, byte[] u) throws GeneralSecurityException {
+        java.security.KeyFactory kf = java.security.KeyFactory.getInstance("X25519");
+        java.security.PrivateKey priv = kf.generatePrivate(new java.security.spec.XECPrivateKeySpec(
+                java.security.spec.NamedParameterSpec.X25519, scalar));
+        byte[] be = new byte[32];
+        for (int i = 0; i < 32; i++) {
+            be[i] = u[31 - i];
+        }
+        be[0] &= 0x7f;
+        java.security.PublicKey pub = kf.generatePublic(new java.security.spec.XECPublicKeySpec(
+                java.security.spec.NamedParameterSpec.X25519, new java.math.BigInteger(1, be)));
+        javax.crypto.KeyAgreement ka = javax.crypto.KeyAgreement.getInstance("X25519");
+        ka.init(priv);
+        ka.doPhase(pub, true);
+        return ka.generateSecret();
     }
 
     private static byte[] bigEndian(long v) {

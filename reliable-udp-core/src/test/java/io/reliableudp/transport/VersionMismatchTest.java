@@ -10,21 +10,23 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.Arrays;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Protocol version 2 (the LAST frame) cannot be read by a version-1 peer, so the two must refuse each
- * other at the handshake (spec.md, section 8): a version-1 client's request, byte for byte what such a
- * client sends (256 bytes, version byte 1), is answered with DENIED reason 3 and counted as
- * {@code wrong_protocol}, and no connection is made.
+ * Peers of different wire versions refuse each other at the handshake (spec.md, section 8): version 3
+ * changed the handshake (ephemeral keys, identities, the accept), so a request of version 2 or 1, byte
+ * for byte what such a client sends (256 bytes, its version byte), is answered with DENIED reason 3
+ * ({@code wrong_protocol}) in our format, counted as {@code wrong_protocol}, and no connection is made.
  */
 @Timeout(30)
 class VersionMismatchTest {
 
-    @Test
-    void aVersionOneRequestIsDeniedAsAnotherProtocol() throws Exception {
-        assertThat(WireForTests.VERSION).isEqualTo(2);
+    @ParameterizedTest(name = "version {0}")
+    @ValueSource(ints = {1, 2})
+    void anOlderVersionsRequestIsDeniedAsAnotherProtocol(int version) throws Exception {
+        assertThat(WireForTests.VERSION).isEqualTo(3);
         RecordingListener events = new RecordingListener();
         try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), events);
                 DatagramChannel client = DatagramChannel.open()) {
@@ -34,7 +36,7 @@ class VersionMismatchTest {
                 request[15 + i] = (byte) (0xA0 + i); // the client nonce
             }
             byte[] nonce = Arrays.copyOfRange(request, 15, 31);
-            request[5] = 1; // what a version-1 client sends
+            request[5] = (byte) version; // what such a client sends
             client.send(ByteBuffer.wrap(request), target(server));
 
             ByteBuffer in = ByteBuffer.allocate(2048);
@@ -44,7 +46,7 @@ class VersionMismatchTest {
             in.get(denied);
             assertThat(denied).hasSize(19);
             assertThat(denied[0]).as("type DENIED").isEqualTo((byte) 4);
-            assertThat(denied[1]).as("the server's version").isEqualTo((byte) 2);
+            assertThat(denied[1]).as("the server's version").isEqualTo((byte) 3);
             assertThat(Arrays.copyOfRange(denied, 2, 18)).as("the client's nonce, echoed").isEqualTo(nonce);
             assertThat(denied[18]).as("reason: protocol id or version differ").isEqualTo((byte) 3);
             assertThat(server.stats().datagramsDropped()).containsEntry("wrong_protocol", 1L);
