@@ -1,7 +1,8 @@
 package io.reliableudp.bench;
 
-import io.reliableudp.bench.idle.IdleBench;
 import io.reliableudp.bench.flood.FloodBench;
+import io.reliableudp.bench.handshake.HandshakeBench;
+import io.reliableudp.bench.idle.IdleBench;
 import io.reliableudp.bench.loss.LossBench;
 import io.reliableudp.bench.loss.OutageBench;
 import io.reliableudp.bench.pingpong.PingPongBench;
@@ -50,6 +51,8 @@ public final class Bench {
                 + "latency and QUEUE_FULL quiet vs flooded, with and without dedicated sockets", FloodBench::main));
         COMMANDS.put("scale", new Entry("one server, 1,000 and 5,000 clients at 20 msg/s each from a few client JVMs: server CPU per message, "
                 + "heap per connection, timeouts", ScaleBench::main));
+        COMMANDS.put("handshakes", new Entry("handshakes per second a node completes over loopback, by mode (psk, identity, both, plain) in one run",
+                HandshakeBench::main));
         COMMANDS.put("jmh", new Entry("the JMH suites of the jar (PacketExchangeBenchmark, MessageThroughputBenchmark), JMH's own options",
                 org.openjdk.jmh.Main::main));
     }

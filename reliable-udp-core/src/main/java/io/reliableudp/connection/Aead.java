@@ -21,6 +21,14 @@ final class Aead {
 
     private static final String ALGORITHM = "ChaCha20-Poly1305";
 
+    /** Sees every (key, counter) pair a seal uses: a test hook (the key-and-nonce-reuse property), null in production. */
+    interface SealObserver {
+        void sealed(byte[] key, long counter);
+    }
+
+    /** The test hook; one volatile read per seal when unset. */
+    static volatile @org.jspecify.annotations.Nullable SealObserver observer;
+
     private final Cipher cipher;
     private final SecretKeySpec key;
     private final byte[] nonce = new byte[12];
@@ -46,6 +54,10 @@ final class Aead {
      */
     public int seal(long counter, byte[] aad1, int aad1Off, int aad1Len, byte[] aad2,
                     byte[] in, int inOff, int inLen, byte[] out, int outOff) {
+        SealObserver o = observer;
+        if (o != null) {
+            o.sealed(key.getEncoded(), counter);
+        }
         try {
             init(Cipher.ENCRYPT_MODE, counter);
             cipher.updateAAD(aad1, aad1Off, aad1Len);

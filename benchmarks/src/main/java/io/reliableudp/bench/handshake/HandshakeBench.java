@@ -1,0 +1,162 @@
+package io.reliableudp.bench.handshake;
+
+import io.reliableudp.bench.kit.LoadAverage;
+import io.reliableudp.bench.kit.Options;
+import io.reliableudp.bench.kit.Report;
+import io.reliableudp.bench.kit.Table;
+import io.reliableudp.transport.NodeConfig;
+import io.reliableudp.transport.NodeIdentity;
+import io.reliableudp.transport.NodeListener;
+import io.reliableudp.transport.Peer;
+import io.reliableudp.transport.PeerIdentity;
+import io.reliableudp.transport.ReliableUdpNode;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The {@code handshakes} subcommand: one server node on loopback and {@code --clients} client nodes in
+ * this JVM, each connecting, disconnecting and connecting again as fast as it can for
+ * {@code --seconds}; the figure is the connections the server opened per second (every one a complete
+ * handshake: request, challenge, response with its key exchange, accept). The same run measures every
+ * mode asked for with {@code --modes}: {@code psk} (pre-shared key only), {@code identity} (static keys
+ * and allow-lists), {@code both}, {@code plain}. The cost is the server's X25519 work (2 scalar
+ * multiplications per handshake with a PSK only, 5 with identities) plus the clients' in the same
+ * JVM: on a 2-core machine both compete for the cores, so the figure is a floor, not a server's ceiling.
+ */
+public final class HandshakeBench {
+
+    /** The subcommand's name. */
+    public static final String NAME = "handshakes";
+
+    private final List<String> modes;
+    private final int clients;
+    private final double seconds;
+    private final int runs;
+    private final Path out;
+
+    private HandshakeBench(Options o) {
+        modes = o.names("modes", "psk,identity", "security modes, one measurement each: plain, psk, identity, both");
+        clients = o.integer("clients", 8, "client nodes connecting and disconnecting in a loop");
+        seconds = o.seconds(5);
+        runs = o.runs(1);
+        out = o.outDir(NAME);
+    }
+
+    /** {@code java -jar benchmarks.jar handshakes [options]}. */
+    public static void main(String[] args) throws Exception {
+        run(args);
+    }
+
+    /**
+     * Runs the measurements, prints a table and, last, the JSON line.
+     *
+     * @return the JSON line, or null after {@code --help}
+     */
+    public static String run(String... args) throws Exception {
+        return Options.run(NAME, args, o -> {
+            HandshakeBench bench = new HandshakeBench(o);
+            return bench::execute;
+        });
+    }
+
+    private String execute() throws Exception {
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("modes", modes);
+        params.put("clients", clients);
+        params.put("seconds", seconds);
+        Report report = new Report(NAME, params);
+        System.out.printf(Locale.ROOT, "handshakes: one server node, %d client nodes in this JVM looping connect/disconnect for %.0f s per mode; %s%n",
+                clients, seconds, LoadAverage.describe(LoadAverage.oneMinute()));
+        Table table = new Table("mode", "run", "handshakes/s", "failed connects", "load");
+        for (int run = 1; run <= runs; run++) {
+            for (String mode : modes) {
+                Map<String, Object> f = report.run(mode, run);
+                double load = LoadAverage.oneMinute();
+                measure(mode, f);
+                f.put("load_average", load);
+                table.row(mode, run, Table.number((double) f.get("handshakes_per_s")), f.get("failed_connects"), Table.number(load));
+            }
+        }
+        table.print(System.out, "handshakes a node completes per second (server connections opened / s)");
+        Path json = report.writeJson(out);
+        System.out.println("wrote " + json);
+        String line = report.jsonLine();
+        System.out.println(line);
+        return line;
+    }
+
+    private void measure(String mode, Map<String, Object> f) throws Exception {
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        byte[] psk = new byte[32];
+        new SecureRandom().nextBytes(psk);
+        NodeIdentity serverKey = NodeIdentity.generate();
+        NodeIdentity clientKey = NodeIdentity.generate();
+        boolean withPsk = mode.equals("psk") || mode.equals("both");
+        boolean withIdentity = mode.equals("identity") || mode.equals("both");
+        if (!withPsk && !withIdentity && !mode.equals("plain")) {
+            throw new IllegalArgumentException(NAME + ": unknown mode '" + mode + "' (plain, psk, identity, both)");
+        }
+        NodeConfig.Builder server = NodeConfig.builder().bindAddress(new InetSocketAddress(lo, 0)).maxConnections(65_536);
+        NodeConfig.Builder client = NodeConfig.builder().bindAddress(new InetSocketAddress(lo, 0)).acceptIncoming(false);
+        if (withPsk) {
+            server.preSharedKey(psk);
+            client.preSharedKey(psk);
+        }
+        if (withIdentity) {
+            server.identity(serverKey).allowedPeers(List.of(new PeerIdentity("client", clientKey.publicKey())));
+            client.identity(clientKey).allowedPeers(List.of(new PeerIdentity("server", serverKey.publicKey())));
+        }
+        NodeListener quiet = (peer, channel, messageId, payload) -> { };
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong failed = new AtomicLong();
+        try (ReliableUdpNode s = ReliableUdpNode.start(server.build(), quiet)) {
+            InetSocketAddress target = new InetSocketAddress(lo, s.localAddress().getPort());
+            List<ReliableUdpNode> nodes = new ArrayList<>();
+            List<Thread> loops = new ArrayList<>();
+            try {
+                for (int i = 0; i < clients; i++) {
+                    ReliableUdpNode c = ReliableUdpNode.start(client.build(), quiet);
+                    nodes.add(c);
+                    loops.add(Thread.ofPlatform().name("handshake-client-" + i).start(() -> {
+                        while (!stop.get()) {
+                            try {
+                                Peer p = c.connect(target).get(5, TimeUnit.SECONDS);
+                                p.disconnect();
+                            } catch (Exception e) {
+                                failed.incrementAndGet();
+                            }
+                        }
+                    }));
+                }
+                Thread.sleep(1_000); // warm-up: JIT, first handshakes
+                long opened0 = s.stats().connectionsOpened();
+                long t0 = System.nanoTime();
+                long failed0 = failed.get();
+                Thread.sleep((long) (seconds * 1000));
+                long opened1 = s.stats().connectionsOpened();
+                long t1 = System.nanoTime();
+                f.put("handshakes_per_s", (opened1 - opened0) / ((t1 - t0) / 1e9));
+                f.put("failed_connects", failed.get() - failed0);
+                f.put("handshake_failures", s.stats().handshakeFailures());
+            } finally {
+                stop.set(true);
+                for (Thread t : loops) {
+                    t.join(10_000);
+                }
+                for (ReliableUdpNode n : nodes) {
+                    n.close();
+                }
+            }
+        }
+    }
+}
