@@ -159,11 +159,13 @@ public final class X25519 {
                 throw new IllegalArgumentException("unexpected shared secret length " + secret.length);
             }
             return secret;
-        } catch (java.security.InvalidKeyException e) {
-            // the JDK refuses a public key whose shared secret is all zeros (a low-order point)
+        } catch (java.security.InvalidKeyException | java.security.spec.InvalidKeySpecException e) {
+            // the JDK refuses a public key whose shared secret is all zeros (a low-order point), or a u it cannot take
             throw new IllegalArgumentException("X25519 refused the public key", e);
-        } catch (GeneralSecurityException e) {
+        } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK lacks X25519", e);
+        } catch (GeneralSecurityException | RuntimeException e) {
+            throw new IllegalArgumentException("X25519 refused the public key", e);
         }
     }
 
