@@ -41,6 +41,7 @@ public final class HandshakeBench {
     private final List<String> modes;
     private final int clients;
     private final double seconds;
+    private final double warmup;
     private final int runs;
     private final Path out;
 
@@ -48,6 +49,7 @@ public final class HandshakeBench {
         modes = o.names("modes", "psk,identity", "security modes, one measurement each: plain, psk, identity, both");
         clients = o.integer("clients", 8, "client nodes connecting and disconnecting in a loop");
         seconds = o.seconds(5);
+        warmup = o.number("warmup", 10, "seconds of handshakes in every mode before the first measurement (the JIT compiles the X25519 arithmetic)");
         runs = o.runs(1);
         out = o.outDir(NAME);
     }
@@ -74,15 +76,19 @@ public final class HandshakeBench {
         params.put("modes", modes);
         params.put("clients", clients);
         params.put("seconds", seconds);
+        params.put("warmup_seconds", warmup);
         Report report = new Report(NAME, params);
         System.out.printf(Locale.ROOT, "handshakes: one server node, %d client nodes in this JVM looping connect/disconnect for %.0f s per mode; %s%n",
                 clients, seconds, LoadAverage.describe(LoadAverage.oneMinute()));
         Table table = new Table("mode", "run", "handshakes/s", "failed connects", "load");
+        for (String mode : modes) {
+            measure(mode, new LinkedHashMap<>(), warmup / modes.size()); // warm-up, not reported
+        }
         for (int run = 1; run <= runs; run++) {
             for (String mode : modes) {
                 Map<String, Object> f = report.run(mode, run);
                 double load = LoadAverage.oneMinute();
-                measure(mode, f);
+                measure(mode, f, seconds);
                 f.put("load_average", load);
                 table.row(mode, run, Table.number((double) f.get("handshakes_per_s")), f.get("failed_connects"), Table.number(load));
             }
@@ -95,7 +101,7 @@ public final class HandshakeBench {
         return line;
     }
 
-    private void measure(String mode, Map<String, Object> f) throws Exception {
+    private void measure(String mode, Map<String, Object> f, double measureSeconds) throws Exception {
         InetAddress lo = InetAddress.getLoopbackAddress();
         byte[] psk = new byte[32];
         new SecureRandom().nextBytes(psk);
@@ -142,7 +148,7 @@ public final class HandshakeBench {
                 long opened0 = s.stats().connectionsOpened();
                 long t0 = System.nanoTime();
                 long failed0 = failed.get();
-                Thread.sleep((long) (seconds * 1000));
+                Thread.sleep((long) (measureSeconds * 1000));
                 long opened1 = s.stats().connectionsOpened();
                 long t1 = System.nanoTime();
                 f.put("handshakes_per_s", (opened1 - opened0) / ((t1 - t0) / 1e9));
