@@ -126,8 +126,10 @@ public final class Connection implements Session.Output, Session.Input {
     private State state;
     private int salt;
     private long cookieTime = -1;
-    private @Nullable Aead sealer;
-    private @Nullable Aead opener;
+    /** The keys this end seals its frames with, updated every 2^20 frames (null in plain mode and before the keys). */
+    private @Nullable FrameKeys sealer;
+    /** The keys the peer's frames open with. */
+    private @Nullable FrameKeys opener;
     /** The replay window of encrypted frames (null in plain mode, whose frames are not protected against replay). */
     private final @Nullable ReplayWindow window;
     private long sendSequence;
@@ -326,8 +328,8 @@ public final class Connection implements Session.Output, Session.Input {
         c.unconfirmedUntil = unconfirmedDeadline(settings, cookieTime, now);
         c.authenticatedPeer = client;
         if (keys != null) {
-            c.sealer = new Aead(keys[1]);
-            c.opener = new Aead(keys[0]);
+            c.sealer = new FrameKeys(keys[1]);
+            c.opener = new FrameKeys(keys[0]);
             Arrays.fill(keys[0], (byte) 0);
             Arrays.fill(keys[1], (byte) 0);
         }
@@ -353,6 +355,13 @@ public final class Connection implements Session.Output, Session.Input {
     /** The peer's allow-list entry when the handshake authenticated it by its static key, else null. */
     public @Nullable AuthenticatedPeer authenticatedPeer() {
         return authenticatedPeer;
+    }
+
+    /** Frame key updates so far, both directions (spec 3.8, "Key update"). */
+    long keyUpdates() {
+        FrameKeys s = sealer;
+        FrameKeys o = opener;
+        return (s == null ? 0 : s.updates()) + (o == null ? 0 : o.updates());
     }
 
     /** Client: why the handshake failed (for the node's counters), or null. */
@@ -494,8 +503,8 @@ public final class Connection implements Session.Output, Session.Input {
                 countReceived(length);
                 byte[][] keys = h.keys();
                 if (keys != null) {
-                    sealer = new Aead(keys[0]);
-                    opener = new Aead(keys[1]);
+                    sealer = new FrameKeys(keys[0]);
+                    opener = new FrameKeys(keys[1]);
                     Arrays.fill(keys[0], (byte) 0);
                     Arrays.fill(keys[1], (byte) 0);
                 }
@@ -550,7 +559,8 @@ public final class Connection implements Session.Output, Session.Input {
                 events.onDrop(DropReason.REPLAYED);
                 return;
             }
-            Aead o = opener;
+            FrameKeys keys = opener;
+            Aead o = keys == null ? null : keys.opener(sequence);
             int n = o == null ? -1 : o.open(sequence, data, offset, header, aadTail,
                     data, offset + header, length - header, p, 0);
             if (n < 0) {
@@ -558,6 +568,7 @@ public final class Connection implements Session.Output, Session.Input {
                 return;
             }
             w.advance(sequence);
+            Objects.requireNonNull(keys).opened(sequence);
             body = p;
             bodyOff = 0;
             bodyLen = n;
@@ -899,9 +910,10 @@ public final class Connection implements Session.Output, Session.Input {
         WireCodec.putIntBE(h, 1, salt);
         int start;
         int total;
-        Aead s = sealer;
-        if (encrypted && s != null) {
+        FrameKeys keys = sealer;
+        if (encrypted && keys != null) {
             long sequence = sendSequence++;
+            Aead s = keys.sealer(sequence);
             WireCodec.putLongBE(h, 5, sequence);
             start = bodyOff - Protocol.FRAME_HEADER_ENCRYPTED;
             d.put(start, h, 0, Protocol.FRAME_HEADER_ENCRYPTED);
