@@ -12,28 +12,51 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * An attacker on the path records a whole encrypted connection (handshake and frames, client to
  * server), waits until it has ended, and sends the recording again from the client's address while
  * the recorded cookie is still within its lifetime. Nothing of it may count: no connection opens, no
- * message is delivered a second time, and the server's counters say why.
+ * message is delivered a second time, and the server's counters say why. In every mode, plain
+ * included: the cookie makes one connection whatever the mode (plain frames themselves carry no key,
+ * but without a connection they are frames from an unknown sender).
  */
 @Timeout(60)
 class RecordedSessionReplayTest {
 
     private static final int MESSAGES = 200;
 
-    @Test
-    void aRecordedSessionSentAgainOpensNothingAndDeliversNothingTwice() throws Exception {
-        byte[] psk = new byte[32];
-        new SecureRandom().nextBytes(psk);
+    /** The node settings of each mode: a pre-shared key, identities, both, or none (plain frames are not protected, the handshake is). */
+    private static NodeConfig.Builder mode(String mode, boolean server) throws Exception {
+        NodeConfig.Builder b = loopback();
+        if (mode.contains("psk")) {
+            b.preSharedKey(PSK);
+        }
+        if (mode.contains("identity")) {
+            b.identity(server ? SERVER : CLIENT)
+                    .allowedPeers(List.of(new PeerIdentity(server ? "client" : "server", (server ? CLIENT : SERVER).publicKey())));
+        }
+        return b;
+    }
+
+    private static final byte[] PSK = new byte[32];
+    private static final NodeIdentity SERVER = NodeIdentity.generate();
+    private static final NodeIdentity CLIENT = NodeIdentity.generate();
+
+    static {
+        new SecureRandom().nextBytes(PSK);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"psk", "identity", "psk+identity", "plain"})
+    void aRecordedSessionSentAgainOpensNothingAndDeliversNothingTwice(String mode) throws Exception {
         RecordingListener serverEvents = new RecordingListener();
-        try (ReliableUdpNode server = ReliableUdpNode.start(loopback().preSharedKey(psk).build(), serverEvents);
+        try (ReliableUdpNode server = ReliableUdpNode.start(mode(mode, true).build(), serverEvents);
              UdpProxy proxy = new UdpProxy(target(server))) {
-            try (ReliableUdpNode client = ReliableUdpNode.start(loopback().preSharedKey(psk).acceptIncoming(false).build(),
+            try (ReliableUdpNode client = ReliableUdpNode.start(mode(mode, false).acceptIncoming(false).build(),
                     new RecordingListener())) {
                 Peer p = client.connect(proxy.address()).get(5, TimeUnit.SECONDS);
                 List<CompletableFuture<Delivery>> sent = new ArrayList<>();
@@ -57,7 +80,7 @@ class RecordedSessionReplayTest {
             Thread.sleep(300);
 
             NodeStats stats = server.stats();
-            System.out.println("replayed " + recording.size() + " datagrams: connectionsOpened=" + stats.connectionsOpened()
+            System.out.println(mode + ": replayed " + recording.size() + " datagrams: connectionsOpened=" + stats.connectionsOpened()
                     + " messages=" + serverEvents.messages.size() + " handshakeFailures=" + stats.handshakeFailures()
                     + " dropped=" + stats.datagramsDropped());
             assertThat(stats.connectionsOpened()).as("connections the server opened").isEqualTo(1);
