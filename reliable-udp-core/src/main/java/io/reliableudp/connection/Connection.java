@@ -7,14 +7,13 @@ import io.reliableudp.message.SendCompletion;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One connection, client or server side: handshake (client side), framing and optional AEAD of
- * every packet after the handshake, replay window, keepalives and probes, timeout, disconnect. Owns the
- * {@link Session} (the message layer) of the connection. No sockets: datagrams come in through
- * {@link #receive} and go out through the {@link Transmitter}.
+ * One connection, client or server side: handshake (client side), keepalives and probes, timeout,
+ * disconnect; its frames are sealed, opened and checked against the replay window by its
+ * {@link FrameCodec}. Owns the {@link Session} (the message layer) of the connection. No sockets:
+ * datagrams come in through {@link #receive} and go out through the {@link Transmitter}.
  *
  * <p>One datagram buffer per connection: the session composes its packets in it behind room for this
  * layer's frame header ({@link #datagramBuffer()}, {@link #headroom()}), and the frame header is then
@@ -91,16 +90,13 @@ public final class Connection implements Session.Output, Session.Input {
     private final Events events;
     private final boolean encrypted;
     private final byte[] clientNonce;
-    private final byte[] aadTail = new byte[9];
 
     /** The connection's one datagram buffer: frames are composed, framed and sealed in it. */
     private ByteBuffer datagram;
-    /** Bytes reserved in front of every body in {@link #datagram}: the largest frame header of this mode. */
+    /** Bytes reserved in front of every body in {@link #datagram}: the frame header. */
     private final int headroom;
-    /** Where a frame header is encoded before it is put in front of the body. */
-    private final byte[] frameHeader = new byte[Protocol.FRAME_HEADER_ENCRYPTED];
-    /** Where an encrypted frame is opened (null in plain mode, which reads frames where they lie). */
-    private byte @Nullable [] plain;
+    /** Seals and opens this connection's frames; keeps its replay window. */
+    private final FrameCodec frames;
     private final byte[] handshake = new byte[Protocol.REQUEST_SIZE];
     /**
      * The largest datagram this connection sends now: the message layer's {@code datagramBudget} until
@@ -120,11 +116,6 @@ public final class Connection implements Session.Output, Session.Input {
     private int salt;
     private long cookieTime = -1;
     private int handshakeLength;
-    private @Nullable Aead sealer;
-    private @Nullable Aead opener;
-    /** The replay window of encrypted frames (null in plain mode, whose frames are not protected against replay). */
-    private final @Nullable ReplayWindow window;
-    private long sendSequence;
     private @Nullable Session session;
     private @Nullable DisconnectReason reason;
 
@@ -179,16 +170,13 @@ public final class Connection implements Session.Output, Session.Input {
         this.events = events;
         this.encrypted = settings.encrypted();
         this.clientNonce = clientNonce.clone();
-        this.aadTail[0] = (byte) Protocol.VERSION;
-        WireCodec.putLongBE(aadTail, 1, settings.protocolId());
         int budget = settings.message().datagramBudget();
         this.datagramBudget = budget;
-        this.headroom = encrypted ? Protocol.FRAME_HEADER_ENCRYPTED : Protocol.FRAME_HEADER_PLAIN;
+        this.frames = new FrameCodec(encrypted, settings.protocolId(), budget);
+        this.headroom = FrameCodec.HEADER;
         // room for a session whose configuration undercounts the overhead: it gets the clear error of send()
         int capacity = budget + Protocol.REQUEST_SIZE;
         this.datagram = frameBuffer(encrypted, capacity);
-        this.plain = encrypted ? new byte[budget] : null;
-        this.window = encrypted ? new ReplayWindow() : null;
         this.now = now;
         this.started = now;
         this.lastReceive = now;
@@ -305,8 +293,7 @@ public final class Connection implements Session.Output, Session.Input {
         c.cookieTime = cookieTime;
         c.unconfirmedUntil = unconfirmedDeadline(settings, cookieTime, now);
         if (keys != null) {
-            c.sealer = new Aead(keys.serverToClient());
-            c.opener = new Aead(keys.clientToServer());
+            c.frames.keys(new Aead(keys.serverToClient()), new Aead(keys.clientToServer()));
         }
         c.session = settings.sessions().create(settings.message(), now, c, c);
         c.sendFrame(Protocol.KEEPALIVE, c.headroom, 0);
@@ -428,8 +415,7 @@ public final class Connection implements Session.Output, Session.Input {
         byte[] psk = settings.preSharedKey();
         if (psk != null) {
             keys = Keys.derive(psk, settings.protocolId(), clientNonce, challenge.serverNonce());
-            sealer = new Aead(keys.clientToServer());
-            opener = new Aead(keys.serverToClient());
+            frames.keys(new Aead(keys.clientToServer()), new Aead(keys.serverToClient()));
         }
         salt = challenge.salt();
         challengedAt = now;
@@ -459,47 +445,13 @@ public final class Connection implements Session.Output, Session.Input {
             events.onDrop(DropReason.UNEXPECTED);
             return;
         }
-        int header = encrypted ? Protocol.FRAME_HEADER_ENCRYPTED : Protocol.FRAME_HEADER_PLAIN;
-        if (length < header + (encrypted ? Protocol.TAG_BYTES : 0)) {
-            events.onDrop(DropReason.MALFORMED);
+        int bodyLen = frames.open(data, offset, length, salt);
+        if (bodyLen < 0) {
+            events.onDrop(frames.dropReason());
             return;
         }
-        if (WireCodec.getIntBE(data, offset + 1) != salt) {
-            events.onDrop(DropReason.STALE_CONNECTION);
-            return;
-        }
-        byte[] body;
-        int bodyOff;
-        int bodyLen;
-        if (encrypted) {
-            long sequence = WireCodec.getLongBE(data, offset + 5);
-            ReplayWindow w = Objects.requireNonNull(window);
-            byte[] p = Objects.requireNonNull(plain);
-            if (length > p.length) {
-                // the peer's datagrams grew (its size probe was answered): at most the node's largest budget
-                p = new byte[length];
-                plain = p;
-            }
-            if (w.alreadyReceived(sequence)) {
-                events.onDrop(DropReason.REPLAYED);
-                return;
-            }
-            Aead o = opener;
-            int n = o == null ? -1 : o.open(sequence, data, offset, header, aadTail,
-                    data, offset + header, length - header, p, 0);
-            if (n < 0) {
-                events.onDrop(DropReason.DECRYPT_FAILED);
-                return;
-            }
-            w.advance(sequence);
-            body = p;
-            bodyOff = 0;
-            bodyLen = n;
-        } else {
-            body = data;
-            bodyOff = offset + header;
-            bodyLen = length - header;
-        }
+        byte[] body = frames.body();
+        int bodyOff = frames.bodyOffset();
         datagramsReceived++;
         bytesReceived += length;
         lastReceive = now;
@@ -791,8 +743,7 @@ public final class Connection implements Session.Output, Session.Input {
         cookieRefreshes++;
         state = State.REQUESTING;
         salt = 0;
-        sealer = null;
-        opener = null;
+        frames.clearKeys();
         handshakeLength = Handshake.encodeRequest(settings.protocolId(), settings.flags(), clientNonce, handshake);
         sendHandshake();
     }
@@ -806,34 +757,19 @@ public final class Connection implements Session.Output, Session.Input {
 
     /**
      * Frames the body at {@code datagram[bodyOff, bodyOff+bodyLen)} in place and transmits the frame:
-     * the header goes right in front of the body (type, salt, and in encrypted mode the sequence), and
-     * in encrypted mode the body is sealed where it lies, its tag after it.
+     * the header goes right in front of the body (type, salt, sequence), and in encrypted mode the body
+     * is sealed where it lies, its tag after it ({@link FrameCodec#seal}).
      */
     private void sendFrame(byte type, int bodyOff, int bodyLen) {
         sendFrame(datagram, type, bodyOff, bodyLen);
     }
 
     private void sendFrame(ByteBuffer d, byte type, int bodyOff, int bodyLen) {
-        byte[] h = frameHeader;
-        h[0] = type;
-        WireCodec.putIntBE(h, 1, salt);
-        int start;
-        int total;
-        Aead s = sealer;
-        if (encrypted && s != null) {
-            long sequence = sendSequence++;
-            WireCodec.putLongBE(h, 5, sequence);
-            start = bodyOff - Protocol.FRAME_HEADER_ENCRYPTED;
-            d.put(start, h, 0, Protocol.FRAME_HEADER_ENCRYPTED);
-            byte[] a = d.array();
-            int base = d.arrayOffset();
-            total = Protocol.FRAME_HEADER_ENCRYPTED + s.seal(sequence, a, base + start, Protocol.FRAME_HEADER_ENCRYPTED,
-                    aadTail, a, base + bodyOff, bodyLen, a, base + bodyOff);
-        } else {
-            start = bodyOff - Protocol.FRAME_HEADER_PLAIN;
-            d.put(start, h, 0, Protocol.FRAME_HEADER_PLAIN);
-            total = Protocol.FRAME_HEADER_PLAIN + bodyLen;
+        int total = frames.seal(d, type, salt, bodyOff, bodyLen);
+        if (total < 0) {
+            return; // encrypted without keys: no frame goes before the challenge brought them
         }
+        int start = bodyOff - FrameCodec.HEADER;
         lastSend = now;
         datagramsSent++;
         bytesSent += total;

@@ -141,4 +141,13 @@ final class ConnectionTestSupport {
         Keys keys = settings.preSharedKey() == null ? null : Keys.derive(settings.preSharedKey(), settings.protocolId(), cn, sn);
         return Connection.server(settings, r, r, response, keys, 0, 0.0);
     }
+
+    /**
+     * Sets the sequence of a plain frame (bytes 5-12) in place and returns it: a frame sent again must
+     * carry a new sequence, or the replay window drops it as old.
+     */
+    static byte[] sequenced(byte[] frame, long sequence) {
+        io.reliableudp.internal.WireCodec.putLongBE(frame, 5, sequence);
+        return frame;
+    }
 }

@@ -24,7 +24,7 @@ class VersionMismatchTest {
 
     @Test
     void aVersionOneRequestIsDeniedAsAnotherProtocol() throws Exception {
-        assertThat(WireForTests.VERSION).isEqualTo(2);
+        assertThat(WireForTests.VERSION).isEqualTo(3);
         RecordingListener events = new RecordingListener();
         try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), events);
                 DatagramChannel client = DatagramChannel.open()) {
@@ -44,7 +44,7 @@ class VersionMismatchTest {
             in.get(denied);
             assertThat(denied).hasSize(19);
             assertThat(denied[0]).as("type DENIED").isEqualTo((byte) 4);
-            assertThat(denied[1]).as("the server's version").isEqualTo((byte) 2);
+            assertThat(denied[1]).as("the server's version").isEqualTo((byte) WireForTests.VERSION);
             assertThat(Arrays.copyOfRange(denied, 2, 18)).as("the client's nonce, echoed").isEqualTo(nonce);
             assertThat(denied[18]).as("reason: protocol id or version differ").isEqualTo((byte) 3);
             assertThat(server.stats().datagramsDropped()).containsEntry("wrong_protocol", 1L);
