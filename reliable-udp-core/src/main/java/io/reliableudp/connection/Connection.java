@@ -7,15 +7,14 @@ import io.reliableudp.message.SendCompletion;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One connection, client or server side: the client handshake's timers (its packets and keys are
- * {@link ClientHandshake}'s), framing and optional AEAD of
- * every packet after the handshake, replay window, keepalives and probes, timeout, disconnect. Owns the
- * {@link Session} (the message layer) of the connection. No sockets: datagrams come in through
- * {@link #receive} and go out through the {@link Transmitter}.
+ * {@link ClientHandshake}'s), keepalives and probes, timeout, disconnect; its frames are sealed, opened
+ * and checked against the replay window by its {@link FrameCodec}. Owns the {@link Session} (the
+ * message layer) of the connection. No sockets: datagrams come in through {@link #receive} and go out
+ * through the {@link Transmitter}.
  *
  * <p>One datagram buffer per connection: the session composes its packets in it behind room for this
  * layer's frame header ({@link #datagramBuffer()}, {@link #headroom()}), and the frame header is then
@@ -99,16 +98,13 @@ public final class Connection implements Session.Output, Session.Input {
     private @Nullable AuthenticatedPeer authenticatedPeer;
     /** Client: why the handshake failed, when it did. */
     private @Nullable HandshakeFailure handshakeFailure;
-    private final byte[] aadTail = new byte[9];
 
     /** The connection's one datagram buffer: frames are composed, framed and sealed in it. */
     private ByteBuffer datagram;
-    /** Bytes reserved in front of every body in {@link #datagram}: the largest frame header of this mode. */
+    /** Bytes reserved in front of every body in {@link #datagram}: the frame header. */
     private final int headroom;
-    /** Where a frame header is encoded before it is put in front of the body. */
-    private final byte[] frameHeader = new byte[Protocol.FRAME_HEADER_ENCRYPTED];
-    /** Where an encrypted frame is opened (null in plain mode, which reads frames where they lie). */
-    private byte @Nullable [] plain;
+    /** Seals and opens this connection's frames; keeps its replay window and its frame keys. */
+    private final FrameCodec frames;
     /**
      * The largest datagram this connection sends now: the message layer's {@code datagramBudget} until
      * a size probe of a larger one was answered ({@link #discoverDatagramBudget}).
@@ -126,13 +122,6 @@ public final class Connection implements Session.Output, Session.Input {
     private State state;
     private int salt;
     private long cookieTime = -1;
-    /** The keys this end seals its frames with, updated every 2^20 frames (null in plain mode and before the keys). */
-    private @Nullable FrameKeys sealer;
-    /** The keys the peer's frames open with. */
-    private @Nullable FrameKeys opener;
-    /** The replay window of encrypted frames (null in plain mode, whose frames are not protected against replay). */
-    private final @Nullable ReplayWindow window;
-    private long sendSequence;
     private @Nullable Session session;
     private @Nullable DisconnectReason reason;
 
@@ -185,16 +174,13 @@ public final class Connection implements Session.Output, Session.Input {
         this.transmitter = transmitter;
         this.events = events;
         this.encrypted = settings.encrypted();
-        this.aadTail[0] = (byte) Protocol.VERSION;
-        WireCodec.putLongBE(aadTail, 1, settings.protocolId());
         int budget = settings.message().datagramBudget();
         this.datagramBudget = budget;
-        this.headroom = encrypted ? Protocol.FRAME_HEADER_ENCRYPTED : Protocol.FRAME_HEADER_PLAIN;
+        this.frames = new FrameCodec(encrypted, settings.protocolId(), budget);
+        this.headroom = FrameCodec.HEADER;
         // room for a session whose configuration undercounts the overhead: it gets the clear error of send()
         int capacity = budget + Protocol.REQUEST_SIZE;
         this.datagram = frameBuffer(encrypted, capacity);
-        this.plain = encrypted ? new byte[budget] : null;
-        this.window = encrypted ? new ReplayWindow() : null;
         this.now = now;
         this.started = now;
         this.lastReceive = now;
@@ -328,8 +314,7 @@ public final class Connection implements Session.Output, Session.Input {
         c.unconfirmedUntil = unconfirmedDeadline(settings, cookieTime, now);
         c.authenticatedPeer = client;
         if (keys != null) {
-            c.sealer = new FrameKeys(keys[1]);
-            c.opener = new FrameKeys(keys[0]);
+            c.frames.keys(new FrameKeys(keys[1]), new FrameKeys(keys[0]));
             Arrays.fill(keys[0], (byte) 0);
             Arrays.fill(keys[1], (byte) 0);
         }
@@ -359,9 +344,7 @@ public final class Connection implements Session.Output, Session.Input {
 
     /** Frame key updates so far, both directions (spec 3.8, "Key update"). */
     long keyUpdates() {
-        FrameKeys s = sealer;
-        FrameKeys o = opener;
-        return (s == null ? 0 : s.updates()) + (o == null ? 0 : o.updates());
+        return frames.keyUpdates();
     }
 
     /** Client: why the handshake failed (for the node's counters), or null. */
@@ -503,8 +486,7 @@ public final class Connection implements Session.Output, Session.Input {
                 countReceived(length);
                 byte[][] keys = h.keys();
                 if (keys != null) {
-                    sealer = new FrameKeys(keys[0]);
-                    opener = new FrameKeys(keys[1]);
+                    frames.keys(new FrameKeys(keys[0]), new FrameKeys(keys[1]));
                     Arrays.fill(keys[0], (byte) 0);
                     Arrays.fill(keys[1], (byte) 0);
                 }
@@ -534,49 +516,13 @@ public final class Connection implements Session.Output, Session.Input {
             events.onDrop(DropReason.UNEXPECTED);
             return;
         }
-        int header = encrypted ? Protocol.FRAME_HEADER_ENCRYPTED : Protocol.FRAME_HEADER_PLAIN;
-        if (length < header + (encrypted ? Protocol.TAG_BYTES : 0)) {
-            events.onDrop(DropReason.MALFORMED);
+        int bodyLen = frames.open(data, offset, length, salt);
+        if (bodyLen < 0) {
+            events.onDrop(frames.dropReason());
             return;
         }
-        if (WireCodec.getIntBE(data, offset + 1) != salt) {
-            events.onDrop(DropReason.STALE_CONNECTION);
-            return;
-        }
-        byte[] body;
-        int bodyOff;
-        int bodyLen;
-        if (encrypted) {
-            long sequence = WireCodec.getLongBE(data, offset + 5);
-            ReplayWindow w = Objects.requireNonNull(window);
-            byte[] p = Objects.requireNonNull(plain);
-            if (length > p.length) {
-                // the peer's datagrams grew (its size probe was answered): at most the node's largest budget
-                p = new byte[length];
-                plain = p;
-            }
-            if (w.alreadyReceived(sequence)) {
-                events.onDrop(DropReason.REPLAYED);
-                return;
-            }
-            FrameKeys keys = opener;
-            Aead o = keys == null ? null : keys.opener(sequence);
-            int n = o == null ? -1 : o.open(sequence, data, offset, header, aadTail,
-                    data, offset + header, length - header, p, 0);
-            if (n < 0) {
-                events.onDrop(DropReason.DECRYPT_FAILED);
-                return;
-            }
-            w.advance(sequence);
-            Objects.requireNonNull(keys).opened(sequence);
-            body = p;
-            bodyOff = 0;
-            bodyLen = n;
-        } else {
-            body = data;
-            bodyOff = offset + header;
-            bodyLen = length - header;
-        }
+        byte[] body = frames.body();
+        int bodyOff = frames.bodyOffset();
         datagramsReceived++;
         bytesReceived += length;
         lastReceive = now;
@@ -877,6 +823,7 @@ public final class Connection implements Session.Output, Session.Input {
         cookieRefreshes++;
         state = State.REQUESTING;
         salt = 0;
+        frames.clearKeys();
         ClientHandshake h = handshake;
         if (h != null) {
             h.requestAgain();
@@ -897,35 +844,19 @@ public final class Connection implements Session.Output, Session.Input {
 
     /**
      * Frames the body at {@code datagram[bodyOff, bodyOff+bodyLen)} in place and transmits the frame:
-     * the header goes right in front of the body (type, salt, and in encrypted mode the sequence), and
-     * in encrypted mode the body is sealed where it lies, its tag after it.
+     * the header goes right in front of the body (type, salt, sequence), and in encrypted mode the body
+     * is sealed where it lies, its tag after it ({@link FrameCodec#seal}).
      */
     private void sendFrame(byte type, int bodyOff, int bodyLen) {
         sendFrame(datagram, type, bodyOff, bodyLen);
     }
 
     private void sendFrame(ByteBuffer d, byte type, int bodyOff, int bodyLen) {
-        byte[] h = frameHeader;
-        h[0] = type;
-        WireCodec.putIntBE(h, 1, salt);
-        int start;
-        int total;
-        FrameKeys keys = sealer;
-        if (encrypted && keys != null) {
-            long sequence = sendSequence++;
-            Aead s = keys.sealer(sequence);
-            WireCodec.putLongBE(h, 5, sequence);
-            start = bodyOff - Protocol.FRAME_HEADER_ENCRYPTED;
-            d.put(start, h, 0, Protocol.FRAME_HEADER_ENCRYPTED);
-            byte[] a = d.array();
-            int base = d.arrayOffset();
-            total = Protocol.FRAME_HEADER_ENCRYPTED + s.seal(sequence, a, base + start, Protocol.FRAME_HEADER_ENCRYPTED,
-                    aadTail, a, base + bodyOff, bodyLen, a, base + bodyOff);
-        } else {
-            start = bodyOff - Protocol.FRAME_HEADER_PLAIN;
-            d.put(start, h, 0, Protocol.FRAME_HEADER_PLAIN);
-            total = Protocol.FRAME_HEADER_PLAIN + bodyLen;
+        int total = frames.seal(d, type, salt, bodyOff, bodyLen);
+        if (total < 0) {
+            return; // encrypted without keys: no frame goes before the challenge brought them
         }
+        int start = bodyOff - FrameCodec.HEADER;
         lastSend = now;
         datagramsSent++;
         bytesSent += total;

@@ -16,6 +16,8 @@ public enum DropReason {
     TOO_LARGE("too_large"),
     /** Refused to bound the work or memory an address can cause. */
     RATE_LIMITED("rate_limited"),
+    /** A handshake datagram beyond the budget of its source address (one source may not spend the node's). */
+    SOURCE_RATE_LIMITED("source_rate_limited"),
     /** Carries the salt of another (earlier) connection of the same address. */
     STALE_CONNECTION("stale_connection"),
     /** A valid packet that makes no sense in the current state (e.g. a challenge nobody asked for). */

@@ -56,10 +56,17 @@ final class Protocol {
     /** type, version, client nonce, reason. */
     public static final int DENIED_SIZE = 1 + 1 + NONCE_BYTES + 1;
 
-    /** Header of a connected frame in plain mode: type, salt. */
-    public static final int FRAME_HEADER_PLAIN = 1 + 4;
-    /** Header of a connected frame in encrypted mode: type, salt, 64-bit sequence. */
-    public static final int FRAME_HEADER_ENCRYPTED = 1 + 4 + 8;
+    /**
+     * Header of a connected frame, in both modes: type, salt, 64-bit sequence (spec 3.7). Plain frames
+     * carry the sequence too, so that an old datagram is recognised as old (spec 3.9): 8 bytes as in
+     * encrypted mode, one layout for both, and a sequence that never wraps (4 bytes would wrap after
+     * about 70 minutes at a million datagrams a second, after which a recording looks new again).
+     */
+    public static final int FRAME_HEADER = 1 + 4 + 8;
+    /** Header of a connected frame in plain mode: {@link #FRAME_HEADER}. */
+    public static final int FRAME_HEADER_PLAIN = FRAME_HEADER;
+    /** Header of a connected frame in encrypted mode: {@link #FRAME_HEADER}. */
+    public static final int FRAME_HEADER_ENCRYPTED = FRAME_HEADER;
 
     /** Disconnect packets sent when a connection is closed (they may be lost: send several). */
     public static final int REDUNDANT_DISCONNECTS = 10;
@@ -112,7 +119,7 @@ final class Protocol {
 
     /** Bytes a connected frame adds around the message-layer bytes (header, plus tag when encrypted). */
     public static int frameOverhead(boolean encrypted) {
-        return encrypted ? FRAME_HEADER_ENCRYPTED + TAG_BYTES : FRAME_HEADER_PLAIN;
+        return encrypted ? FRAME_HEADER + TAG_BYTES : FRAME_HEADER;
     }
 
     /** Whether a type byte is a connected frame. */

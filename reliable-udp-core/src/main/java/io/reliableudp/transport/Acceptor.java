@@ -16,6 +16,8 @@ import java.nio.ByteBuffer;
  * synchronized): one token bucket and one cookie key per node, and handshakes are a small share of the
  * work. A datagram without a handshake's shape (its exact length and the magic) is dropped as
  * malformed before it takes a token, so a flood of garbage cannot spend the budget real clients need.
+ * Before the global bucket, each source address has a budget of its own ({@link SourceBudget}), so
+ * that one source cannot spend the global one.
  */
 final class Acceptor {
 
@@ -41,11 +43,13 @@ final class Acceptor {
     private volatile double burst = HANDSHAKE_BURST;
     private double tokens = HANDSHAKE_BURST;
     private double tokensAt;
+    private final SourceBudget sources;
 
-    Acceptor(DatagramNode node, HandshakeServer handshake, PeerTable peers) {
+    Acceptor(DatagramNode node, HandshakeServer handshake, PeerTable peers, java.util.random.RandomGenerator random) {
         this.node = node;
         this.handshake = handshake;
         this.peers = peers;
+        this.sources = new SourceBudget(random);
     }
 
     /** Whether this datagram type is the acceptor's (a request or a response). */
@@ -60,6 +64,10 @@ final class Acceptor {
     synchronized void onHandshake(IoLane lane, InetSocketAddress from, byte[] data, int length, double now) {
         if (!HandshakeServer.hasHandshakeShape(data, 0, length)) {
             node.countDrop(DropReason.MALFORMED); // before the token bucket and any crypto
+            return;
+        }
+        if (!sources.take(from.getAddress(), now)) {
+            node.countDrop(DropReason.SOURCE_RATE_LIMITED); // before the global bucket: it costs the others nothing
             return;
         }
         if (!takeToken(now)) {
@@ -82,6 +90,16 @@ final class Acceptor {
     void budget(double perSecond, double burstAllowance) {
         this.rate = perSecond;
         this.burst = burstAllowance;
+    }
+
+    /** Changes the per-source handshake budget; {@code loopbackToo} limits loopback sources as well (tests). */
+    synchronized void sourceBudget(double perSecond, double burstAllowance, boolean loopbackToo) {
+        sources.budget(perSecond, burstAllowance, loopbackToo);
+    }
+
+    /** The bucket {@code address} shares with other addresses of the per-source budget (tests). */
+    synchronized int sourceSlot(java.net.InetAddress address) {
+        return sources.slot(address);
     }
 
     /** Token bucket of {@link #HANDSHAKES_PER_SECOND}. */

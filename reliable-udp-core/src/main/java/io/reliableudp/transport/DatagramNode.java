@@ -110,7 +110,7 @@ final class DatagramNode implements ReliableUdpNode {
                 countFailure(failure);
             }
         });
-        this.acceptor = new Acceptor(this, handshake, peers);
+        this.acceptor = new Acceptor(this, handshake, peers, random);
         this.lanes = new IoLane[ports.length];
         for (int i = 0; i < ports.length; i++) {
             lanes[i] = new IoLane(this, i, ports[i], listener, tick);
@@ -149,7 +149,29 @@ final class DatagramNode implements ReliableUdpNode {
             lane.loop.start();
         }
         LOG.log(Level.DEBUG, () -> "reliable-udp node started on " + node.localAddress + " with " + config);
+        if (opensToAnyone(config, node.localAddress)) {
+            LOG.log(Level.WARNING, openNodeWarning(node.localAddress));
+        }
         return node;
+    }
+
+    /**
+     * Whether a node with {@code config} bound to {@code address} accepts connections from peers it
+     * cannot authenticate (no pre-shared key or identity, incoming connections accepted) on an address
+     * other hosts can reach (not loopback; the wildcard address counts as reachable).
+     */
+    static boolean opensToAnyone(NodeConfig config, InetSocketAddress address) {
+        return config.acceptIncoming() && !config.encrypted() && !address.getAddress().isLoopbackAddress();
+    }
+
+    /** The warning a node logs at start when {@link #opensToAnyone}: what it means and what fixes it. */
+    static String openNodeWarning(InetSocketAddress address) {
+        return "reliable-udp node on " + address + " accepts connections from any peer without authentication"
+                + " (no pre-shared key or identity) on a non-loopback address: anyone who reaches it can connect and send"
+                + " it messages, and anyone on the path can read and forge the traffic. Set a pre-shared key"
+                + " (NodeConfig.Builder.preSharedKey, or reliable-udp.security.pre-shared-key in Spring) or an identity,"
+                + " bind a loopback address, or set acceptIncoming(false) (reliable-udp.accept-incoming=false)"
+                + " for a node that only connects out";
     }
 
     /** {@code first} and, for {@link NodeConfig#ioThreads()} above 1, its siblings; fewer (logged) when the OS refuses. */
@@ -383,6 +405,16 @@ final class DatagramNode implements ReliableUdpNode {
     /** Changes the handshake budget (tests use a small one to make a flood deterministic). */
     void handshakeBudget(double perSecond, double burst) {
         acceptor.budget(perSecond, burst);
+    }
+
+    /** Changes the per-source handshake budget; {@code loopbackToo} limits loopback sources as well (tests). */
+    void sourceHandshakeBudget(double perSecond, double burst, boolean loopbackToo) {
+        acceptor.sourceBudget(perSecond, burst, loopbackToo);
+    }
+
+    /** The bucket of the per-source handshake budget that {@code address} falls in (tests). */
+    int sourceBudgetSlot(java.net.InetAddress address) {
+        return acceptor.sourceSlot(address);
     }
 
     /**

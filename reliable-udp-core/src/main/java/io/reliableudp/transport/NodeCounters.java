@@ -66,7 +66,7 @@ final class NodeCounters {
     /** Drops of datagrams that are not (or not yet) a peer's: what a flood produces. */
     private static boolean foreign(DropReason reason) {
         return switch (reason) {
-            case MALFORMED, TOO_LARGE, UNKNOWN_SENDER, RATE_LIMITED -> true;
+            case MALFORMED, TOO_LARGE, UNKNOWN_SENDER, RATE_LIMITED, SOURCE_RATE_LIMITED -> true;
             default -> false;
         };
     }

@@ -10,7 +10,7 @@ import java.util.Map;
  * @param datagramsReceived datagrams read from the socket
  * @param bytesSent bytes written to the socket, or handed to the link conditioner as above
  * @param bytesReceived bytes read from the socket
- * @param datagramsDropped datagrams dropped, by reason (e.g. "malformed", "unknown_sender", "replayed", "decrypt_failed", "wrong_protocol", "too_large", "rate_limited")
+ * @param datagramsDropped datagrams dropped, by reason (e.g. "malformed", "unknown_sender", "replayed", "decrypt_failed", "wrong_protocol", "too_large", "rate_limited", "source_rate_limited")
  * @param handshakeFailures failed handshakes, by reason
  * @param connections connections right now (connecting or connected)
  * @param connectionsOpened connections that completed a handshake

@@ -142,4 +142,13 @@ final class ConnectionTestSupport {
         byte[][] keys = settings.preSharedKey() == null ? null : Transcript.hkdf(settings.preSharedKey(), sn);
         return Connection.server(settings, r, r, 0x5a17, keys, null, null, 0, 0.0);
     }
+
+    /**
+     * Sets the sequence of a plain frame (bytes 5-12) in place and returns it: a frame sent again must
+     * carry a new sequence, or the replay window drops it as old.
+     */
+    static byte[] sequenced(byte[] frame, long sequence) {
+        io.reliableudp.internal.WireCodec.putLongBE(frame, 5, sequence);
+        return frame;
+    }
 }

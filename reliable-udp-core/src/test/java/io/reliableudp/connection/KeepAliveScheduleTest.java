@@ -48,6 +48,7 @@ class KeepAliveScheduleTest {
         byte[] peerKeepalive = gated.recorder().sent.get(0).clone();
         assertThat(peerKeepalive[0]).isEqualTo(Protocol.KEEPALIVE);
         Random random = new Random(seed);
+        long peerSequence = 0;
         double heardUntil = 8 + random.nextDouble() * 4; // then the peer falls silent: both must time out
         double housekeeping = gated.connection().nextHousekeeping();
         int gatedUpdates = 0;
@@ -57,6 +58,7 @@ class KeepAliveScheduleTest {
             // events between ticks, at the same times on both sides
             double t = now - TICK * random.nextDouble();
             if (t < heardUntil && random.nextInt(4) == 0) {
+                ConnectionTestSupport.sequenced(peerKeepalive, ++peerSequence);
                 gated.connection().receive(peerKeepalive, 0, peerKeepalive.length, t);
                 every.connection().receive(peerKeepalive, 0, peerKeepalive.length, t);
             }
@@ -97,10 +99,12 @@ class KeepAliveScheduleTest {
         int keepalives = 0;
         double housekeeping = idle.connection().nextHousekeeping();
         byte[] peerKeepalive = idle.recorder().sent.get(0).clone();
+        long peerSequence = 0;
         // the peer's keepalives (1 to 1.125 intervals apart) keep it alive; nothing else happens for 10 s
         double peerNext = 0.3;
         for (double now = TICK; now < 10.0001; now += TICK) {
             while (peerNext <= now) {
+                ConnectionTestSupport.sequenced(peerKeepalive, ++peerSequence);
                 idle.connection().receive(peerKeepalive, 0, peerKeepalive.length, peerNext);
                 peerNext += 1.1;
             }

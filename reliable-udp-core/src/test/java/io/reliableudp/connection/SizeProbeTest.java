@@ -16,6 +16,9 @@ class SizeProbeTest {
 
     private static final int SALT = 0x5a17;
 
+    /** The sequence of the next frame forged here: each one new, as the peer's frames are. */
+    private static final java.util.concurrent.atomic.AtomicLong SEQUENCE = new java.util.concurrent.atomic.AtomicLong();
+
     /** A plain frame of {@code length} bytes: KEEPALIVE, the salt, the flags, zeros after them. */
     private static byte[] keepalive(int length, int flags) {
         byte[] f = new byte[length];
@@ -24,6 +27,7 @@ class SizeProbeTest {
         f[2] = (byte) (SALT >>> 16);
         f[3] = (byte) (SALT >>> 8);
         f[4] = (byte) SALT;
+        ConnectionTestSupport.sequenced(f, SEQUENCE.incrementAndGet());
         f[Protocol.FRAME_HEADER_PLAIN] = (byte) flags;
         return f;
     }
@@ -64,6 +68,7 @@ class SizeProbeTest {
         assertThat(a[Protocol.FRAME_HEADER_PLAIN]).isEqualTo((byte) Protocol.KEEPALIVE_SIZE_ANSWER);
         assertThat(answeredSize(a)).isEqualTo(3_000);
         // an answer is not answered, and changes nothing when nothing was probed
+        ConnectionTestSupport.sequenced(a, SEQUENCE.incrementAndGet());
         c.receive(a, 0, a.length, 0.2);
         assertThat(r.sent).hasSize(before + 1);
         assertThat(c.datagramBudget()).isEqualTo(1200);

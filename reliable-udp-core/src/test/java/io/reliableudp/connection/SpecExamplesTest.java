@@ -48,16 +48,22 @@ class SpecExamplesTest {
     void plainDatagramMatchesTheSpec() {
         Exchange x = Exchange.run(null);
         assertDumpMatches("plain", x.datagram);
-        assertThat(x.datagram.length).isEqualTo(5 + 4 + 9 + 6);
+        assertThat(x.datagram.length).isEqualTo(13 + 4 + 9 + 6);
 
         // section 1: a version-1 receiver reads an over-long varint (85 00 = 5) by its value
         byte[] next = x.datagram.clone();
-        next[6] = 1;                   // packet sequence 1; the ack (difference 1) still names the server's packet 0
-        next[8] = 1;
+        next[12]++;                    // the client's next frame sequence
+        next[14] = 1;                  // packet sequence 1; the ack (difference 1) still names the server's packet 0
+        next[16] = 1;
         byte[] frames = HexFormat.ofDelimiter(" ").parseHex("00 02 00 85 00 61 67 61 69 6e"); // MSG ch 0, id 2, "again"
-        byte[] overlong = concat(Arrays.copyOf(next, 9), frames);
+        byte[] overlong = concat(Arrays.copyOf(next, 17), frames);
         java.util.Objects.requireNonNull(x.server).receive(overlong, 0, overlong.length, 0.008);
         assertThat(x.serverGot).extracting(SpecExamplesTest::text).containsExactly("hello", "world", "again");
+
+        // section 3.9: the same datagram again is dropped by the replay window, in plain mode too
+        x.server.receive(overlong, 0, overlong.length, 0.009);
+        assertThat(x.serverDrops).containsExactly(DropReason.REPLAYED);
+        assertThat(x.serverGot).hasSize(3);
     }
 
     @Test
@@ -102,7 +108,9 @@ class SpecExamplesTest {
 
         // the sealed body is the same packet-layer packet the plain example carries in the clear
         Exchange plain = Exchange.run(null);
-        assertThat(body).isEqualTo(Arrays.copyOfRange(plain.datagram, 5, plain.datagram.length));
+        assertThat(body).isEqualTo(Arrays.copyOfRange(plain.datagram, 13, plain.datagram.length));
+        // and the header is the plain one's but for nothing: type, salt, sequence
+        assertThat(Arrays.copyOf(d, 13)).isEqualTo(Arrays.copyOf(plain.datagram, 13));
         assertThat(d.length).isEqualTo(13 + body.length + 16);
 
         assertDumpMatches("challenge", sealed.challenge);
@@ -122,6 +130,7 @@ class SpecExamplesTest {
         byte[] datagram = new byte[0];
         @Nullable Connection server;
         List<byte[]> serverGot = new ArrayList<>();
+        List<DropReason> serverDrops = List.of();
 
         static Exchange run(byte @Nullable [] psk) {
             Exchange x = new Exchange();
@@ -172,6 +181,7 @@ class SpecExamplesTest {
             assertThat(serverGot).extracting(SpecExamplesTest::text).containsExactly("hello", "world");
             assertThat(c.drops).isEmpty();
             assertThat(s.drops).isEmpty();
+            x.serverDrops = s.drops;
             assertThat(reporter.drops + reporter.failures).isZero();
             return x;
         }

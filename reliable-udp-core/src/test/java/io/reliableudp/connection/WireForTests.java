@@ -12,6 +12,8 @@ public final class WireForTests {
     public static final byte KEEPALIVE = Protocol.KEEPALIVE;
     public static final byte PAYLOAD = Protocol.PAYLOAD;
     public static final int VERSION = Protocol.VERSION;
+    /** Header of a connected frame (type, salt, sequence), in both modes. */
+    public static final int FRAME_HEADER = Protocol.FRAME_HEADER;
     public static final int REQUEST_SIZE = Protocol.REQUEST_SIZE;
     public static final int RESPONSE_SIZE = Protocol.RESPONSE_SIZE;
 

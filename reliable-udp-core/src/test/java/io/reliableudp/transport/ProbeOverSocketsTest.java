@@ -33,7 +33,7 @@ class ProbeOverSocketsTest {
 
     /** Spec 3.7: KEEPALIVE's type, the plain frame header (type, salt), the PROBE flag of its body. */
     private static final byte KEEPALIVE = 5;
-    private static final int HEADER = 5;
+    private static final int HEADER = io.reliableudp.connection.WireForTests.FRAME_HEADER;
     private static final int PROBE = 0x01;
 
     @Test
@@ -122,6 +122,8 @@ class ProbeOverSocketsTest {
         private final DatagramChannel channel;
         private final InetSocketAddress to;
         private final ByteBuffer in = ByteBuffer.allocate(2048);
+        /** The sequence of the next frame written here: past any the connection object sent before. */
+        private long sequence = 1_000;
 
         Raw(DatagramChannel channel, InetSocketAddress to) {
             this.channel = channel;
@@ -142,6 +144,7 @@ class ProbeOverSocketsTest {
             byte[] f = new byte[HEADER + body.length];
             f[0] = KEEPALIVE;
             WireCodec.putIntBE(f, 1, salt);
+            WireCodec.putLongBE(f, 5, sequence++);
             System.arraycopy(body, 0, f, HEADER, body.length);
             transmit(f, 0, f.length);
         }
