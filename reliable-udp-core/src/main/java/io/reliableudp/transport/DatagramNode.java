@@ -168,8 +168,10 @@ final class DatagramNode implements ReliableUdpNode {
     static String openNodeWarning(InetSocketAddress address) {
         return "reliable-udp node on " + address + " accepts connections from any peer without authentication"
                 + " (no pre-shared key or identity) on a non-loopback address: anyone who reaches it can connect and send"
-                + " it messages, and anyone on the path can read and forge the traffic. Set a pre-shared key"
-                + " (NodeConfig.Builder.preSharedKey, or reliable-udp.security.pre-shared-key in Spring) or an identity,"
+                + " it messages, and anyone on the path can read and forge the traffic. Set an identity and an allow-list"
+                + " (NodeConfig.Builder.identity and allowedPeers; in Spring reliable-udp.security.identity.* and"
+                + " reliable-udp.security.allowed-peers.*) or a pre-shared key (NodeConfig.Builder.preSharedKey;"
+                + " reliable-udp.security.pre-shared-key),"
                 + " bind a loopback address, or set acceptIncoming(false) (reliable-udp.accept-incoming=false)"
                 + " for a node that only connects out";
     }
