@@ -126,7 +126,7 @@ final class Acceptor {
                     c.disconnect(DisconnectReason.CLOSED_BY_PEER, "the peer reconnected from the same address", false, now);
                 }
             } finally {
-                existing.lock.unlock();
+                existing.unlock();
             }
         }
         NodeConfig config = node.config();
@@ -144,7 +144,7 @@ final class Acceptor {
             node.connected(peer);
             node.post(NodeEvents.Event.connected(peer));
         } finally {
-            peer.lock.unlock();
+            peer.unlock();
         }
     }
 }

@@ -484,7 +484,7 @@ final class DatagramNode implements ReliableUdpNode {
                 return CompletableFuture.failedFuture(e);
             }
         } finally {
-            peer.lock.unlock();
+            peer.unlock();
         }
         CompletableFuture<Peer> f = peer.connectFuture();
         if (f == null) {
