@@ -138,7 +138,10 @@ final class Acceptor {
         NodePeer peer = new NodePeer(node, lane, from, false);
         peer.lock.lock();
         try {
-            peers.addServer(peer);
+            if (!peers.addServer(peer)) {
+                node.countDrop(DropReason.UNEXPECTED); // this node began connecting to that address meanwhile
+                return;
+            }
             node.counters().connectionsOpened.increment();
             peer.attach(Connection.server(node.settings(), peer, peer, verified, now), true);
             node.connected(peer);
