@@ -177,7 +177,7 @@ class ReceivePauseTest {
         try (ReliableUdpNode server = ReliableUdpNode.start(config(messages(64 * 1024, 256)).build(), serverEvents, network.open());
              ReliableUdpNode held = ReliableUdpNode.start(config(messages(64 * 1024, 256)).acceptIncoming(false).build(),
                      new RecordingListener(), network.open());
-             ReliableUdpNode other = ReliableUdpNode.start(config(messages(64 * 1024, 256)).acceptIncoming(false).build(),
+             ReliableUdpNode other = ReliableUdpNode.start(config(messages(64 * 1024, 4096)).acceptIncoming(false).build(),
                      new RecordingListener(), network.open())) {
             Peer heldToServer = held.connect(server.localAddress()).get(5, TimeUnit.SECONDS);
             await().atMost(WAIT).until(() -> server.peers().size() == 1);
