@@ -31,6 +31,8 @@ final class Receiver {
     long heldBytes;
     /** Bytes the pool gave the packet being applied (reconciled with what it really added afterwards). */
     private long reservedForPacket;
+    /** While a packet is applied: what was held before it (-1 otherwise). */
+    private long heldBeforePacket = -1;
     /** Channels paused by {@link #pause}, one bit each. */
     private long pausedMask;
     /** Channels whose held messages wait for {@link #releaseHeld()}: resumed, or still holding. */
@@ -77,7 +79,15 @@ final class Receiver {
                 rel.dropBuffers();
             }
         }
-        pool.add(-(reassemblyBytes + earlyBytes + heldBytes));
+        long held = memoryHeld();
+        if (heldBeforePacket >= 0) {
+            // closed by a listener while a packet is applied: the pool holds what was held before it plus
+            // the packet's reservation (what the packet added so far lies within that)
+            pool.add(-(heldBeforePacket + reservedForPacket));
+            reservedForPacket = 0;
+        } else {
+            pool.add(-held);
+        }
         reassemblyBytes = 0;
         earlyBytes = 0;
         heldBytes = 0;
@@ -116,10 +126,17 @@ final class Receiver {
             return false;
         }
         long before = memoryHeld();
-        apply(data, offset, length);
-        // the pool gave this packet what validation counted (an upper bound); settle on what it added
-        pool.add(memoryHeld() - before - reservedForPacket);
-        reservedForPacket = 0;
+        heldBeforePacket = before;
+        try {
+            apply(data, offset, length);
+        } finally {
+            heldBeforePacket = -1;
+            if (!closed) {
+                // the pool gave this packet what validation counted (an upper bound); settle on what it added
+                pool.add(memoryHeld() - before - reservedForPacket);
+            }
+            reservedForPacket = 0;
+        }
         return true;
     }
 

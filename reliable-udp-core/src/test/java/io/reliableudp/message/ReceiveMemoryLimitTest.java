@@ -98,6 +98,30 @@ class ReceiveMemoryLimitTest {
     }
 
     @Test
+    void aConnectionClosedByItsListenerGivesBackWhatItHeld() {
+        MessageConfig config = MessageConfig.defaults();
+        ReceivePool node = new ReceivePool(256L * MIB, config.maxMessageSize());
+        MessageEndpoint[] self = new MessageEndpoint[1];
+        self[0] = new MessageEndpoint(config, 0, (d, o, l) -> { }, (c, id, d, o, l) -> {
+            if (id == 0) {
+                self[0].close(DeliveryFailure.CLOSED); // in the middle of the packet that released the others
+            }
+        }, node);
+        RawPeer peer = new RawPeer();
+        byte[] buf = new byte[256];
+        for (int id = 3; id >= 0; id--) {
+            int end = Frames.writeMsg(buf, 0, 0, id, new byte[100], 0, 100);
+            byte[] datagram = peer.packet(buf, end);
+            self[0].receive(datagram, 0, datagram.length);
+            if (id == 1) {
+                assertThat(node.heldBytes()).isEqualTo(300); // ids 1..3 wait for 0
+            }
+        }
+        assertThat(self[0].isClosed()).isTrue();
+        assertThat(node.heldBytes()).isZero();
+    }
+
+    @Test
     void anotherConnectionOfTheNodeGoesOnWhileOneHoldsItsShare() {
         MessageConfig config = MessageConfig.defaults();
         // the node's limit is below one connection's: the hostile one fills the node, not just itself
