@@ -7,9 +7,11 @@ import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.connection.DropReason;
 import io.reliableudp.connection.HandshakeFailure;
 import io.reliableudp.connection.HandshakeServer;
+import io.reliableudp.connection.MessageSession;
 import io.reliableudp.connection.Session;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.MessageConfig;
+import io.reliableudp.message.ReceivePool;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.Inet6Address;
@@ -73,6 +75,13 @@ final class DatagramNode implements ReliableUdpNode {
     private final PeerTable peers = new PeerTable();
     private final Acceptor acceptor;
     private final boolean immediate;
+    /** The receive memory of every connection of this node, against {@link NodeConfig#receiveMemoryLimit()}. */
+    private final ReceivePool receivePool;
+    /** Channels paused on the whole node ({@link #pauseReceiving}), one bit each. */
+    private final java.util.concurrent.atomic.AtomicLong pausedChannels = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Tests: runs in {@link #connect} between its check that the node is open and the peer's entry in the table. */
+    volatile @Nullable Runnable beforeConnectAdds;
 
     private volatile boolean open = true;
     private volatile boolean acceptingSends = true;
@@ -90,6 +99,11 @@ final class DatagramNode implements ReliableUdpNode {
                 .sendMode(config.sendMode())
                 .build();
         this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
+        this.receivePool = new ReceivePool(config.receiveMemoryLimit(),
+                Math.min(message.maxMessageSize(), config.receiveMemoryLimit()));
+        if (sessions == Sessions.DEFAULT) {
+            sessions = MessageSession.factory(receivePool);
+        }
         this.budget = message.maxDatagramBudget();
         this.baseBudget = message.datagramBudget();
         double keepAlive = seconds(config.keepAliveInterval());
@@ -492,6 +506,10 @@ final class DatagramNode implements ReliableUdpNode {
             return CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.DENIED, "unresolved address " + remote));
         }
         NodePeer peer = new NodePeer(this, nextClientLane(), remote, true);
+        Runnable hook = beforeConnectAdds;
+        if (hook != null) {
+            hook.run();
+        }
         peer.lock.lock();
         try {
             NodePeer existing = peers.addClient(peer);
@@ -504,6 +522,13 @@ final class DatagramNode implements ReliableUdpNode {
                         : CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.DENIED,
                         remote + " is already connected to this node as a client"));
             }
+            if (!acceptingSends) {
+                // a close began after the check above and may have taken its list of peers before this one
+                // joined it: no loop would serve it (close sets the flag before it takes the list, this
+                // reads it after the entry; one of the two sees the other)
+                peers.forget(peer);
+                return CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.CLOSED_LOCALLY, "node is closed"));
+            }
             try {
                 peer.attach(Connection.client(settings, peer, peer, random, now()), false);
             } catch (RuntimeException e) {
@@ -511,7 +536,7 @@ final class DatagramNode implements ReliableUdpNode {
                 return CompletableFuture.failedFuture(e);
             }
         } finally {
-            peer.lock.unlock();
+            peer.unlock();
         }
         CompletableFuture<Peer> f = peer.connectFuture();
         if (f == null) {
@@ -532,7 +557,7 @@ final class DatagramNode implements ReliableUdpNode {
 
     @Override
     public NodeStats stats() {
-        return counters.snapshot(peers.size());
+        return counters.snapshot(peers.size(), receivePool);
     }
 
     @Override
@@ -566,6 +591,44 @@ final class DatagramNode implements ReliableUdpNode {
     @Override
     public void identity(NodeIdentity identity) {
         settings.credentials().identity(identity.privateKey());
+    }
+
+    @Override
+    public void pauseReceiving(int channel) {
+        long bit = channelBit(channel);
+        if ((pausedChannels.getAndUpdate(m -> m | bit) & bit) == 0) {
+            for (NodePeer p : peers.all()) {
+                p.pausesChanged();
+            }
+        }
+    }
+
+    @Override
+    public void resumeReceiving(int channel) {
+        long bit = channelBit(channel);
+        if ((pausedChannels.getAndUpdate(m -> m & ~bit) & bit) != 0) {
+            for (NodePeer p : peers.all()) {
+                p.pausesChanged();
+            }
+        }
+    }
+
+    private long channelBit(int channel) {
+        int channels = config.message().channels().size();
+        if (channel < 0 || channel >= channels) {
+            throw new IllegalArgumentException("channel " + channel + " does not exist (0.." + (channels - 1) + ")");
+        }
+        return 1L << channel;
+    }
+
+    /** The channels paused on the whole node, one bit each. */
+    long pausedChannels() {
+        return pausedChannels.get();
+    }
+
+    /** The receive memory shared by this node's connections. */
+    ReceivePool receivePool() {
+        return receivePool;
     }
 
     @Override

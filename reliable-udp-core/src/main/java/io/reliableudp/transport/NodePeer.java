@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -64,6 +65,13 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     private double queueFullSince = -1;
     private final DatagramConsumer forward = this::transmitNow;
     private final boolean immediate;
+    /** Channels paused on this peer ({@link #pauseReceiving}), one bit each; the node's own pauses add to them. */
+    private final AtomicLong pausedChannels = new AtomicLong();
+    /** Futures the message layer completed under the lock, completed by {@link #unlock()} after it (under lock). */
+    private @Nullable DeliveryFuture doneHead;
+    private @Nullable DeliveryFuture doneTail;
+    /** The paused channels the session knows of (under lock); resumes are applied by the I/O thread only. */
+    private long appliedPauses;
 
     // IMMEDIATE send mode
     /** Set while the peer waits in the node's {@link DirtyPeers}. */
@@ -188,7 +196,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         long deadline = waitNanos > 0 ? System.nanoTime() + waitNanos : 0;
         while (true) {
             // the message layer completes this future itself: no adapter stage per send
-            DeliveryFuture f = new DeliveryFuture(address, reliable[channel]);
+            DeliveryFuture f = new DeliveryFuture(this, reliable[channel]);
             int id;
             boolean written = false;
             lock.lock();
@@ -199,7 +207,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
                     written = writtenByCaller();
                 }
             } finally {
-                lock.unlock();
+                unlock();
             }
             if (id >= 0 && immediate && !written) {
                 lane.sendSoon(this);
@@ -230,7 +238,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
                 written = writtenByCaller();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (id >= 0) {
             if (immediate && !written) {
@@ -299,31 +307,93 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
                         "the peer cannot keep up: its send queue stayed full for " + (now - queueFullSince) + " s", true, now);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
     /**
+     * Releases the lock. When the outermost hold ends, the futures the message layer completed
+     * meanwhile ({@link DeliveryFuture}) complete now, on this thread, outside the lock: a callback
+     * chained to one (without {@code ...Async}) may send to or disconnect any peer, this one included,
+     * without holding this peer's lock while it waits for another's.
+     */
+    void unlock() {
+        DeliveryFuture done = null;
+        if (lock.getHoldCount() == 1) {
+            done = doneHead;
+            doneHead = null;
+            doneTail = null;
+        }
+        lock.unlock();
+        while (done != null) {
+            DeliveryFuture next = done.nextDone;
+            done.nextDone = null;
+            done.fire();
+            done = next;
+        }
+    }
+
+    /** Under the lock: a future whose outcome is known, completed by {@link #unlock()}. */
+    private void completeAfterUnlock(DeliveryFuture f) {
+        DeliveryFuture tail = doneTail;
+        if (tail == null) {
+            doneHead = f;
+        } else {
+            tail.nextDone = f;
+        }
+        doneTail = f;
+    }
+
+    /**
      * The future {@link #send} returns, completed by the message layer as the {@link SendCompletion}
-     * of its message: with the public {@link Delivery}, or with the {@link DeliveryException}.
+     * of its message: with the public {@link Delivery}, or with the {@link DeliveryException}. The
+     * message layer tells it under the peer's lock: it only notes the outcome and joins the peer's list
+     * of futures to complete, which {@link #unlock()} completes once the lock is released (a list
+     * through the futures themselves: nothing allocated).
      */
     private static final class DeliveryFuture extends CompletableFuture<Delivery> implements SendCompletion {
-        private final InetSocketAddress peer;
+        private final NodePeer owner;
         private final boolean acknowledged;
+        private int channel;
+        private int messageId;
+        private @Nullable DeliveryException failure;
+        /** The next future of the owner's list (under the owner's lock). */
+        @Nullable DeliveryFuture nextDone;
 
-        DeliveryFuture(InetSocketAddress peer, boolean acknowledged) {
-            this.peer = peer;
+        DeliveryFuture(NodePeer owner, boolean acknowledged) {
+            this.owner = owner;
             this.acknowledged = acknowledged;
         }
 
         @Override
         public void delivered(int channel, int messageId) {
-            complete(new Delivery(peer, channel, messageId, acknowledged));
+            this.channel = channel;
+            this.messageId = messageId;
+            later();
         }
 
         @Override
         public void failed(DeliveryException failure) {
-            completeExceptionally(failure);
+            this.failure = failure;
+            later();
+        }
+
+        private void later() {
+            if (owner.lock.isHeldByCurrentThread()) {
+                owner.completeAfterUnlock(this);
+            } else {
+                fire();
+            }
+        }
+
+        /** Completes the future (outside the owner's lock). */
+        void fire() {
+            DeliveryException f = failure;
+            if (f != null) {
+                completeExceptionally(f);
+            } else {
+                complete(new Delivery(owner.address, channel, messageId, acknowledged));
+            }
         }
     }
 
@@ -344,7 +414,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         try {
             connection().flush(node.now());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -367,6 +437,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             if (c == null) {
                 return;
             }
+            syncPauses();
             if (flush) {
                 c.flush(now);
             } else {
@@ -374,7 +445,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             }
             next = c.nextDeadline();
         } finally {
-            lock.unlock();
+            unlock();
         }
         lane.schedule(this, next);
     }
@@ -384,12 +455,125 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         disconnect(DisconnectReason.CLOSED_LOCALLY, "disconnected by the application");
     }
 
+    // ------------------------------------------------------------ receive pause
+
+    @Override
+    public void pauseReceiving(int channel) {
+        long bit = channelBit(channel);
+        if ((pausedChannels.getAndUpdate(m -> m | bit) & bit) == 0) {
+            pausesChanged();
+        }
+    }
+
+    @Override
+    public void resumeReceiving(int channel) {
+        long bit = channelBit(channel);
+        if ((pausedChannels.getAndUpdate(m -> m & ~bit) & bit) != 0) {
+            pausesChanged();
+        }
+    }
+
+    private long channelBit(int channel) {
+        if (channel < 0 || channel >= reliable.length) {
+            throw new IllegalArgumentException("channel " + channel + " does not exist (0.." + (reliable.length - 1) + ")");
+        }
+        return 1L << channel;
+    }
+
+    /** The channels paused on this peer or on the whole node. */
+    private long pausedNow() {
+        return pausedChannels.get() | node.pausedChannels();
+    }
+
+    /**
+     * This peer's or the node's paused channels changed (any thread): a pause takes effect now, under
+     * the lock (the messages that arrive from now on are held); a resume is handed to the I/O thread,
+     * which delivers the held messages, so that they reach the listener in order with the rest.
+     */
+    void pausesChanged() {
+        boolean resumeLeft;
+        lock.lock();
+        try {
+            resumeLeft = applyPauses(lane.loop.inLoop());
+        } finally {
+            unlock();
+        }
+        if (resumeLeft) {
+            if (immediate) {
+                lane.sendSoon(this); // its turn calls drive, which applies the resume
+            } else {
+                lane.loop.wakeup(); // TICK: the next tick applies it
+            }
+        }
+    }
+
+    /**
+     * Under the lock: tells the session of the pauses it does not know yet, and of the resumes when on
+     * the I/O thread. Returns whether a resume is left for the I/O thread.
+     */
+    private boolean applyPauses(boolean ioThread) {
+        long want = pausedNow();
+        long have = appliedPauses;
+        if (want == have) {
+            return false;
+        }
+        Connection c = connection;
+        Session s = c == null ? null : c.session();
+        if (s == null) {
+            return false; // applied once the connection has its message layer
+        }
+        long pause = want & ~have;
+        for (long m = pause; m != 0; m &= m - 1) {
+            s.pauseReceiving(Long.numberOfTrailingZeros(m));
+        }
+        long resume = have & ~want;
+        if (resume != 0 && !ioThread) {
+            appliedPauses = have | pause;
+            return true;
+        }
+        appliedPauses = want;
+        for (long m = resume; m != 0; m &= m - 1) {
+            s.resumeReceiving(Long.numberOfTrailingZeros(m));
+        }
+        return false;
+    }
+
+    /** I/O thread, under the lock: brings the session's pauses up to date when they changed (two reads when not). */
+    private void syncPauses() {
+        if (pausedNow() != appliedPauses) {
+            applyPauses(true);
+        }
+    }
+
+    /**
+     * At dispatch (I/O thread, not under the lock): a message the session delivered before its channel
+     * was paused, which the listener has not seen yet, goes back to the session, held before the ones
+     * held since. Returns false (deliver it) when the channel is not paused or the session is gone.
+     */
+    boolean holdBack(int channel, int messageId, byte[] payload) {
+        if (((pausedNow() >>> channel) & 1) == 0) {
+            return false;
+        }
+        lock.lock();
+        try {
+            syncPauses();
+            if (((appliedPauses >>> channel) & 1) == 0) {
+                return false;
+            }
+            Connection c = connection;
+            Session s = c == null ? null : c.session();
+            return s != null && s.holdAgain(channel, messageId, payload);
+        } finally {
+            unlock();
+        }
+    }
+
     void disconnect(DisconnectReason why, String detail) {
         lock.lock();
         try {
             connection().disconnect(why, detail, true, node.now());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -398,7 +582,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         try {
             return connection().hasPendingReliable();
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -412,11 +596,12 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         lock.lock();
         try {
             Connection c = connection();
+            syncPauses();
             c.update(now);
             next = c.nextDeadline();
             housekeepingAt = c.nextHousekeeping();
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (immediate) {
             lane.schedule(this, next);
@@ -456,10 +641,11 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         lock.lock();
         try {
             Connection c = connection();
+            syncPauses();
             c.receive(data, offset, length, now);
             next = c.nextDeadline();
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (immediate) {
             lane.schedule(this, next);
@@ -500,7 +686,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             Connection c = connection();
             return node.statsOf(this, c);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -623,7 +809,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
                 c.poll(now, forward);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 

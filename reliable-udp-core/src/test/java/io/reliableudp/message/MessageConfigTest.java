@@ -17,6 +17,19 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Every rejected {@link MessageConfig} and {@link ChannelConfig} value names its field in the typed exception. */
 class MessageConfigTest {
 
+    @Test
+    void theReceiveMemoryLimitFollowsTheLargestMessageUnlessSet() {
+        assertThat(MessageConfig.defaults().receiveMemoryLimit()).isEqualTo(MessageConfig.DEFAULT_RECEIVE_MEMORY_LIMIT);
+        MessageConfig large = MessageConfig.builder().maxMessageSize(32 * 1024 * 1024).build();
+        assertThat(large.receiveMemoryLimit()).isEqualTo(64L * 1024 * 1024);
+        // a copy keeps following the message size; a set value stays
+        assertThat(MessageConfig.defaults().toBuilder().maxMessageSize(32 * 1024 * 1024).build().receiveMemoryLimit())
+                .isEqualTo(64L * 1024 * 1024);
+        assertThat(MessageConfig.builder().receiveMemoryLimit(5_000_000).build().toBuilder().build().receiveMemoryLimit())
+                .isEqualTo(5_000_000);
+    }
+
+
     static Stream<Arguments> invalidValues() {
         List<ChannelConfig> withNull = new ArrayList<>();
         withNull.add(ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED));
@@ -38,6 +51,7 @@ class MessageConfigTest {
                 invalid("maxBytesInFlight", "10", b -> b.maxBytesInFlight(10)),
                 invalid("sendRateHz", "0.0", b -> b.sendRateHz(0)),
                 invalid("receiveWindow", "100", b -> b.receiveWindow(100)),
+                invalid("receiveMemoryLimit", "1000", b -> b.receiveMemoryLimit(1000)),
                 invalid("maxPacketsPerUpdate", "0", b -> b.maxPacketsPerUpdate(0)),
                 invalid("congestionRttThresholdMillis", "-1.0", b -> b.congestionRttThresholdMillis(-1)),
                 invalid("congestionLossThresholdPercent", "0.0", b -> b.congestionLossThresholdPercent(0)),

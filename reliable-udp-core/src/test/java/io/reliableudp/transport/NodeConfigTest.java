@@ -14,6 +14,17 @@ import org.junit.jupiter.api.Test;
 class NodeConfigTest {
 
     @Test
+    void theNodesReceiveMemoryLimitHoldsAtLeastOneMessage() {
+        assertThat(NodeConfig.builder().build().receiveMemoryLimit()).isEqualTo(NodeConfig.DEFAULT_RECEIVE_MEMORY_LIMIT);
+        InvalidConfigurationException e = catchThrowableOfType(InvalidConfigurationException.class,
+                () -> NodeConfig.builder().receiveMemoryLimit(1000).build());
+        assertThat(e.field()).isEqualTo("receiveMemoryLimit");
+        assertThat(NodeConfig.builder().receiveMemoryLimit(1L << 30).build().toBuilder().build().receiveMemoryLimit())
+                .isEqualTo(1L << 30);
+    }
+
+
+    @Test
     void theKeyNeverShowsInToString() {
         byte[] key = new byte[32];
         Arrays.fill(key, (byte) 0x5c);

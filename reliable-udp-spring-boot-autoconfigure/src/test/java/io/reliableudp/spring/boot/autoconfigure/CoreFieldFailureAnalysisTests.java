@@ -39,6 +39,8 @@ class CoreFieldFailureAnalysisTests {
             reliable-udp.message.max-resend-interval    | 2m     | 120.0   | maxResendIntervalSeconds must be within (0, 60], was 120.0
             reliable-udp.message.slice-size             | 10     | 10      | sliceSize must be within 64..1024 bytes, was 10
             reliable-udp.message.max-message-size       | 0B     | 0       | maxMessageSize must be >= 1, was 0
+            reliable-udp.message.receive-memory-limit   | 1KB    | 1024    | receiveMemoryLimit must be >= maxMessageSize (1048576), was 1024
+            reliable-udp.receive-memory-limit           | 1KB    | 1024    | receiveMemoryLimit must be >= message.maxMessageSize (1048576), was 1024
             reliable-udp.link-conditioner.loss          | 1.5    | 1.5     | lossProbability must be within 0..1, was 1.5
             reliable-udp.link-conditioner.latency       | -5ms   | -5.0    | latencyMillis must be a finite number >= 0, was -5.0
             reliable-udp.link-conditioner.queue-limit   | 0B     | 0       | queueLimitBytes must be >= 1, was 0
