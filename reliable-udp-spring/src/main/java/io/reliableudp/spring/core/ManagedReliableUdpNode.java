@@ -3,8 +3,10 @@ package io.reliableudp.spring.core;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.transport.NodeConfig;
+import io.reliableudp.transport.NodeIdentity;
 import io.reliableudp.transport.NodeStats;
 import io.reliableudp.transport.Peer;
+import io.reliableudp.transport.PeerIdentity;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -347,6 +349,16 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
     public boolean isOpen() {
         ReliableUdpNode n = node;
         return n != null && n.isOpen();
+    }
+
+    @Override
+    public void allowedPeers(Collection<PeerIdentity> peers) {
+        requireNode().allowedPeers(peers);
+    }
+
+    @Override
+    public void identity(NodeIdentity identity) {
+        requireNode().identity(identity);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.spring.observation.ReliableUdpObservation;
 import io.reliableudp.transport.Peer;
+import io.reliableudp.transport.PeerIdentity;
 import io.reliableudp.transport.PeerState;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.net.InetSocketAddress;
@@ -239,6 +240,23 @@ public final class UdpPeerDirectory {
     public String label(InetSocketAddress address) {
         String name = byAddress.get(address);
         return name != null ? name : UdpAddresses.format(address);
+    }
+
+    /**
+     * The name of a connected peer in meter tags: its configured name (or group), else the name of the
+     * allow-list entry whose key it proved ({@link Peer#identity()}; a bounded set, since the allow-list
+     * is configuration), else {@value #OTHER}.
+     *
+     * @param peer the peer
+     * @return the tag value
+     */
+    public String tagName(Peer peer) {
+        String name = nameOf(peer.address());
+        if (name != null) {
+            return name;
+        }
+        PeerIdentity identity = peer.identity();
+        return identity != null ? identity.name() : OTHER;
     }
 
     /**

@@ -15,6 +15,17 @@ public final class ReliableUdpHeaders {
     /** Inbound: the configured name of the sending peer ({@code reliable-udp.peers.<name>}), or its {@code host:port} when it has none (always present). */
     public static final String PEER_NAME = PREFIX + "peerName";
 
+    /**
+     * Inbound: the verified identity of the sender: the name of the {@code reliable-udp.security.allowed-peers}
+     * entry whose key the peer proved in the handshake ({@link String}). Absent when the connection is not
+     * authenticated by static keys (plain or pre-shared-key only). A peer cannot set it: inbound
+     * {@value #PREFIX} headers from the wire are never mapped.
+     */
+    public static final String PEER_IDENTITY = PREFIX + "peerIdentity";
+
+    /** Inbound: the X25519 public key the sender proved, Base64 ({@link String}); present with {@link #PEER_IDENTITY}. */
+    public static final String PEER_KEY = PREFIX + "peerKey";
+
     /** Inbound: the sender's {@link java.net.InetSocketAddress} (the datagram source address). */
     public static final String PEER_ADDRESS = PREFIX + "peerAddress";
 

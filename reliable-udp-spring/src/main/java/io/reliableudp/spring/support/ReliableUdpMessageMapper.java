@@ -2,6 +2,7 @@ package io.reliableudp.spring.support;
 
 import io.reliableudp.spring.core.InboundUdpMessage;
 import io.reliableudp.spring.core.UdpAddresses;
+import io.reliableudp.transport.PeerIdentity;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -194,6 +195,11 @@ public final class ReliableUdpMessageMapper {
         // a peer without a configured name is named by its address, so that the header is always there
         headers.put(ReliableUdpHeaders.PEER_NAME, in.peerName() != null ? in.peerName() : UdpAddresses.format(in.address()));
         headers.put(ReliableUdpHeaders.PEER_ADDRESS, in.address());
+        PeerIdentity identity = in.peer().identity();
+        if (identity != null) {
+            headers.put(ReliableUdpHeaders.PEER_IDENTITY, identity.name());
+            headers.put(ReliableUdpHeaders.PEER_KEY, identity.key().toBase64());
+        }
         headers.put(ReliableUdpHeaders.CHANNEL, in.channel().index());
         headers.put(ReliableUdpHeaders.CHANNEL_NAME, in.channel().name());
         headers.put(ReliableUdpHeaders.MESSAGE_ID, in.messageId());

@@ -39,6 +39,8 @@ final class NodeConfigMapper {
             Map.entry("connectTimeout", P + "connect-timeout"),
             Map.entry("sendQueueWait", P + "send-queue-wait"),
             Map.entry("preSharedKey", P + "security.pre-shared-key"),
+            Map.entry("identity", P + "security.identity.private-key"),
+            Map.entry("allowedPeers", P + "security.allowed-peers"),
             Map.entry("socketReceiveBufferSize", P + "socket-receive-buffer-size"),
             Map.entry("socketSendBufferSize", P + "socket-send-buffer-size"),
             Map.entry("ioThreads", P + "io-threads"),
@@ -100,6 +102,7 @@ final class NodeConfigMapper {
         InetSocketAddress bind = bindAddress(props);
         MessageConfig message = message(props);
         byte[] key = preSharedKey(props.security());
+        SecurityKeys keys = SecurityKeys.load(props.security());
         NodeConfig.Builder builder = NodeConfig.builder()
                 .bindAddress(bind)
                 .message(message)
@@ -112,6 +115,8 @@ final class NodeConfigMapper {
                 .connectTimeout(props.connectTimeout())
                 .sendQueueWait(props.sendQueueWait())
                 .preSharedKey(key)
+                .identity(keys.identity())
+                .allowedPeers(keys.allowedPeers())
                 .receiveThreadMode(props.receiveThreadMode())
                 .sendMode(props.sendMode())
                 .receiveBusyPoll(props.receiveBusyPoll())
@@ -323,7 +328,7 @@ final class NodeConfigMapper {
             String property = prefix != null
                     ? prefix + CHANNEL_FIELDS.getOrDefault(field, kebab(field))
                     : fields.getOrDefault(field, FIELDS.getOrDefault(field, P + kebab(field)));
-            boolean secret = property.endsWith("pre-shared-key");
+            boolean secret = property.endsWith("pre-shared-key") || property.endsWith("private-key");
             String value = secret ? "[redacted]" : e.value();
             InvalidReliableUdpPropertyException invalid = new InvalidReliableUdpPropertyException(property, value,
                     e.getMessage(), "choose a value that meets the rule: " + field + " " + e.rule());

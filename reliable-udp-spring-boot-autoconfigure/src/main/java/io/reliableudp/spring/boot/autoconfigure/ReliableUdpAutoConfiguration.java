@@ -37,6 +37,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.thread.Threading;
 import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
@@ -207,6 +208,25 @@ public final class ReliableUdpAutoConfiguration {
         node.setEventPublisher(publisher, executor);
         node.setTaskScheduler(scheduler(schedulers, ownScheduler));
         return node;
+    }
+
+    /**
+     * Reads rotated key files again ({@code reliable-udp.security.reload-interval}); it runs only when the
+     * interval is above 0 and at least one key comes from a resource.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(prefix = "reliable-udp.security", name = "reload-interval")
+    SecurityKeyReloader reliableUdpSecurityKeyReloader(ManagedReliableUdpNode node, ReliableUdpProperties properties,
+            ObjectProvider<TaskScheduler> schedulers,
+            @Qualifier(TASK_SCHEDULER_BEAN_NAME) ObjectProvider<TaskScheduler> ownScheduler) {
+        ReliableUdpProperties.Security security = properties.security();
+        TaskScheduler scheduler = scheduler(schedulers, ownScheduler);
+        if (scheduler == null && security.reloadInterval().isPositive()) {
+            throw new InvalidReliableUdpPropertyException("reliable-udp.security.reload-interval", security.reloadInterval().toString(),
+                    "no TaskScheduler to run the reloads", "define a TaskScheduler bean, or set the interval to 0");
+        }
+        return new SecurityKeyReloader(node, security, scheduler, SecurityKeys.load(security));
     }
 
     /** The one message mapper of the template and the listener containers: converter, header mapper, type ids. */

@@ -6,10 +6,12 @@ import io.reliableudp.message.MessageConfig.SendMode;
 import io.reliableudp.message.MessageConfig.ResendPolicy;
 import io.reliableudp.transport.ReceiveThreadMode;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.core.io.Resource;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -157,16 +159,53 @@ public record ReliableUdpProperties(
     }
 
     /**
-     * Security settings.
+     * Security settings: a pre-shared key, a node identity with an allow-list of peer keys, or both.
      *
      * @param preSharedKey 32-byte key, base64, shared by every node; turns on ChaCha20-Poly1305 encryption. Never logged. Generate one with "openssl rand -base64 32".
+     * @param identity This node's static X25519 key pair, proved in every handshake; needs allowed-peers.
+     * @param allowedPeers Peers admitted by their X25519 public key, by name (the name reaches listeners in the rudp_peerIdentity header and meters in the peer tag); a name may list two keys while one is rotated. Needs identity.
+     * @param reloadInterval How often the key files named by identity.private-key-location and allowed-peers.*.public-key-locations are read again, so a rotated key (a renewed Kubernetes secret) takes effect for new handshakes without a restart (0 = read once at start).
      */
-    public record Security(@Nullable String preSharedKey) {
+    public record Security(
+            @Nullable String preSharedKey,
+            @DefaultValue Identity identity,
+            @DefaultValue Map<String, AllowedPeer> allowedPeers,
+            @DefaultValue("0s") Duration reloadInterval) {
 
         @Override
         public String toString() {
-            return "Security[preSharedKey=" + (preSharedKey == null ? "none" : "[redacted]") + "]";
+            return "Security[preSharedKey=" + (preSharedKey == null ? "none" : "[redacted]") + ", identity=" + identity
+                    + ", allowedPeers=" + allowedPeers.keySet() + ", reloadInterval=" + reloadInterval + "]";
         }
+    }
+
+    /**
+     * The node's static key pair, inline or from a resource (not both).
+     *
+     * @param privateKey X25519 private key: 32 raw bytes in base64, or a PEM "PRIVATE KEY" block as "openssl genpkey -algorithm X25519" writes it. Never logged.
+     * @param privateKeyLocation Resource holding the private key in either form, e.g. file:/etc/reliable-udp/node.key (a Kubernetes secret mount).
+     */
+    public record Identity(@Nullable String privateKey, @Nullable Resource privateKeyLocation) {
+
+        /** Whether an identity is configured. */
+        public boolean isSet() {
+            return (privateKey != null && !privateKey.isBlank()) || privateKeyLocation != null;
+        }
+
+        @Override
+        public String toString() {
+            return "Identity[privateKey=" + (privateKey == null ? "none" : "[redacted]") + ", privateKeyLocation="
+                    + (privateKeyLocation == null ? "none" : privateKeyLocation.getDescription()) + "]";
+        }
+    }
+
+    /**
+     * One allowed peer: its public keys, inline or from resources (both may be used; every key listed is accepted).
+     *
+     * @param publicKeys X25519 public keys: 32 raw bytes in base64, or PEM "PUBLIC KEY" blocks ("openssl pkey -pubout").
+     * @param publicKeyLocations Resources each holding one or more public keys in either form (one base64 key per line, or PEM blocks).
+     */
+    public record AllowedPeer(@DefaultValue List<String> publicKeys, @DefaultValue List<Resource> publicKeyLocations) {
     }
 
     /**

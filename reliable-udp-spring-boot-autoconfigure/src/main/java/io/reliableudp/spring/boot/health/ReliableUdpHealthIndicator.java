@@ -78,7 +78,7 @@ public final class ReliableUdpHealthIndicator implements HealthIndicator {
         details.put("localAddress", UdpAddresses.format(node.localAddress()));
         int others = 0;
         for (Peer peer : node.peers()) {
-            String name = names.tagName(peer.address());
+            String name = names.tagName(peer);
             if (UdpPeerDirectory.OTHER.equals(name)) {
                 others++;
             } else {

@@ -97,7 +97,7 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
         if (!(rttMillis >= 0) || closed) {
             return;
         }
-        Timer timer = rttTimer(names.tagName(peer.address()));
+        Timer timer = rttTimer(names.tagName(peer));
         if (timer != null) {
             timer.record((long) (rttMillis * 1e6), TimeUnit.NANOSECONDS);
         }
@@ -145,7 +145,7 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
         Map<String, List<Peer>> live = new TreeMap<>();
         if (open) {
             for (Peer peer : node.peers()) {
-                String name = names.tagName(peer.address());
+                String name = names.tagName(peer);
                 live.computeIfAbsent(name, n -> new ArrayList<>()).add(peer);
                 if (!UdpPeerDirectory.OTHER.equals(name)) {
                     seenConfiguredPeers.add(name);

@@ -10,6 +10,7 @@ import io.reliableudp.message.ChannelStats;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeStats;
 import io.reliableudp.transport.Peer;
+import io.reliableudp.transport.PeerIdentity;
 import io.reliableudp.transport.PeerState;
 import io.reliableudp.transport.PeerStats;
 import io.reliableudp.transport.ReliableUdpNode;
@@ -243,7 +244,7 @@ public class ReliableUdpEndpoint {
                     c.messagesResent(), c.messagesReceived(), c.messagesDropped(), c.duplicatesDropped(),
                     c.queuedMessages(), c.queuedBytes()));
         }
-        return new PeerReport(names.tagName(p.address()), UdpAddresses.format(p.address()), s.state(),
+        return new PeerReport(names.tagName(p), UdpAddresses.format(p.address()), identityOf(p), s.state(),
                 p.disconnectReason(), s.rttMillis(), s.rttMinMillis(), s.rttMaxMillis(), s.rttAvgMillis(),
                 s.jitterAvgVsMinMillis(), s.jitterMaxVsMinMillis(), s.jitterStddevMillis(),
                 Math.min(1.0, Math.max(0.0, s.packetLossPercent() / 100.0)),
@@ -285,25 +286,44 @@ public class ReliableUdpEndpoint {
      * @param keepAliveIntervalMillis keep-alive interval
      * @param timeoutMillis silence before a connection times out
      * @param connectTimeoutMillis handshake limit
-     * @param encrypted whether a pre-shared key is set
+     * @param encrypted whether a pre-shared key or an identity is set
+     * @param publicKey the node's X25519 public key (Base64) as configured at start, null without an identity
+     * @param allowedPeers the names on the allow-list as configured at start
      * @param channels delivery mode and queue limits per channel
      */
     public record ConfigReport(String bindAddress, boolean acceptIncoming, int maxConnections, String protocolId,
             double sendRateHz, long keepAliveIntervalMillis, long timeoutMillis, long connectTimeoutMillis,
-            boolean encrypted, List<ChannelConfig> channels) {
+            boolean encrypted, @Nullable String publicKey, List<String> allowedPeers, List<ChannelConfig> channels) {
 
         static ConfigReport of(NodeConfig c) {
             return new ConfigReport(UdpAddresses.format(c.bindAddress()), c.acceptIncoming(), c.maxConnections(),
                     "0x" + Long.toHexString(c.protocolId()), c.sendRateHz(), c.keepAliveInterval().toMillis(),
-                    c.timeout().toMillis(), c.connectTimeout().toMillis(), c.encrypted(), c.message().channels());
+                    c.timeout().toMillis(), c.connectTimeout().toMillis(), c.encrypted(),
+                    c.identity() == null ? null : c.identity().publicKey().toBase64(),
+                    c.allowedPeers().stream().map(PeerIdentity::name).distinct().toList(), c.message().channels());
         }
+    }
+
+    private static @Nullable IdentityReport identityOf(Peer p) {
+        PeerIdentity identity = p.identity();
+        return identity == null ? null : new IdentityReport(identity.name(), identity.key().toBase64());
+    }
+
+    /**
+     * The identity a peer proved in its handshake.
+     *
+     * @param name the allow-list entry's name
+     * @param publicKey the key it proved, Base64
+     */
+    public record IdentityReport(String name, String publicKey) {
     }
 
     /**
      * One peer. Times in milliseconds, loss as a ratio 0..1, bandwidth in kilobits per second.
      *
-     * @param name configured name or {@value io.reliableudp.spring.core.UdpPeerDirectory#OTHER}
+     * @param name configured name, else the allow-list name it proved, else {@value io.reliableudp.spring.core.UdpPeerDirectory#OTHER}
      * @param address {@code host:port}
+     * @param identity the verified identity, null when the connection is not authenticated by static keys
      * @param state connection state
      * @param disconnectReason why it ended, null while it has not
      * @param rttMillis smoothed RTT
@@ -329,7 +349,7 @@ public class ReliableUdpEndpoint {
      * @param packetCounters packet-layer counters by snake_case name
      * @param channels per channel
      */
-    public record PeerReport(String name, String address, PeerState state, @Nullable DisconnectReason disconnectReason,
+    public record PeerReport(String name, String address, @Nullable IdentityReport identity, PeerState state, @Nullable DisconnectReason disconnectReason,
             double rttMillis, double rttMinMillis, double rttMaxMillis, double rttAvgMillis, double jitterMillis,
             double jitterMaxMillis, double jitterStddevMillis, double packetLoss, double sentKbps, double receivedKbps,
             double ackedKbps, boolean congested, double sendRateHz, long bytesSent, long bytesReceived,
