@@ -339,46 +339,46 @@ public final class DocsReport {
             if (!unreliable.isEmpty()) {
                 medianTable(r, b, "unreliable", unreliable, cells);
             }
-            // the ratios: this library against raw datagrams/s and Aeron's best mode, cell by cell
+            // the targets' ratios: this library against raw datagrams/s and Aeron's best mode, cell by cell
             List<String> ours = reliable.stream().filter(s -> s.startsWith("reliable-udp/")).toList();
             if (!ours.isEmpty() && r.systems().contains("raw-udp")) {
-                b.append("Ratios of the medians (this library over raw UDP datagrams/s; over the better of Aeron SHARED and DEDICATED):\n\n");
-                MarkdownTable t = new MarkdownTable("system", "cell", "x raw", "x Aeron best");
+                b.append("Ratios of the medians: this library over raw UDP datagrams/s / over the better of Aeron SHARED and DEDICATED:\n\n");
+                List<String> head = new ArrayList<>(List.of("system"));
+                cells.forEach(cell -> head.add(cellTitle(cell)));
+                MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));
                 for (String s : ours) {
+                    List<String> row = new ArrayList<>(List.of("`" + s + "`"));
                     for (String cell : cells) {
                         double v = r.figure(s, cell + "/msgs_per_s");
                         double raw = r.figure("raw-udp", cell + "/msgs_per_s");
                         double aeron = Math.max(nanToZero(r.figure("aeron/shared", cell + "/msgs_per_s")),
                                 nanToZero(r.figure("aeron/dedicated", cell + "/msgs_per_s")));
-                        t.row("`" + s + "`", cellTitle(cell), ratio(v, raw), aeron > 0 ? ratio(v, aeron) : "-");
+                        row.add(ratio(v, raw) + " / " + (aeron > 0 ? ratio(v, aeron) : "-"));
                     }
+                    t.row(row.toArray(String[]::new));
                 }
                 b.append(t).append('\n');
             }
-            b.append("Every run (msgs/s, with the 1-minute load before it):\n\n");
-            int runs = maxRuns(r);
-            List<String> head = new ArrayList<>(List.of("system", "cell"));
-            for (int i = 1; i <= runs; i++) {
-                head.add("run " + i);
-            }
+            b.append("Every run in order (msgs/s, the 1-minute load before it in brackets):\n\n");
+            List<String> head = new ArrayList<>(List.of("system"));
+            cells.forEach(cell -> head.add(cellTitle(cell)));
             MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));
             for (String s : r.systems()) {
+                List<String> row = new ArrayList<>(List.of("`" + s + "`"));
                 for (String cell : cells) {
-                    List<String> row = new ArrayList<>(List.of("`" + s + "`", cellTitle(cell)));
-                    boolean any = false;
+                    List<String> values = new ArrayList<>();
                     for (Map<String, Object> run : r.runs(s)) {
                         Object err = run.get(cell + "/error");
                         double v = number(run.get(cell + "/msgs_per_s"));
-                        any |= err != null || !Double.isNaN(v);
-                        row.add(err != null ? "error: " + err : format(v) + complete(run, cell) + " (" + loadAverage(number(run.get(cell + "/load1"))) + ")");
-                    }
-                    if (any) {
-                        while (row.size() < head.size()) {
-                            row.add("");
+                        if (err != null) {
+                            values.add("error: " + err);
+                        } else if (!Double.isNaN(v)) {
+                            values.add(format(v) + complete(run, cell) + " (" + loadAverage(number(run.get(cell + "/load1"))) + ")");
                         }
-                        t.row(row.toArray(String[]::new));
                     }
+                    row.add(String.join(" / ", values));
                 }
+                t.row(row.toArray(String[]::new));
             }
             b.append(t);
         }

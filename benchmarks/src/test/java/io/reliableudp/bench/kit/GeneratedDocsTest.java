@@ -93,6 +93,20 @@ class GeneratedDocsTest {
     }
 
     @Test
+    void throughputShowsTheRatiosAndEveryRunPerCell(@TempDir Path dir) throws Exception {
+        Path results = Files.createDirectories(dir.resolve(DocsReport.RESULTS_DIR));
+        Files.writeString(results.resolve("throughput.json"), "{\"benchmark\":\"throughput\",\"params\":{\"sizes_bytes\":[32],\"connections\":[1]},"
+                + "\"environment\":{\"started\":\"2026-12-01T10:00Z\",\"cores\":2},\"results\":{"
+                + "\"reliable-udp/send\":{\"32B/x1/msgs_per_s\":110,\"runs\":[{\"run\":1,\"32B/x1/msgs_per_s\":100,\"32B/x1/complete\":1,\"32B/x1/load1\":0.1},"
+                + "{\"run\":2,\"32B/x1/msgs_per_s\":120,\"32B/x1/complete\":0,\"32B/x1/load1\":0.2}]},"
+                + "\"raw-udp\":{\"32B/x1/msgs_per_s\":55,\"runs\":[{\"run\":1,\"32B/x1/msgs_per_s\":55,\"32B/x1/load1\":0.3}]},"
+                + "\"aeron/shared\":{\"32B/x1/msgs_per_s\":220,\"runs\":[{\"run\":1,\"32B/x1/error\":\"timeout\"}]}},\"skipped\":{}}");
+        String body = DocsReport.body("throughput", dir, "docs/benchmarks.md");
+        assertThat(body).contains("| system | 32 B x1 |").contains("| `reliable-udp/send` | 2.00x / 0.50x |")
+                .contains("| `reliable-udp/send` | 100 (0.10) / 120 ! (0.20) |").contains("| `aeron/shared` | error: timeout |");
+    }
+
+    @Test
     void aRegionWithoutItsEndOrJsonIsAnError(@TempDir Path dir) throws Exception {
         Files.createDirectories(dir.resolve(DocsReport.RESULTS_DIR));
         assertThatThrownBy(() -> DocsReport.regenerate("<!-- generated: nothing -->\n<!-- end generated -->\n", dir, "README.md"))
