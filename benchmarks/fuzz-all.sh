@@ -2,7 +2,7 @@
 # Fuzzes every Jazzer target of the core in turn (Jazzer fuzzes one target per run), each for a chosen time.
 #
 #   benchmarks/fuzz-all.sh [SECONDS_PER_TARGET] [MAX_EXECUTIONS_PER_TARGET] [TARGET_FILTER]
-#   e.g. benchmarks/fuzz-all.sh 3600 10000000          (the "1 hour or 10M executions, whichever first")
+#   e.g. benchmarks/fuzz-all.sh 3600 10000000          (1 hour or 10M executions, whichever comes first)
 #        benchmarks/fuzz-all.sh 180 "" "DeliveryFuzzTest|WireCodec"   (3 minutes of each target whose Class#method matches the regex)
 #
 # Each target is fuzzed with JAZZER_FUZZ=1 -Dtest=Class#method, its budget passed as JAZZER_MAX_DURATION and

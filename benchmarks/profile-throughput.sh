@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Profiles one-connection reliable-ordered throughput per message size the way docs/benchmarks.md
-# ("What bounds throughput (JFR)") did: NodeProbe's counts per delivered message, system calls and
+# Profiles one-connection reliable-ordered throughput per message size (docs/benchmarks.md, "Throughput"
+# and "Diagnostics"): NodeProbe's counts per delivered message, system calls and
 # context switches per message (perf stat, when the kernel lets us), and a JFR recording with JDK 25's
 # CPU-time sampler for `jfr view cpu-time-hot-methods`. Counts and shares, not rates: fit for a shared
 # machine; rates only from a quiet one (1-minute load below 0.5).

@@ -41,7 +41,7 @@ public final class Bench {
                 + "TCP, Aeron and KCP", PingPongBench::main));
         COMMANDS.put("soak", new Entry("N reliable-ordered messages over loopback through loss, duplication, reordering and jitter: 0 lost, heap flat",
                 SoakBench::main));
-        COMMANDS.put("report", new Entry("rewrite the generated tables of docs/benchmarks.md, docs/benchmarks-history.md and README.md from docs/benchmarks/*.json "
+        COMMANDS.put("report", new Entry("rewrite the generated tables of docs/benchmarks.md and README.md from docs/benchmarks/*.json "
                 + "(--check: only compare)", io.reliableudp.bench.kit.DocsReport::main));
         COMMANDS.put("outage", new Entry("a 2 s blackhole at 2,000 msg/s: the last QUEUE_FULL and the full rate after the path returns",
                 OutageBench::main));

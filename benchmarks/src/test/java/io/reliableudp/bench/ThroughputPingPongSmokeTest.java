@@ -24,7 +24,7 @@ import tools.jackson.databind.ObjectMapper;
  */
 class ThroughputPingPongSmokeTest {
 
-    /** Where the instructions of issue 11 say JDK 17 lives on the project's machines. */
+    /** Where JDK 17 lives on the project's machines. */
     private static final Path JDK17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64/bin/java");
     private static final List<String> RELIABLE = List.of("reliable-udp/send", "reliable-udp/offer", "tcp", "aeron/shared",
             "aeron/dedicated", "kcp", "spring-integration-udp/ack");

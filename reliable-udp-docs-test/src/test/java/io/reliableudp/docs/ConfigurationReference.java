@@ -31,7 +31,7 @@ import tools.jackson.databind.json.JsonMapper;
  * group (the metadata's groups, and one per map of records such as {@code reliable-udp.channels}),
  * one row per property with its type, default and description, as the metadata has them.
  *
- * <p>The processor cannot see inside map values (Spring Boot issue 9945), so the entries of a
+ * <p>The processor cannot see inside map values (spring-projects/spring-boot#9945), so the entries of a
  * {@code Map<String, SomeRecord>} property are described in the additional metadata under the
  * map's name with {@code *} for the key ({@code reliable-udp.channels.*.index}) and shown as
  * {@code <name>}; {@link #mapEntryProblems()} checks them against the record's components.

@@ -20,7 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code flood} subcommand (issue 13, finding F2): a real client and server (two child JVMs)
+ * The {@code flood} subcommand: a real client and server (two child JVMs)
  * exchange {@code --msg-rate} reliable messages/s over loopback, quiet for {@code --quiet-seconds},
  * then while {@code --flooders} child JVMs send garbage to the server's port at a paced
  * {@code --rate} datagrams/s in total for {@code --seconds}. Per server setting ({@code --dedicated}:

@@ -15,18 +15,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code report} subcommand: writes the benchmark tables of {@code docs/benchmarks.md} (the sitting of
- * record) and {@code docs/benchmarks-history.md} (the earlier ones) and the headline table of
- * {@code README.md} from the JSON result files under {@code docs/benchmarks/}, between
+ * The {@code report} subcommand: writes the benchmark tables of {@code docs/benchmarks.md} and the headline
+ * table of {@code README.md} from the JSON result files under {@code docs/benchmarks/}, between
  * generated-region markers, so that the documents cannot drift from the measurements.
  *
  * <p>A region is {@code <!-- generated: SPEC -->} ... {@code <!-- end generated -->}, both markers on
  * lines of their own; everything between them is replaced. {@code SPEC} is either the base name of one
- * result file ({@code loss-final-session}: its machine, JDK, load averages, command, median tables,
- * every run and a link to the plot stored beside it) or {@code headline NAME...} (the README's
- * comparison: this library against every baseline of each named file). {@code --check} rewrites
- * nothing and exits 1 when a region differs from what its JSON gives (the benchmarks module's
- * {@code GeneratedDocsTest} does the same in the build).
+ * result file ({@code loss}: its machine, JDK, load averages, command, median tables, every run and a
+ * link to the plot stored beside it) or {@code headline NAME...} (the README's comparison: this library
+ * against every baseline of each named file). A subcommand writes {@code DIR/NAME.json} and
+ * {@code DIR/NAME.png} with the names the documents use ({@code loss}, {@code throughput}, ...), so a new
+ * run replaces the files in {@code docs/benchmarks/} and {@code report} rewrites the tables.
+ * {@code --check} rewrites nothing and exits 1 when a region differs from what its JSON gives (the
+ * benchmarks module's {@code GeneratedDocsTest} does the same in the build).
  */
 public final class DocsReport {
 
@@ -34,7 +35,7 @@ public final class DocsReport {
     static final Pattern OPEN = Pattern.compile("^<!-- generated: (.+?) -->$");
     static final String CLOSE = "<!-- end generated -->";
     /** The documents whose regions are generated, relative to the repository root. */
-    static final List<String> DOCUMENTS = List.of("docs/benchmarks.md", "docs/benchmarks-history.md", "README.md");
+    static final List<String> DOCUMENTS = List.of("docs/benchmarks.md", "README.md");
     static final String RESULTS_DIR = "docs/benchmarks";
 
     private DocsReport() {
@@ -338,46 +339,46 @@ public final class DocsReport {
             if (!unreliable.isEmpty()) {
                 medianTable(r, b, "unreliable", unreliable, cells);
             }
-            // the ratios: this library against raw datagrams/s and Aeron's best mode, cell by cell
+            // the targets' ratios: this library against raw datagrams/s and Aeron's best mode, cell by cell
             List<String> ours = reliable.stream().filter(s -> s.startsWith("reliable-udp/")).toList();
             if (!ours.isEmpty() && r.systems().contains("raw-udp")) {
-                b.append("Ratios of the medians (this library over raw UDP datagrams/s; over the better of Aeron SHARED and DEDICATED):\n\n");
-                MarkdownTable t = new MarkdownTable("system", "cell", "x raw", "x Aeron best");
+                b.append("Ratios of the medians: this library over raw UDP datagrams/s / over the better of Aeron SHARED and DEDICATED:\n\n");
+                List<String> head = new ArrayList<>(List.of("system"));
+                cells.forEach(cell -> head.add(cellTitle(cell)));
+                MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));
                 for (String s : ours) {
+                    List<String> row = new ArrayList<>(List.of("`" + s + "`"));
                     for (String cell : cells) {
                         double v = r.figure(s, cell + "/msgs_per_s");
                         double raw = r.figure("raw-udp", cell + "/msgs_per_s");
                         double aeron = Math.max(nanToZero(r.figure("aeron/shared", cell + "/msgs_per_s")),
                                 nanToZero(r.figure("aeron/dedicated", cell + "/msgs_per_s")));
-                        t.row("`" + s + "`", cellTitle(cell), ratio(v, raw), aeron > 0 ? ratio(v, aeron) : "-");
+                        row.add(ratio(v, raw) + " / " + (aeron > 0 ? ratio(v, aeron) : "-"));
                     }
+                    t.row(row.toArray(String[]::new));
                 }
                 b.append(t).append('\n');
             }
-            b.append("Every run (msgs/s, with the 1-minute load before it):\n\n");
-            int runs = maxRuns(r);
-            List<String> head = new ArrayList<>(List.of("system", "cell"));
-            for (int i = 1; i <= runs; i++) {
-                head.add("run " + i);
-            }
+            b.append("Every run in order (msgs/s, the 1-minute load before it in brackets):\n\n");
+            List<String> head = new ArrayList<>(List.of("system"));
+            cells.forEach(cell -> head.add(cellTitle(cell)));
             MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));
             for (String s : r.systems()) {
+                List<String> row = new ArrayList<>(List.of("`" + s + "`"));
                 for (String cell : cells) {
-                    List<String> row = new ArrayList<>(List.of("`" + s + "`", cellTitle(cell)));
-                    boolean any = false;
+                    List<String> values = new ArrayList<>();
                     for (Map<String, Object> run : r.runs(s)) {
                         Object err = run.get(cell + "/error");
                         double v = number(run.get(cell + "/msgs_per_s"));
-                        any |= err != null || !Double.isNaN(v);
-                        row.add(err != null ? "error: " + err : format(v) + complete(run, cell) + " (" + loadAverage(number(run.get(cell + "/load1"))) + ")");
-                    }
-                    if (any) {
-                        while (row.size() < head.size()) {
-                            row.add("");
+                        if (err != null) {
+                            values.add("error: " + err);
+                        } else if (!Double.isNaN(v)) {
+                            values.add(format(v) + complete(run, cell) + " (" + loadAverage(number(run.get(cell + "/load1"))) + ")");
                         }
-                        t.row(row.toArray(String[]::new));
                     }
+                    row.add(String.join(" / ", values));
                 }
+                t.row(row.toArray(String[]::new));
             }
             b.append(t);
         }
@@ -423,21 +424,34 @@ public final class DocsReport {
                 }
             }
             b.append(t).append('\n');
-            b.append("Every run:\n\n");
-            MarkdownTable runs = new MarkdownTable("loss", "system", "run", "load", "delivered", "p50 ms", "p99 ms", "max ms", "bytes/event");
+            b.append("Every run: p50 / p99 / max (ms), bytes per delivered event, the 1-minute load before it in brackets;"
+                    + " the delivered count where events were lost:\n\n");
+            List<String> head = new ArrayList<>(List.of("loss", "system"));
+            for (int i = 1; i <= maxRuns(r); i++) {
+                head.add("run " + i);
+            }
+            MarkdownTable runs = new MarkdownTable(head.toArray(String[]::new));
             for (Object rate : rates) {
                 String c = "loss" + integer(rate) + "/";
                 for (String s : r.systems()) {
+                    List<String> row = new ArrayList<>(List.of(integer(rate) + "%", "`" + s + "`"));
                     for (Map<String, Object> run : r.runs(s)) {
+                        String load = " (" + loadAverage(number(run.get(c + "load1"))) + ")";
                         if (run.get(c + "error") != null) {
-                            runs.row(integer(rate) + "%", "`" + s + "`", String.valueOf(run.get("run")), loadAverage(number(run.get(c + "load1"))),
-                                    "error: " + run.get(c + "error"), "", "", "", "");
+                            row.add("error: " + run.get(c + "error") + load);
                         } else if (run.get(c + "expected") != null) {
-                            runs.row(integer(rate) + "%", "`" + s + "`", String.valueOf(run.get("run")), loadAverage(number(run.get(c + "load1"))),
-                                    format(number(run.get(c + "delivered"))) + "/" + format(number(run.get(c + "expected"))),
-                                    format(number(run.get(c + "p50_ms"))), format(number(run.get(c + "p99_ms"))),
-                                    format(number(run.get(c + "max_ms"))), format(number(run.get(c + "bytes_per_event"))));
+                            double delivered = number(run.get(c + "delivered"));
+                            double expected = number(run.get(c + "expected"));
+                            row.add(format(number(run.get(c + "p50_ms"))) + " / " + format(number(run.get(c + "p99_ms"))) + " / "
+                                    + format(number(run.get(c + "max_ms"))) + ", " + format(number(run.get(c + "bytes_per_event"))) + " B"
+                                    + (delivered == expected ? "" : ", " + format(delivered) + "/" + format(expected) + " delivered") + load);
                         }
+                    }
+                    if (row.size() > 2) {
+                        while (row.size() < head.size()) {
+                            row.add("");
+                        }
+                        runs.row(row.toArray(String[]::new));
                     }
                 }
             }
@@ -453,48 +467,73 @@ public final class DocsReport {
                         format(r.figure(s, "round_trips")), format(r.figure(s, "cpu_cores")));
             }
             b.append(t).append('\n');
-            b.append("Every run:\n\n");
-            MarkdownTable runs = new MarkdownTable("system", "run", "load", "p50 us", "p99 us", "p99.9 us", "max us", "round trips");
+            b.append("Every run: p50 / p99 / p99.9 / max (us), round trips, the 1-minute load before it in brackets:\n\n");
+            List<String> head = new ArrayList<>(List.of("system"));
+            for (int i = 1; i <= maxRuns(r); i++) {
+                head.add("run " + i);
+            }
+            MarkdownTable runs = new MarkdownTable(head.toArray(String[]::new));
             for (String s : r.systems()) {
+                List<String> row = new ArrayList<>(List.of("`" + s + "`"));
                 for (Map<String, Object> run : r.runs(s)) {
+                    String load = " (" + loadAverage(number(run.get("load1"))) + ")";
                     if (run.get("error") != null) {
-                        runs.row("`" + s + "`", String.valueOf(run.get("run")), loadAverage(number(run.get("load1"))), "error: " + run.get("error"), "", "", "", "");
+                        row.add("error: " + run.get("error") + load);
                     } else {
-                        runs.row("`" + s + "`", String.valueOf(run.get("run")), loadAverage(number(run.get("load1"))),
-                                format(number(run.get("p50_us"))), format(number(run.get("p99_us"))), format(number(run.get("p99_9_us"))),
-                                format(number(run.get("max_us"))), format(number(run.get("round_trips"))));
+                        row.add(format(number(run.get("p50_us"))) + " / " + format(number(run.get("p99_us"))) + " / "
+                                + format(number(run.get("p99_9_us"))) + " / " + format(number(run.get("max_us"))) + ", "
+                                + format(number(run.get("round_trips"))) + load);
                     }
                 }
+                while (row.size() < head.size()) {
+                    row.add("");
+                }
+                runs.row(row.toArray(String[]::new));
             }
             b.append(runs);
         }
 
-        /** Any other benchmark (soak): every figure of every system, its median and each run's value. */
+        /**
+         * Any other benchmark (idle, outage, flood, scale, soak): one row per figure, one column per system
+         * with its median and, when it ran more than once, every run's value in brackets.
+         */
         private static void generic(Result r, StringBuilder b) {
-            int n = maxRuns(r);
-            List<String> head = new ArrayList<>(List.of("system", "figure", "median"));
-            for (int i = 1; i <= n; i++) {
-                head.add("run " + i);
-            }
-            MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));
-            for (String s : r.systems()) {
-                Set<String> figures = new LinkedHashSet<>();
+            List<String> systems = r.systems();
+            Set<String> figures = new LinkedHashSet<>();
+            for (String s : systems) {
                 for (Map<String, Object> run : r.runs(s)) {
                     run.keySet().stream().filter(k -> !k.equals("run")).forEach(figures::add);
                 }
-                for (String f : figures) {
-                    List<String> row = new ArrayList<>(List.of("`" + s + "`", "`" + f + "`", format(r.figure(s, f))));
-                    for (Map<String, Object> run : r.runs(s)) {
-                        Object v = run.get(f);
-                        row.add(v instanceof Number ? format(number(v)) : v == null ? "" : String.valueOf(v));
-                    }
-                    while (row.size() < head.size()) {
-                        row.add("");
-                    }
-                    t.row(row.toArray(String[]::new));
+            }
+            b.append(maxRuns(r) > 1 ? "Median of the runs per system, every run in brackets:\n\n" : "One run per system:\n\n");
+            List<String> head = new ArrayList<>(List.of("figure"));
+            systems.forEach(s -> head.add("`" + s + "`"));
+            MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));
+            for (String f : figures) {
+                List<String> row = new ArrayList<>(List.of("`" + f + "`"));
+                for (String s : systems) {
+                    row.add(cell(r, s, f));
                 }
+                t.row(row.toArray(String[]::new));
             }
             b.append(t);
+        }
+
+        /** A system's figure: the median (or the one run's text), then every run's value when there are several. */
+        private static String cell(Result r, String system, String figure) {
+            List<String> values = new ArrayList<>();
+            for (Map<String, Object> run : r.runs(system)) {
+                Object v = run.get(figure);
+                values.add(v instanceof Number ? format(number(v)) : v == null ? "-" : String.valueOf(v));
+            }
+            if (values.isEmpty() || values.stream().allMatch("-"::equals)) {
+                return "";
+            }
+            double median = r.figure(system, figure);
+            if (values.size() == 1) {
+                return values.get(0);
+            }
+            return (Double.isNaN(median) ? "-" : format(median)) + " (" + String.join(" / ", values) + ")";
         }
 
         private static int maxRuns(Result r) {

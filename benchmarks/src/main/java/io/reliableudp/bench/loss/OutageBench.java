@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The {@code outage} subcommand (issue 10, "a 2 s blackhole at 2,000 msg/s with the default queue"): a child
+ * The {@code outage} subcommand (a 2 s blackhole at 2,000 msg/s with the default queue): a child
  * JVM ({@link OutagePeer}) sends 64-byte reliable-ordered messages at {@code --rate} from one default node to
  * another over loopback and cuts the path for {@code --blackhole} seconds after {@code --before}: inside a
  * network namespace of its own with an nftables input policy of drop (root), or else with a 100% loss link

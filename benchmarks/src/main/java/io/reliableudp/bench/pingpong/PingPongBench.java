@@ -34,7 +34,7 @@ import org.HdrHistogram.Histogram;
  * HdrHistogram of every round trip: {@code avg_us, p50_us, p90_us, p99_us, p99_9_us, max_us},
  * {@code round_trips}, {@code cpu_cores} (process CPU during the run: this JVM's, or the child's),
  * {@code load1}; a failed or stalled run has {@code error}. {@code --variants} adds settings of this
- * library (I/O thread mode and busy-poll window), as the former {@code TransportBench --busy-poll} did.
+ * library (I/O thread mode and busy-poll window).
  */
 public final class PingPongBench {
 

@@ -17,8 +17,8 @@ import org.HdrHistogram.Histogram;
  * either a blocking {@code receive} (the ping-pong benchmark's raw baseline, {@link RawUdp#measure(int, double)})
  * or a {@link Selector} wait and non-blocking receives (the wait this library's I/O loop uses), one echo thread and one pinging thread, no library code. It shows the two
  * regimes of a 2-vCPU VM that every ping-pong runs in (threads sharing a vCPU or not) and the cost of the
- * selector wait itself; run it unpinned and under {@code taskset -c 0} (docs/benchmarks.md, "Two regimes
- * on this VM").
+ * selector wait itself; run it unpinned and under {@code taskset -c 0} (docs/benchmarks.md, "The
+ * machine, and what load does to the figures").
  *
  * <pre>java -cp benchmarks.jar io.reliableudp.bench.pingpong.RawLoops block|select SECONDS [RUNS]</pre>
  */

@@ -18,7 +18,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.messaging.handler.annotation.SendTo;
 
 /**
- * The Spring round trip of issue 10, as a ping-pong system: two Boot applications in this JVM (the
+ * The Spring round trip, as a ping-pong system: two Boot applications in this JVM (the
  * starter, every default; loopback, port 0), the pinger's application thread calls
  * {@code ReliableUdpOperations.send("echo", "ping", bytes)}, the echo application's
  * {@code @UdpMessageListener(channels = "ping") @SendTo("pong")} returns the bytes, and the pinger's

@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A counting probe of one node-to-node stream (a diagnostic for profiling, not a benchmark of record):
- * the loop of the former {@code TransportBench} (one sender thread, {@code offer} or {@code send} one
- * message at a time, {@code flush} every 64, a window of 3,840 undelivered) over two nodes whose UDP
+ * one sender thread ({@code offer} or {@code send} one message at a time, {@code flush} every 64, a window
+ * of 3,840 undelivered) over two nodes whose UDP
  * ports are wrapped to count what the I/O loops do: waits, wake-ups asked for, receives that found
  * nothing, datagrams each way, sends refused by a full socket buffer. It prints the rate and every
  * count <b>per delivered message</b>, which load does not distort the way it distorts the rate; run it

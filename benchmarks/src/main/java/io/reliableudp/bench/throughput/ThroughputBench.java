@@ -315,7 +315,7 @@ public final class ThroughputBench {
         return Table.number(median) + (s.reliable() && incomplete ? " !" : "");
     }
 
-    /** This library's reliable-ordered figures as ratios to raw datagrams/s and to Aeron's best mode (issue 11's targets). */
+    /** This library's reliable-ordered figures as ratios to raw datagrams/s and to Aeron's best mode (the throughput targets, docs/benchmarks.md). */
     private void printTargets(Report report, List<ThroughputSystem> systems) {
         List<String> names = systems.stream().map(ThroughputSystem::name).toList();
         if (!names.contains("raw-udp")) {

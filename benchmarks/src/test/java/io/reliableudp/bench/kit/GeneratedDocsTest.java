@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The benchmark documents cannot drift from their measurements: every generated region of
- * {@code docs/benchmarks.md}, {@code docs/benchmarks-history.md} and {@code README.md} is what
+ * {@code docs/benchmarks.md} and {@code README.md} is what
  * {@link DocsReport} writes from its JSON now
  * (run {@code java -jar benchmarks/target/benchmarks.jar report} after a new result or a change of the
  * generator), and a region edited by hand, or a JSON changed under it, is caught.
@@ -70,15 +70,40 @@ class GeneratedDocsTest {
         String written = Files.readString(doc);
         assertThat(DocsReport.staleRegions(dir)).isEmpty();
         // every run, not only the median, with its load; the text outside the region is kept
-        assertThat(written).contains("| `raw-udp` | 1 | 0.20 | 5.50 | 12 |").contains("| `raw-udp` | 2 | 0.30 | 6.25 | 14 |")
+        assertThat(written).contains("| `raw-udp` | 5.50 / 12 / - / -, - (0.20) | 6.25 / 14 / - / -, - (0.30) |")
                 .contains("[benchmarks/pp.json](benchmarks/pp.json)").contains("java -jar b.jar pingpong")
                 .startsWith("# B\n\n<!-- generated: pp -->\n").endsWith("<!-- end generated -->\n\nkept\n");
 
-        Files.writeString(doc, written.replace("| 5.50 |", "| 4.00 |"));
+        Files.writeString(doc, written.replace("| 5.50 / 12", "| 4.00 / 12"));
         assertThat(DocsReport.staleRegions(dir)).as("a hand edit").containsEntry("docs/benchmarks.md", List.of("pp"));
         DocsReport.main(new String[] {"--root", dir.toString()});
         Files.writeString(results.resolve("pp.json"), json.replace("6.25", "7.25"));
         assertThat(DocsReport.staleRegions(dir)).as("a changed JSON").containsEntry("docs/benchmarks.md", List.of("pp"));
+    }
+
+    @Test
+    void otherBenchmarksGiveOneRowPerFigureWithTheMedianAndEveryRun(@TempDir Path dir) throws Exception {
+        Path results = Files.createDirectories(dir.resolve(DocsReport.RESULTS_DIR));
+        Files.writeString(results.resolve("idle.json"), "{\"benchmark\":\"idle\",\"params\":{},\"environment\":{\"started\":\"2026-12-01T10:00Z\","
+                + "\"cores\":2},\"results\":{\"a\":{\"cpu\":0.5,\"runs\":[{\"run\":1,\"cpu\":0.4,\"state\":\"UP\"},"
+                + "{\"run\":2,\"cpu\":0.6,\"state\":\"UP\"}]},\"b\":{\"cpu\":2,\"runs\":[{\"run\":1,\"cpu\":2}]}},\"skipped\":{}}");
+        String body = DocsReport.body("idle", dir, "docs/benchmarks.md");
+        assertThat(body).contains("| figure | `a` | `b` |").contains("| `cpu` | 0.500 (0.400 / 0.600) | 2 |")
+                .contains("| `state` | - (UP / UP) |  |").contains("[benchmarks/idle.json](benchmarks/idle.json)");
+    }
+
+    @Test
+    void throughputShowsTheRatiosAndEveryRunPerCell(@TempDir Path dir) throws Exception {
+        Path results = Files.createDirectories(dir.resolve(DocsReport.RESULTS_DIR));
+        Files.writeString(results.resolve("throughput.json"), "{\"benchmark\":\"throughput\",\"params\":{\"sizes_bytes\":[32],\"connections\":[1]},"
+                + "\"environment\":{\"started\":\"2026-12-01T10:00Z\",\"cores\":2},\"results\":{"
+                + "\"reliable-udp/send\":{\"32B/x1/msgs_per_s\":110,\"runs\":[{\"run\":1,\"32B/x1/msgs_per_s\":100,\"32B/x1/complete\":1,\"32B/x1/load1\":0.1},"
+                + "{\"run\":2,\"32B/x1/msgs_per_s\":120,\"32B/x1/complete\":0,\"32B/x1/load1\":0.2}]},"
+                + "\"raw-udp\":{\"32B/x1/msgs_per_s\":55,\"runs\":[{\"run\":1,\"32B/x1/msgs_per_s\":55,\"32B/x1/load1\":0.3}]},"
+                + "\"aeron/shared\":{\"32B/x1/msgs_per_s\":220,\"runs\":[{\"run\":1,\"32B/x1/error\":\"timeout\"}]}},\"skipped\":{}}");
+        String body = DocsReport.body("throughput", dir, "docs/benchmarks.md");
+        assertThat(body).contains("| system | 32 B x1 |").contains("| `reliable-udp/send` | 2.00x / 0.50x |")
+                .contains("| `reliable-udp/send` | 100 (0.10) / 120 ! (0.20) |").contains("| `aeron/shared` | error: timeout |");
     }
 
     @Test
