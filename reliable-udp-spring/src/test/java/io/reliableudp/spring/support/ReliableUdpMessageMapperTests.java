@@ -21,11 +21,14 @@ class ReliableUdpMessageMapperTests {
 
     private static final InetSocketAddress FROM = new InetSocketAddress("127.0.0.1", 40000);
 
-    /** A peer that only knows its address: the mapper asks for nothing else. */
+    /** A peer that only knows its address and has no identity: the mapper asks for nothing else. */
     private static Peer peer() {
         return (Peer) Proxy.newProxyInstance(Peer.class.getClassLoader(), new Class<?>[] { Peer.class }, (p, m, a) -> {
             if (m.getName().equals("address")) {
                 return FROM;
+            }
+            if (m.getName().equals("identity")) {
+                return null;
             }
             throw new UnsupportedOperationException(m.getName());
         });
