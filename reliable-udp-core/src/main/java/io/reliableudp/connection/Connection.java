@@ -440,7 +440,7 @@ public final class Connection implements Session.Output, Session.Input {
      * Server side: the client repeated its (verified) response; confirm again (a keepalive is smaller
      * than a response). A verified response is proof the client is alive, so it counts as hearing from
      * it: a client still waiting for the confirmation must not see its connection time out and be
-     * re-created from its next repeat (finding F3 of issue 13).
+     * re-created from its next repeat (a stalled client must not cost the server several connections).
      */
     public void onRepeatedResponse(double time) {
         this.now = time;

@@ -103,7 +103,7 @@ final class SendQueue {
      * the ring clears its slot ({@link SendChannel#clear}; {@code SendQueueSlotTest}), and the first
      * send writes the rest of the send history: so this writes only what the message brings. In {@code IMMEDIATE} mode the caller is an application thread and the slots
      * just behind are the I/O thread's, which composes them: each array written here is a cache line
-     * that moves between the two cores (measured: docs/benchmarks-history.md "The send queue's writes").
+     * that moves between the two cores.
      */
     private int enqueue(SendChannel ch, byte[] payload, @Nullable SendCompletion completion) {
         ch.ensureRoom();

@@ -364,7 +364,7 @@ final class IoLoop {
         } else if (until - now < WAKE_TIMER_MIN_NANOS) {
             // due already (only a look at the port), or so soon that the port's own wait serves it: a
             // pacing deadline microseconds away under load, where a timer-thread hop per wait cost
-            // 16 % of the 1,024-byte throughput (docs/benchmarks-history.md, "The kernel timer of every wait")
+            // 16 % of the 1,024-byte throughput
             portUntil = until;
         }
         waitingUntil = until;

@@ -270,8 +270,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
      * loop had been woken. Every other case wakes the loop as before (the caller's
      * {@link IoLane#sendSoon}). Why not wake it anyway: the woken I/O thread runs just when the
      * receiver's thread has the message to handle, and on this project's 2-vCPU machine that doubled or
-     * more the 0 % loss p99 of the {@code loss} benchmark (docs/benchmarks-history.md, "The wake-up after a
-     * caller's write").
+     * more the 0 % loss p99 of the {@code loss} benchmark.
      */
     private boolean writtenByCaller() {
         if (!immediate || dirty.get() || !node.callerMayWrite(this)) {

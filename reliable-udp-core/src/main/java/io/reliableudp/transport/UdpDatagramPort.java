@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Other threads wake the wait through a pipe of this port's own, registered with the selector
  * beside the socket, rather than {@link Selector#wakeup()}: the JDK's selector writes its eventfd
  * while it holds a monitor that the woken select takes again to clear the wake-up, so every wake-up
- * of a waiting loop made the woken thread block on the waker (issue 9: the I/O thread's most
+ * of a waiting loop would make the woken thread block on the waker (the I/O thread's most
  * frequent contended monitor, a futex wait and wake and a context switch per wake-up). The pipe's
  * write end has its own lock, which the loop never takes; the loop reads the pipe empty when the
  * select reports it.

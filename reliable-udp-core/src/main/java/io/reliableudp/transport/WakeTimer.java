@@ -18,8 +18,7 @@ import org.jspecify.annotations.Nullable;
  * both steps reprogram the CPU's timer device, on this project's VM a VM exit each. A ping-pong pays
  * that on almost every wait (each message's resend deadline, a few milliseconds away, is earlier than
  * the kernel's next tick for about a quarter of each tick period): about 15 us per round trip in those
- * stretches, 14 % of all round trips on one vCPU (docs/benchmarks-history.md, "The kernel timer of every
- * wait"). Netty's native epoll loop avoids the same cost by keeping its timerfd armed while the
+ * stretches, 14 % of all round trips on one vCPU. Netty's native epoll loop avoids the same cost by keeping its timerfd armed while the
  * deadline does not change; the JDK's selector has no timerfd, so this class is the JDK's way: one
  * shared timer thread, armed again only when a loop's deadline moves earlier than what is armed.
  *
@@ -35,9 +34,8 @@ import org.jspecify.annotations.Nullable;
  * (its deadline moved later since it was armed). Two loops of a ping-pong in one JVM (both ends of
  * a benchmark, or a client and a server of a test) so cost one timer wake-up per resend interval
  * between them instead of one each: their stale checks would otherwise fire in turn, and on one
- * vCPU each firing delays the round trip it falls into by the timer thread's run (measured:
- * docs/benchmarks-history.md, "One timer wake-up for every loop"). The JDK's
- * {@code ScheduledThreadPoolExecutor}, used before, cannot do this: a task removed from its queue
+ * vCPU each firing delays the round trip it falls into by the timer thread's run. The JDK's
+ * {@code ScheduledThreadPoolExecutor} cannot do this: a task removed from its queue
  * still wakes its thread at the removed task's time.
  *
  * <p>Thread safety: {@link #ensure} runs on the loop's thread (before each wait) and on an

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The handshake under overload (issue 14, the 1,000 and 5,000 client collapse), client and server
+ * The handshake under overload (1,000 and 5,000 clients connecting at once must not collapse), client and server
  * connections driven by hand on a fake clock (no sockets, no timings): a server-side connection whose
  * client never sends a frame after the handshake (it gave up while its response waited in the
  * server's socket buffer) ends by {@link Connection#unconfirmedDeadline}, not after the full timeout; a

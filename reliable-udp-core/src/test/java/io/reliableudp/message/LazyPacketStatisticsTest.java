@@ -9,7 +9,7 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * The message layer's housekeeping update does not walk the packet layer's windows (issue 14, the
+ * The message layer's housekeeping update does not walk the packet layer's windows (the
  * per-connection cost that does not depend on traffic): the packet-layer statistics are computed
  * when {@code stats()} reads them, with the smoothing of the updates skipped. Counts, not timings.
  */

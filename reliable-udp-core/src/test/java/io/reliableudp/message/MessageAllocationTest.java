@@ -99,7 +99,7 @@ class MessageAllocationTest {
     }
 
     /**
-     * The packet log starts small and grows with the traffic (issue 14: memory per idle connection);
+     * The packet log starts small and grows with the traffic (memory per idle connection);
      * once a first round of bursts with some 256 packets in flight has grown it, a second round of the
      * same traffic neither grows it again nor allocates.
      */

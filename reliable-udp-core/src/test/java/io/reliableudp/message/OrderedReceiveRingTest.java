@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The ordered channel's buffer of early arrivals starts empty and grows to the farthest early id
- * (issue 14: memory per connection), while the window the sender is bound by stays the configured one:
+ * (memory per connection), while the window the sender is bound by stays the configured one:
  * messages arriving in any order within the window are delivered once each, in id order, across
  * growth and the 16-bit wrap, and the buffer never exceeds the window.
  */

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
  * ({@link DeliveryRateController#BURST_PACKETS}), not only by the 1 ms quantum: at the rate an
  * application-limited event stream measures (60 Hz of small packets: a few kB/s) the quantum is a few
  * bytes, less than one packet, so an extra packet (a resend, a catch-up) or a probe phase pacing below
- * 1x held the next event for milliseconds (docs/benchmarks-history.md, "The 0 % tail"). At high rates the quantum
+ * 1x would hold the next event for milliseconds (the 0 % loss tail of the {@code loss} benchmark). At high rates the quantum
  * is the larger and nothing changes.
  */
 class PacingBurstAllowanceTest {

@@ -357,7 +357,7 @@ class SendModeTest {
         MessageConfig immediate = EndpointPair.config(DeliveryMode.RELIABLE_ORDERED);
         Stream clean = stream(immediate, 0);
         Stream lossy = stream(immediate, 0.10);
-        // the tick model at 240 Hz, as hand-tuned in issue 10: acks on every tick, repeated on idle ones
+        // the tick model at 240 Hz, a hand-tuned setup: acks on every tick, repeated on idle ones
         Stream tick = stream(immediate.toBuilder().sendMode(MessageConfig.SendMode.TICK).sendRateHz(240).build(), 0);
         System.out.printf("one-way 60 Hz stream, 1800 events: immediate clean %s%n  immediate 10%% loss %s%n  tick 240 Hz clean %s%n",
                 clean, lossy, tick);

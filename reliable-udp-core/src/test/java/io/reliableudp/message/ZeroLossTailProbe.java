@@ -28,7 +28,7 @@ public final class ZeroLossTailProbe {
         int events = args.length > 0 ? Integer.parseInt(args[0]) : 3600;
         double jitterMs = args.length > 1 ? Double.parseDouble(args[1]) : 1.0;
         double loss = args.length > 2 ? Double.parseDouble(args[2]) / 100 : 0;
-        // a 4th argument: the resend timer's floor in ms instead of the default (issue 10's bytes: what a
+        // a 4th argument: the resend timer's floor in ms instead of the default (bytes per event: what a
         // timer that waits for the next event's ack would save and cost); congestion avoidance on only
         double floorMs = args.length > 3 ? Double.parseDouble(args[3]) : -1;
         for (boolean congestion : floorMs >= 0 ? new boolean[] {true} : new boolean[] {true, false}) {

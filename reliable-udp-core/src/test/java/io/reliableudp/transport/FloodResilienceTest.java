@@ -21,7 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Flood resilience over real loopback sockets (issue 13, finding F2). The server's I/O thread is
+ * Flood resilience over real loopback sockets. The server's I/O thread is
  * held in a listener so that nothing drains its sockets; a stranger then fills the shared socket's
  * kernel buffer with garbage, and the known client sends unreliable messages (which nothing resends,
  * so each one that the kernel dropped is missing). With a dedicated socket every one of them arrives,

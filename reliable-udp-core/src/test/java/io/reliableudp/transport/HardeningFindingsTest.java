@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Reproduces the findings F3, F4 and F5 of the hardening issue (13) on real nodes over the in-memory
- * network (F3, F4) and over loopback (F5), and pins the fixed behaviour.
+ * Edge cases of connection ends and counters, on real nodes over the in-memory network (a repeated
+ * response, sends after the end) and over loopback (the conditioner's drops and duplicates).
  */
 @Timeout(60)
 class HardeningFindingsTest {
@@ -36,11 +36,11 @@ class HardeningFindingsTest {
     }
 
     /**
-     * F3: a client whose confirmations are late keeps repeating its RESPONSE. The server answers each
+     * A client whose confirmations are late keeps repeating its RESPONSE. The server answers each
      * repeat with a keepalive; a repeated response is a verified datagram of the connection (cookie and,
-     * with a key, proof checked), so it must count as hearing from the client. Before the fix the
-     * server timed the connection out while the client was still repeating, and the next repeat made a
-     * new connection: several connections (and TIMEOUT disconnects) for one client.
+     * with a key, proof checked), so it must count as hearing from the client. Otherwise the
+     * server would time the connection out while the client was still repeating, and the next repeat would
+     * make a new connection: several connections (and TIMEOUT disconnects) for one client.
      */
     @Test
     void aClientRepeatingItsResponseKeepsOneServerConnection() throws Exception {
@@ -67,8 +67,8 @@ class HardeningFindingsTest {
     }
 
     /**
-     * F4, first half: a send to a peer that has gone (here: timed out) was failed with the reason of
-     * the disconnect (TIMEOUT), as if it had been queued and gone unanswered. It never left: it is
+     * A send to a peer that has gone (here: timed out) must not fail with the reason of the
+     * disconnect (TIMEOUT), as if it had been queued and gone unanswered. It never left: it is
      * refused with NOT_CONNECTED. Messages pending when the timeout struck still fail with TIMEOUT.
      */
     @Test
@@ -91,7 +91,7 @@ class HardeningFindingsTest {
     }
 
     /**
-     * F4, second half: a peer that cannot keep up (its send queue stays full for a whole timeout) is
+     * A peer that cannot keep up (its send queue stays full for a whole timeout) is
      * disconnected with PROTOCOL_ERROR; what was pending fails with DISCONNECTED (documented in
      * connection.md), and later sends are refused with NOT_CONNECTED.
      */
@@ -133,10 +133,10 @@ class HardeningFindingsTest {
     }
 
     /**
-     * F5: datagrams the node's link conditioner drops stand for datagrams the network lost: the node
-     * sent them. Before the fix they were missing from {@code datagramsSent}/{@code bytesSent}, and a
-     * conditioner's duplicate was counted as a second datagram sent. Now the node's counters equal what
-     * its only connection sent, whatever the conditioner did.
+     * Datagrams the node's link conditioner drops stand for datagrams the network lost: the node
+     * sent them, so they count in {@code datagramsSent}/{@code bytesSent}, and a conditioner's
+     * duplicate is not a second datagram sent. The node's counters equal what its only connection
+     * sent, whatever the conditioner did.
      */
     @Test
     void datagramsTheConditionerDropsOrDuplicatesAreCountedOnceAsSent() throws Exception {

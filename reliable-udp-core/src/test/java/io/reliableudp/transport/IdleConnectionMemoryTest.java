@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * network (each client a sans-I/O {@link Connection} on a port of its own, as the transport's client
  * side would be); each client is thrown away and its port closed as soon as it is connected, so what
  * the heap holds beyond the server's baseline at the end is the server's N connections: peer, connection, message and
- * packet layers, timers, the peer table. At most 64 KiB each (issue 14; 147 KiB before), and all N
+ * packet layers, timers, the peer table. At most 64 KiB each (memory per idle connection), and all N
  * clients get in with the server's default {@code maxConnections} (none refused). The server's
  * connection timeout is raised so that the abandoned connections stay while the heap is read, and its
  * keepalive interval (100 ms by default: 50,000 datagrams a second to 5,000 vanished clients, which on

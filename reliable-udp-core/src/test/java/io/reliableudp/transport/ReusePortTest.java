@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Two nodes, each with its own loop, on two UDP ports bound to the same address and port with
- * SO_REUSEPORT (what the scale-out issue does with N loops): nothing shared stops them, and the
+ * SO_REUSEPORT (what a node with N I/O loops does): nothing shared stops them, and the
  * kernel's spreading of clients makes both accept connections.
  */
 @Timeout(120)

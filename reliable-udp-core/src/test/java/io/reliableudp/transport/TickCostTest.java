@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The IMMEDIATE tick costs O(due peers), not O(all peers) (issue 14, the per-connection cost that does
+ * The IMMEDIATE tick costs O(due peers), not O(all peers) (the per-connection cost that does
  * not depend on traffic): a server with 400 idle connections and a 10 s keepalive visits, over two
  * seconds of ticks, only the peers whose timers came due, where a pass over every peer would visit
  * 400 per tick. A count of heap visits against a count of ticks, not a timing.

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The port's own wake-up pipe (issue 9): a wake-up ends the wait in progress or the next one, none is
+ * The port's own wake-up pipe: a wake-up ends the wait in progress or the next one, none is
  * lost however wake-ups and waits interleave, wake-ups before the loop read the pipe write nothing
  * more, and waking and waiting allocate nothing. Every wait here is an hour unless a wake-up ends it,
  * so a lost wake-up shows as the test's timeout, not as a slow run.

@@ -57,7 +57,7 @@ class ArchitectureTests {
     @ArchTest
     static final ArchRule NOT_THE_MESSAGE_ENGINE = noClasses()
             .that().resideInAPackage("io.reliableudp.spring..")
-            // by name, not class literal: these types may become package-private or be folded (issue 9)
+            // by name, not class literal: these types may become package-private or be folded
             .should().dependOnClassesThat(nameMatching(
                     "io\\.reliableudp\\.message\\.(MessageEndpoint|SendHandle|DatagramSender|MessageListener|MessageAckListener)(\\$.*)?"))
             .because("the message layer's engine and its callbacks sit below the transport; "

@@ -140,7 +140,7 @@ abstract class AbstractTwoNodeMessagingTests {
                 LongStream.range(0, n).mapToObj(i -> new Position("u1", i * 0.5, -i, i)).toList());
         assertThat(s.positions).extracting(Received::channel).containsOnly("events");
         assertThat(s.positions).extracting(Received::from).containsOnly(client.getBean(ManagedReliableUdpNode.class).localAddress());
-        // fix 1 of issue 12: an unnamed sender is named by its host:port, so @Header(PEER_NAME) String works as documented
+        // an unnamed sender is named by its host:port, so @Header(PEER_NAME) String works as documented
         assertThat(s.positionPeerNames).containsOnly("127.0.0.1:" + client.getBean(ManagedReliableUdpNode.class).localAddress().getPort());
         assertThat(s.positions).extracting(Received::messageId).doesNotHaveDuplicates();
         // each listener return value went back to the sender on the @SendTo channel

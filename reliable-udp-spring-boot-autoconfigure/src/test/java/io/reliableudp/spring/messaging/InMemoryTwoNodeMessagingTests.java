@@ -129,7 +129,7 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
 
     @Test
     void aWrongKeyIsToldAsDeniedAlsoOnTheSendsRefusedDuringTheBackoff() throws Exception {
-        // fix 5 of issue 12: the server is plain, the client encrypts: the handshake is DENIED
+        // the server is plain, the client encrypts: the handshake is DENIED
         ConfigurableApplicationContext wrong = startClient("reliable-udp.security.pre-shared-key=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
                 "reliable-udp.reconnect.initial-backoff=10s", "reliable-udp.reconnect.max-backoff=10s");
         extra.add(wrong);

@@ -294,7 +294,7 @@ class ReliableUdpMetricsTest {
 
     @Test
     void reasonMetersExistAtZeroBeforeTheFirstEvent() {
-        // fix 4 of issue 12: an alert on rate(reliable_udp_handshake_failures_total{reason="wrong_key"}) needs a series
+        // an alert on rate(reliable_udp_handshake_failures_total{reason="wrong_key"}) needs a series
         runner.run(context -> {
             context.getBean(ReliableUdpMetrics.class).refresh();
             for (io.reliableudp.connection.DropReason r : io.reliableudp.connection.DropReason.values()) {

@@ -82,7 +82,7 @@ class ReliableUdpEndpointTest {
             assertThat(byPeer.get("nodes").get("udp").get("address").asString()).isEqualTo("127.0.0.1:40000");
             assertThat(endpoint.peer("127.0.0.1:50000")).isNotNull();
             assertThat(endpoint.peer("127.0.0.1:50001")).isNull();
-            // fix 3 of issue 12: an unknown name is a peer no node has: null, which actuator answers with 404 (was 400)
+            // an unknown name is a peer no node has: null, which actuator answers with 404 (not found, not a bad request)
             assertThat(endpoint.peer("nobody")).isNull();
             assertThat(endpoint.disconnect("nobody")).isNull();
         });
