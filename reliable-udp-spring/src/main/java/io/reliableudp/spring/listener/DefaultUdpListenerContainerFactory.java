@@ -25,6 +25,17 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
     private @Nullable ReliableUdpMessageMapper messageMapper;
     private @Nullable BackOff backOff;
     private int concurrency = 1;
+    private boolean errorReplyDetails;
+
+    /**
+     * Sets whether error replies carry the exception's class name and message (default false: a
+     * category only); see {@link UdpMessageListenerContainer#setErrorReplyDetails}.
+     *
+     * @param errorReplyDetails the flag
+     */
+    public void setErrorReplyDetails(boolean errorReplyDetails) {
+        this.errorReplyDetails = errorReplyDetails;
+    }
 
     /**
      * Sets the default retry of failed listener calls (an endpoint's own wins).
@@ -156,6 +167,7 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
         UdpMessageListenerContainer container = new UdpMessageListenerContainer(endpoint, endpoint.createHandler(methodFactory),
                 n, e, replyTemplate, errorHandler);
         container.setShutdownTimeout(shutdownTimeout);
+        container.setErrorReplyDetails(errorReplyDetails);
         if (endpoint.getBackOff() == null) {
             container.setBackOff(backOff);
         }

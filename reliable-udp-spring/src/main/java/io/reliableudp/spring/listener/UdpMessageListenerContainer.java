@@ -7,6 +7,7 @@ import io.reliableudp.spring.core.InboundUdpMessageSubscriber;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.core.SendResult;
 import io.reliableudp.spring.core.UdpChannel;
 import io.reliableudp.spring.observation.DefaultReliableUdpListenerObservationConvention;
@@ -101,6 +102,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     private int phase = UdpListenerEndpointRegistry.PHASE;
     private volatile boolean running;
     private Duration shutdownTimeout = Duration.ofSeconds(5);
+    private volatile boolean errorReplyDetails;
 
     /**
      * Creates a container.
@@ -260,6 +262,23 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         this.concurrency = concurrency;
     }
 
+    /**
+     * Sets whether an error reply (to a request, or to a message whose sender waits for the listener)
+     * carries the exception's class name and message (at most 1,000 characters). Default false: it
+     * carries a {@link RemoteListenerException.Category category} only, since an exception's message
+     * may name internals (classes, paths, data) that a peer has no business seeing.
+     *
+     * @param errorReplyDetails true to send the class name and message
+     */
+    public void setErrorReplyDetails(boolean errorReplyDetails) {
+        this.errorReplyDetails = errorReplyDetails;
+    }
+
+    /** Whether error replies carry the exception's class name and message. */
+    public boolean isErrorReplyDetails() {
+        return errorReplyDetails;
+    }
+
     /** The retry back off, or null when failed calls are not retried. */
     public @Nullable BackOff getBackOff() {
         return backOff;
@@ -329,8 +348,8 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
             rejectedTypes.increment();
             logger.warn("listener '" + id + "' refused a message from " + in.address() + " on channel '"
                     + in.channel().name() + "': " + e.getMessage());
-            if (envelope.isRequest()) {
-                errorReply(in, envelope.correlationId(), e);
+            if (envelope.isRequest() || envelope.isAckRequested()) {
+                errorReply(in, envelope.correlationId(), RemoteListenerException.Category.NOT_ACCEPTED, e);
             }
             return;
         }
@@ -351,12 +370,17 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
             }
             if (envelope.isRequest()) {
                 if (failure != null && reply == null) {
-                    errorReply(in, envelope.correlationId(), failure);
+                    errorReply(in, envelope.correlationId(), RemoteListenerException.Category.LISTENER_FAILED, failure);
                 } else {
                     reply(in, reply, envelope.correlationId());
                 }
-            } else if (reply != null) {
+                return;
+            }
+            if (reply != null) {
                 reply(in, reply, NO_REQUEST);
+            }
+            if (envelope.isAckRequested()) {
+                acknowledgeProcessed(in, envelope.correlationId(), failure);
             }
         });
     }
@@ -410,15 +434,44 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         }
     }
 
-    private void errorReply(InboundUdpMessage in, long correlationId, Throwable failure) {
+    /**
+     * Tells a sender of {@link io.reliableudp.spring.core.AckMode#PROCESSED} that the listener returned
+     * (an empty reply) or failed (an error reply), on the channel the message came on.
+     */
+    private void acknowledgeProcessed(InboundUdpMessage in, long correlationId, @Nullable Exception failure) {
         ReliableUdpTemplate template = replyTemplate;
         if (template == null) {
-            logger.warn("listener '" + id + "' cannot tell " + in.address() + " that its request failed: no reply template");
+            logger.warn("listener '" + id + "' cannot acknowledge a message of " + in.address() + ": no reply template");
             return;
         }
-        String channel = replyChannel != null ? replyChannel : in.channel().name();
+        if (failure != null) {
+            errorReply(in, in.channel().name(), correlationId, RemoteListenerException.Category.LISTENER_FAILED, failure);
+            return;
+        }
         try {
-            template.sendErrorReply(in.peer(), channel, failure, correlationId).whenComplete((r, e) -> {
+            template.sendReply(in.peer(), in.channel().name(), null, Map.of(), correlationId).whenComplete((r, e) -> {
+                if (e != null) {
+                    logger.warn("processed acknowledgement of listener '" + id + "' to " + in.address() + " failed: " + e.getMessage());
+                }
+            });
+        } catch (RuntimeException e) {
+            logger.error("listener '" + id + "' could not acknowledge a message of " + in.address(), e);
+        }
+    }
+
+    private void errorReply(InboundUdpMessage in, long correlationId, RemoteListenerException.Category category, Throwable failure) {
+        errorReply(in, replyChannel != null ? replyChannel : in.channel().name(), correlationId, category, failure);
+    }
+
+    private void errorReply(InboundUdpMessage in, String channel, long correlationId, RemoteListenerException.Category category,
+            @Nullable Throwable failure) {
+        ReliableUdpTemplate template = replyTemplate;
+        if (template == null) {
+            logger.warn("listener '" + id + "' cannot tell " + in.address() + " that its message was not handled: no reply template");
+            return;
+        }
+        try {
+            template.sendErrorReply(in.peer(), channel, category, errorReplyDetails ? failure : null, correlationId).whenComplete((r, e) -> {
                 if (e != null) {
                     logger.warn("error reply of listener '" + id + "' to " + in.address() + " failed: " + e.getMessage());
                 }
@@ -460,7 +513,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         } catch (RuntimeException e) {
             logger.error("listener '" + id + "' could not send its reply to " + in.address() + " on '" + replyOn + "'", e);
             if (correlationId != NO_REQUEST) {
-                errorReply(in, correlationId, e);
+                errorReply(in, correlationId, RemoteListenerException.Category.REPLY_FAILED, e);
             }
         }
     }

@@ -3,6 +3,7 @@ package io.reliableudp.spring.boot.autoconfigure;
 import io.micrometer.observation.ObservationRegistry;
 import io.reliableudp.spring.annotation.EnableUdpListeners;
 import io.reliableudp.spring.annotation.UdpListenerConfigUtils;
+import io.reliableudp.spring.core.AckMode;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReconnectPolicy;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
@@ -214,7 +215,7 @@ public final class ReliableUdpAutoConfiguration {
     @ConditionalOnMissingBean
     ReliableUdpMessageMapper reliableUdpMessageMapper(
             @Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) MessageConverter converter,
-            ObjectProvider<UdpHeaderMapper> headerMapper, ReliableUdpTypeProperties types) {
+            ObjectProvider<UdpHeaderMapper> headerMapper, ReliableUdpTypeProperties types, ReliableUdpProperties properties) {
         Map<String, Class<?>> mappings = new java.util.LinkedHashMap<>();
         types.mappings().forEach((id, className) -> {
             try {
@@ -231,7 +232,14 @@ public final class ReliableUdpAutoConfiguration {
             throw new InvalidReliableUdpPropertyException("reliable-udp.types.mappings", null, e.getMessage(),
                     "map each class to one type id");
         }
-        return new ReliableUdpMessageMapper(converter, headerMapper.getIfUnique(DefaultUdpHeaderMapper::new), typeMapper);
+        return new ReliableUdpMessageMapper(converter, headerMapper.getIfUnique(() -> defaultHeaderMapper(properties.headers())), typeMapper);
+    }
+
+    private static DefaultUdpHeaderMapper defaultHeaderMapper(ReliableUdpProperties.Headers headers) {
+        DefaultUdpHeaderMapper mapper = new DefaultUdpHeaderMapper();
+        mapper.setInboundHeaderNames(headers.inbound().toArray(String[]::new));
+        mapper.setOutboundHeaderNames(headers.outbound().toArray(String[]::new));
+        return mapper;
     }
 
     @Bean
@@ -262,6 +270,16 @@ public final class ReliableUdpAutoConfiguration {
         }
         setChannel("reliable-udp.template.default-channel", t.defaultChannel(), template::setDefaultChannel);
         setChannel("reliable-udp.template.default-unreliable-channel", t.defaultUnreliableChannel(), template::setDefaultUnreliableChannel);
+        properties.channels().forEach((name, channel) -> {
+            if (channel.ackMode() != AckMode.RECEIVED) {
+                try {
+                    template.setAckMode(name, channel.ackMode());
+                } catch (IllegalArgumentException e) {
+                    throw new InvalidReliableUdpPropertyException("reliable-udp.channels." + name + ".ack-mode", channel.ackMode().name(),
+                            e.getMessage(), "use ack-mode received on unreliable channels");
+                }
+            }
+        });
         if (t.observationEnabled()) {
             template.setObservationRegistry(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
             template.setObservationConvention(convention.getIfUnique());
