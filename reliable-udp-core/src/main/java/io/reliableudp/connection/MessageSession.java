@@ -4,6 +4,7 @@ import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.MessageConfig;
 import io.reliableudp.message.MessageEndpoint;
 import io.reliableudp.message.MessageStats;
+import io.reliableudp.message.ReceivePool;
 import io.reliableudp.message.RttSampleListener;
 import io.reliableudp.message.SendCompletion;
 import org.jspecify.annotations.Nullable;
@@ -22,6 +23,17 @@ public final class MessageSession implements Session {
 
     private MessageSession(MessageConfig config, double time, Output out, Input in) {
         this(new MessageEndpoint(config, time, out, in));
+    }
+
+    /**
+     * Makes a {@link MessageEndpoint} per connection whose receive memory also counts against
+     * {@code pool} (one per node).
+     *
+     * @param pool the receive memory shared by the connections
+     * @return the factory
+     */
+    public static Session.Factory factory(ReceivePool pool) {
+        return (config, time, out, in) -> new MessageSession(new MessageEndpoint(config, time, out, in, pool));
     }
 
     private MessageSession(MessageEndpoint endpoint) {
@@ -92,6 +104,21 @@ public final class MessageSession implements Session {
     @Override
     public MessageStats stats() {
         return endpoint.stats();
+    }
+
+    @Override
+    public void pauseReceiving(int channel) {
+        endpoint.pauseReceiving(channel);
+    }
+
+    @Override
+    public void resumeReceiving(int channel) {
+        endpoint.resumeReceiving(channel);
+    }
+
+    @Override
+    public boolean holdAgain(int channel, int messageId, byte[] payload) {
+        return endpoint.holdAgain(channel, messageId, payload);
     }
 
     @Override

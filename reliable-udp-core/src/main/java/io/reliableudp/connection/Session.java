@@ -101,6 +101,26 @@ public interface Session {
         return null;
     }
 
+    /**
+     * Pauses delivery on a channel (see {@code MessageEndpoint.pauseReceiving}). The default ignores it
+     * (test doubles that deliver everything).
+     */
+    default void pauseReceiving(int channel) {
+    }
+
+    /** Resumes delivery on a channel, delivering its held messages now (see {@code MessageEndpoint.resumeReceiving}). */
+    default void resumeReceiving(int channel) {
+    }
+
+    /**
+     * Holds again a message delivered before the channel was paused and not passed on yet (see
+     * {@code MessageEndpoint.holdAgain}); false when the session cannot (the caller keeps it). The
+     * default cannot.
+     */
+    default boolean holdAgain(int channel, int messageId, byte[] payload) {
+        return false;
+    }
+
     /** Sets (or clears, with null) the listener told about every RTT sample of the layers below. */
     default void setRttListener(@Nullable RttSampleListener listener) {
     }

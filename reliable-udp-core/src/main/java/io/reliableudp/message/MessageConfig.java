@@ -31,6 +31,9 @@ public final class MessageConfig {
     private final boolean congestionAvoidance;
     private final double sendRateHz;
     private final int receiveWindow;
+    private final long receiveMemoryLimit;
+    /** As set on the builder (-1: the default, which follows maxMessageSize), kept for {@link #toBuilder()}. */
+    private final long receiveMemoryLimitSetting;
     private final int maxPacketsPerUpdate;
     private final double congestionRttThresholdMillis;
     private final double congestionLossThresholdPercent;
@@ -40,6 +43,9 @@ public final class MessageConfig {
 
     /** Default of {@link #maxDatagramBudget()}: 9000 bytes of jumbo frame less the IPv6 and UDP headers. */
     public static final int DEFAULT_MAX_DATAGRAM_BUDGET = 8952;
+
+    /** Default of {@link #receiveMemoryLimit()} (unless twice {@link #maxMessageSize()} is more): 16 MiB. */
+    public static final long DEFAULT_RECEIVE_MEMORY_LIMIT = 16L * 1024 * 1024;
 
     /** Upper bound of {@link #ackDelaySeconds()}. */
     public static final double MAX_ACK_DELAY_SECONDS = 0.5;
@@ -111,6 +117,12 @@ public final class MessageConfig {
             throw new InvalidConfigurationException("congestionControl", null, "must not be null",
                     "congestionControl must not be null");
         }
+        long memoryLimit = b.receiveMemoryLimit < 0
+                ? Math.max(DEFAULT_RECEIVE_MEMORY_LIMIT, 2L * b.maxMessageSize) : b.receiveMemoryLimit;
+        if (memoryLimit < b.maxMessageSize) {
+            throw new InvalidConfigurationException("receiveMemoryLimit", b.receiveMemoryLimit,
+                    "must be >= maxMessageSize (" + b.maxMessageSize + ")");
+        }
         int effectiveSlice = effectiveSliceSize(b.sliceSize, b.datagramBudget, b.lowerLayerOverhead);
         if (Frames.sliceCount(b.maxMessageSize, effectiveSlice) > Frames.MAX_SLICES) {
             throw new InvalidConfigurationException("maxMessageSize", b.maxMessageSize,
@@ -132,6 +144,8 @@ public final class MessageConfig {
         this.congestionAvoidance = b.congestionAvoidance;
         this.sendRateHz = b.sendRateHz;
         this.receiveWindow = b.receiveWindow;
+        this.receiveMemoryLimit = memoryLimit;
+        this.receiveMemoryLimitSetting = b.receiveMemoryLimit;
         this.maxPacketsPerUpdate = b.maxPacketsPerUpdate;
         this.congestionRttThresholdMillis = b.congestionRttThresholdMillis;
         this.congestionLossThresholdPercent = b.congestionLossThresholdPercent;
@@ -169,6 +183,7 @@ public final class MessageConfig {
         b.congestionAvoidance = congestionAvoidance;
         b.sendRateHz = sendRateHz;
         b.receiveWindow = receiveWindow;
+        b.receiveMemoryLimit = receiveMemoryLimitSetting;
         b.maxPacketsPerUpdate = maxPacketsPerUpdate;
         b.congestionRttThresholdMillis = congestionRttThresholdMillis;
         b.congestionLossThresholdPercent = congestionLossThresholdPercent;
@@ -279,6 +294,20 @@ public final class MessageConfig {
     public int receiveWindow() { return receiveWindow; }
 
     /**
+     * Most bytes one connection's receive side holds for its peer (default
+     * {@value #DEFAULT_RECEIVE_MEMORY_LIMIT}, or twice {@link #maxMessageSize()} when that is more; at
+     * least {@link #maxMessageSize()}): reassembly buffers of sliced messages, messages of an ordered
+     * channel that arrived before an earlier one, and messages held for a paused channel. A packet whose
+     * messages would pass it is refused before anything of it is kept or acknowledged, so its sender
+     * resends it later (and its queue fills, if the receiver stays full): nothing acknowledged is ever
+     * dropped. The last {@link #maxMessageSize()} bytes are kept for the next message a reliable
+     * channel waits for, so a buffer full of later messages never blocks the one they wait for. The
+     * node's own limit over all connections is {@code NodeConfig.receiveMemoryLimit}. See
+     * docs/messages.md, "Receive memory".
+     */
+    public long receiveMemoryLimit() { return receiveMemoryLimit; }
+
+    /**
      * Most packets one {@code update} or {@code flush} may send (default 32, 1 in Gaffer's bad mode: a burst
      * then stays within the 33 packets one ack header covers, even when the burst arrives reordered).
      */
@@ -381,6 +410,7 @@ public final class MessageConfig {
         private boolean congestionAvoidance = true;
         private double sendRateHz = 60;
         private int receiveWindow = 4096;
+        private long receiveMemoryLimit = -1;
         private int maxPacketsPerUpdate = 32;
         private double congestionRttThresholdMillis = 250;
         private double congestionLossThresholdPercent = 10;
@@ -423,6 +453,8 @@ public final class MessageConfig {
         public Builder sendRateHz(double hz) { this.sendRateHz = hz; return this; }
         /** Sets {@link MessageConfig#receiveWindow()}. */
         public Builder receiveWindow(int messages) { this.receiveWindow = messages; return this; }
+        /** Sets {@link MessageConfig#receiveMemoryLimit()}. */
+        public Builder receiveMemoryLimit(long bytes) { this.receiveMemoryLimit = bytes; return this; }
         /** Sets {@link MessageConfig#maxPacketsPerUpdate()}. */
         public Builder maxPacketsPerUpdate(int packets) { this.maxPacketsPerUpdate = packets; return this; }
         /** Sets {@link MessageConfig#congestionRttThresholdMillis()}. */

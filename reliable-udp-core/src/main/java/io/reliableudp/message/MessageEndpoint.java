@@ -88,11 +88,31 @@ public final class MessageEndpoint {
      * @param listener where delivered messages go
      */
     public MessageEndpoint(MessageConfig config, double time, DatagramSender sender, MessageListener listener) {
-        this(config, time, sender, listener, DEFAULT_LINK_FACTORY);
+        this(config, time, sender, listener, ReceivePool.unlimited());
+    }
+
+    /**
+     * Creates the endpoint of one connection whose receive memory also counts against a pool shared
+     * with other endpoints (the connections of one node).
+     *
+     * @param config message-layer settings (both ends must use the same channels and receive window)
+     * @param time current time in seconds
+     * @param sender where datagrams go
+     * @param listener where delivered messages go
+     * @param pool the shared receive memory
+     */
+    public MessageEndpoint(MessageConfig config, double time, DatagramSender sender, MessageListener listener,
+            ReceivePool pool) {
+        this(config, time, sender, listener, DEFAULT_LINK_FACTORY, pool);
     }
 
     MessageEndpoint(MessageConfig config, double time, DatagramSender sender, MessageListener listener,
             PacketLink.Factory linkFactory) {
+        this(config, time, sender, listener, linkFactory, ReceivePool.unlimited());
+    }
+
+    MessageEndpoint(MessageConfig config, double time, DatagramSender sender, MessageListener listener,
+            PacketLink.Factory linkFactory, ReceivePool pool) {
         this.config = Objects.requireNonNull(config, "config");
         this.sender = Objects.requireNonNull(sender, "sender");
         Objects.requireNonNull(listener, "listener");
@@ -113,7 +133,7 @@ public final class MessageEndpoint {
         log.setController(congestion);
         this.queue = new SendQueue(config, payloadBudget, maxUnreliableSize);
         this.acks = new AckTracker(log, queue);
-        this.receiver = new Receiver(config, listener);
+        this.receiver = new Receiver(config, listener, Objects.requireNonNull(pool, "pool"));
         this.link = linkFactory.create(time,
                 new PacketLink.Sizing(payloadBudget, fragmentSize, MAX_UNRELIABLE_FRAGMENTS, SENT_PACKETS,
                         payloadBudget(config, config.maxDatagramBudget())),
@@ -340,6 +360,9 @@ public final class MessageEndpoint {
         }
         // after all of this packet's acks were taken: one RTT sample, and holes they show are losses,
         // marked due now
+        if (receiver.releasePending()) {
+            receiver.releaseHeld(); // a listener resumed a channel during the packet
+        }
         log.takeRttSample();
         losses.detect(link.nextPacketSequence(), time);
         if (flushRequested) {
@@ -471,6 +494,72 @@ public final class MessageEndpoint {
         return !closed && composer.writtenOut();
     }
 
+    /**
+     * Pauses delivery on a channel: its messages are held (in order, counted against
+     * {@link MessageConfig#receiveMemoryLimit()} and the pool) instead of handed to the listener, and
+     * once a limit is reached, packets carrying more of them are refused (not acknowledged), so the
+     * peer's queue fills and its sends are refused in turn. Nothing acknowledged is dropped. Pausing a
+     * paused channel does nothing.
+     *
+     * @param channel channel index
+     * @throws IllegalArgumentException when the channel does not exist
+     */
+    public void pauseReceiving(int channel) {
+        receiver.pause(checkedChannel(channel));
+    }
+
+    /**
+     * Resumes delivery on a paused channel: the held messages go to the listener now, in order (when
+     * called by a listener inside {@link #receive}, as soon as the packet is done), then new ones as
+     * they come. Resuming a channel that is not paused does nothing.
+     *
+     * @param channel channel index
+     * @throws IllegalArgumentException when the channel does not exist
+     */
+    public void resumeReceiving(int channel) {
+        receiver.resume(checkedChannel(channel));
+        if (!inReceive && !closed) {
+            receiver.releaseHeld();
+        }
+    }
+
+    /** Whether delivery on {@code channel} is paused. */
+    public boolean receivingPaused(int channel) {
+        return receiver.paused(checkedChannel(channel));
+    }
+
+    /**
+     * Gives back a message this endpoint delivered before {@link #pauseReceiving} whose owner had not
+     * passed it on yet (a transport's queue of listener calls): it is held again, before every message
+     * held since, and delivered by {@link #resumeReceiving}. Its bytes count against the limits (they
+     * are never refused: the message is held already). After {@link #close} this does nothing.
+     *
+     * @param channel channel index (paused)
+     * @param messageId the message's id
+     * @param payload the message, kept as is
+     * @return false when the endpoint is closed (the caller keeps the message)
+     */
+    public boolean holdAgain(int channel, int messageId, byte[] payload) {
+        Objects.requireNonNull(payload, "payload");
+        if (closed) {
+            return false;
+        }
+        receiver.holdAgain(checkedChannel(channel), messageId, payload);
+        return true;
+    }
+
+    /** Bytes the receive side holds for the peer now (see {@link MessageStats#receiveMemoryBytes()}). */
+    public long receiveMemoryBytes() {
+        return receiver.memoryHeld();
+    }
+
+    private int checkedChannel(int channel) {
+        if (channel < 0 || channel >= channelCount) {
+            throw new IllegalArgumentException("channel " + channel + " does not exist (0.." + (channelCount - 1) + ")");
+        }
+        return channel;
+    }
+
     /** Whether a reliable message is still waiting to be sent or acknowledged. */
     public boolean hasPendingReliable() {
         return queue.hasPendingReliable();
@@ -527,7 +616,7 @@ public final class MessageEndpoint {
                 congestion.penaltySeconds(), congestion.episodes(), srtt < 0 ? 0 : srtt * 1000, log.loss() * 100,
                 composer.resendIntervalSeconds(), composer.fastResends(), composer.timerResends(),
                 composer.redundantCopies(), losses.packetsDeclaredLost(), losses.spuriousLosses(),
-                losses.reorderWindowSeconds(), channels, link.stats());
+                losses.reorderWindowSeconds(), channels, link.stats(), receiver.memoryHeld(), receiver.memoryRefusals());
     }
 
     /** Bytes of message frames one packet can carry. */

@@ -49,6 +49,11 @@ import java.util.Map;
  *     one to count as lost at once
  * @param channels per-channel counters, by channel index
  * @param packetLayer the packet layer's own figures
+ * @param receiveMemoryBytes bytes the receive side holds for the peer now: reassembly buffers, early
+ *     arrivals of ordered channels, messages held for paused channels (bounded by
+ *     {@link MessageConfig#receiveMemoryLimit()})
+ * @param memoryRefusals received packets refused (not acknowledged) because what they carry would have
+ *     passed the connection's or the node's receive memory limit; also counted in {@code rejectedPackets}
  */
 public record MessageStats(
         long packetsSent,
@@ -81,7 +86,9 @@ public record MessageStats(
         long spuriousLossDetections,
         double reorderWindowSeconds,
         List<ChannelStats> channels,
-        PacketLayer packetLayer) {
+        PacketLayer packetLayer,
+        long receiveMemoryBytes,
+        long memoryRefusals) {
 
     /** Copies the channel list, so that the snapshot is immutable. */
     public MessageStats {

@@ -29,6 +29,15 @@ final class OrderedReceiveChannel extends ReliableReceiveChannel {
         byte[][] b = room(ahead(id));
         b[id & (b.length - 1)] = owned && offset == 0 && length == data.length
                 ? data : Arrays.copyOfRange(data, offset, offset + length);
+        receiver.earlyBytes += length;
+    }
+
+    @Override
+    void dropBuffers() {
+        super.dropBuffers();
+        if (buffered != null) {
+            Arrays.fill(buffered, null);
+        }
     }
 
     /** The ring, grown so that the id {@code ahead} of nextExpected (below the window) has a slot of its own. */
@@ -71,7 +80,8 @@ final class OrderedReceiveChannel extends ReliableReceiveChannel {
             byte[] p = b[i];
             b[i] = null;
             if (p != null) {
-                deliver(id, p, 0, p.length);
+                receiver.earlyBytes -= p.length;
+                deliverOwned(id, p);
             }
         }
     }

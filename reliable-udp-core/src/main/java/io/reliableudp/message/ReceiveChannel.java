@@ -1,5 +1,7 @@
 package io.reliableudp.message;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Receive side of one channel: what its delivery mode does with each message that arrives. One
  * subclass per mode ({@link OrderedReceiveChannel}, {@link UnorderedReceiveChannel},
@@ -19,6 +21,13 @@ abstract class ReceiveChannel {
     long messagesReceived;
     long messagesDropped;
     long duplicatesDropped;
+    /**
+     * Messages delivered before a pause and given back by the owner, who had not passed them on yet
+     * ({@link Receiver#holdAgain}): older than every one in {@link #held}. Made on first use.
+     */
+    private @Nullable HeldMessages returned;
+    /** Messages held while the channel is paused (or older held ones still wait). Made on first use. */
+    private @Nullable HeldMessages held;
 
     ReceiveChannel(int index, DeliveryMode mode, int window, Receiver receiver) {
         this.index = index;
@@ -43,7 +52,51 @@ abstract class ReceiveChannel {
     abstract void receive(int id, byte[] data, int offset, int length);
 
     final void deliver(int id, byte[] data, int offset, int length) {
-        receiver.deliver(this, id, data, offset, length);
+        receiver.deliver(this, id, data, offset, length, false);
+    }
+
+    /** {@link #deliver(int, byte[], int, int)} of a fresh array holding exactly the message (kept as is when held). */
+    final void deliverOwned(int id, byte[] data) {
+        receiver.deliver(this, id, data, 0, data.length, true);
+    }
+
+    /** Whether messages of this channel are held. */
+    final boolean holdsMessages() {
+        return HeldMessages.nonEmpty(returned) != null || HeldMessages.nonEmpty(held) != null;
+    }
+
+    final HeldMessages held() {
+        HeldMessages q = held;
+        if (q == null) {
+            q = new HeldMessages();
+            held = q;
+        }
+        return q;
+    }
+
+    final HeldMessages returned() {
+        HeldMessages q = returned;
+        if (q == null) {
+            q = new HeldMessages();
+            returned = q;
+        }
+        return q;
+    }
+
+    /** The queue the next held message comes from (given-back ones first), or null when none is held. */
+    final @Nullable HeldMessages nextHeld() {
+        HeldMessages q = HeldMessages.nonEmpty(returned);
+        return q != null ? q : HeldMessages.nonEmpty(held);
+    }
+
+    /** Forgets the held messages (the endpoint closed). */
+    final void dropHeld() {
+        if (returned != null) {
+            returned.clear();
+        }
+        if (held != null) {
+            held.clear();
+        }
     }
 
     final boolean bit(int id) {

@@ -16,10 +16,29 @@ final class Receiver {
     private final int window;
     private final int maxMessageSize;
     private final long reassemblyLimit;
+    /** {@link MessageConfig#receiveMemoryLimit()}. */
+    private final long memoryLimit;
+    /** The part of the limits kept for packets that move a window: one largest message. */
+    private final long reserve;
+    private final ReceivePool pool;
     private final Frames.Reader reader = new Frames.Reader();
 
     /** Bytes held by the reassembly buffers of this endpoint's channels (their {@link Reassembly}s). */
     long reassemblyBytes;
+    /** Bytes of ordered channels' messages that arrived before an earlier one. */
+    long earlyBytes;
+    /** Bytes of messages held for paused channels ({@link HeldMessages}). */
+    long heldBytes;
+    /** Bytes the pool gave the packet being applied (reconciled with what it really added afterwards). */
+    private long reservedForPacket;
+    /** Channels paused by {@link #pause}, one bit each. */
+    private long pausedMask;
+    /** Channels whose held messages wait for {@link #releaseHeld()}: resumed, or still holding. */
+    private boolean releasePending;
+    /** Packets refused because they would have passed a receive memory limit. */
+    private long memoryRefusals;
+    /** Whether the first memory refusal was logged (later ones go to DEBUG). */
+    private boolean memoryRefusalLogged;
 
     private boolean closed;
     private long packetsReceived;
@@ -31,8 +50,11 @@ final class Receiver {
     /** Reliable frames (messages and slices) of the accepted packets, whether new or duplicates. */
     private long reliableFrames;
 
-    Receiver(MessageConfig config, MessageListener listener) {
+    Receiver(MessageConfig config, MessageListener listener, ReceivePool pool) {
         this.listener = listener;
+        this.pool = pool;
+        this.memoryLimit = config.receiveMemoryLimit();
+        this.reserve = Math.min(config.maxMessageSize(), config.receiveMemoryLimit());
         this.channelCount = config.channels().size();
         this.window = config.receiveWindow();
         this.maxMessageSize = config.maxMessageSize();
@@ -43,9 +65,31 @@ final class Receiver {
         }
     }
 
-    /** From now on nothing is delivered and every packet is refused. */
+    /** From now on nothing is delivered and every packet is refused; what was held is given back to the pool. */
     void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
+        for (ReceiveChannel rc : channels) {
+            rc.dropHeld();
+            if (rc instanceof ReliableReceiveChannel rel) {
+                rel.dropBuffers();
+            }
+        }
+        pool.add(-(reassemblyBytes + earlyBytes + heldBytes));
+        reassemblyBytes = 0;
+        earlyBytes = 0;
+        heldBytes = 0;
+    }
+
+    /** Bytes this receive side holds for its peer now. */
+    long memoryHeld() {
+        return reassemblyBytes + earlyBytes + heldBytes;
+    }
+
+    long memoryRefusals() {
+        return memoryRefusals;
     }
 
     /**
@@ -71,7 +115,11 @@ final class Receiver {
             }
             return false;
         }
+        long before = memoryHeld();
         apply(data, offset, length);
+        // the pool gave this packet what validation counted (an upper bound); settle on what it added
+        pool.add(memoryHeld() - before - reservedForPacket);
+        reservedForPacket = 0;
         return true;
     }
 
@@ -101,6 +149,8 @@ final class Receiver {
         Frames.Reader r = reader;
         r.reset(data, offset, length);
         long newReassembly = 0;
+        long newBytes = 0;
+        boolean movesWindow = false;
         int lastNewChannel = -1;
         int lastNewId = -1;
         int result;
@@ -133,8 +183,12 @@ final class Receiver {
                         }
                     } else if (r.channel != lastNewChannel || r.id != lastNewId) {
                         newReassembly += r.total;
+                        newBytes += r.total;
                         lastNewChannel = r.channel;
                         lastNewId = r.id;
+                    }
+                    if (ahead == 0 && !holding(rel)) {
+                        movesWindow = true;
                     }
                 }
             } else {
@@ -148,6 +202,15 @@ final class Receiver {
                         r.error = "message id beyond the receive window";
                         return 1;
                     }
+                    if (ahead < window && !rel.bit(r.id)) {
+                        if (holding(rel)) {
+                            newBytes += r.dataLength; // held until the channel is resumed
+                        } else if (ahead == 0) {
+                            movesWindow = true; // delivered at once
+                        } else if (rel.mode == DeliveryMode.RELIABLE_ORDERED) {
+                            newBytes += r.dataLength; // kept until the ones before it came
+                        }
+                    }
                 }
             }
         }
@@ -158,7 +221,34 @@ final class Receiver {
             r.error = "reassembly buffers would exceed maxBytesInFlight + maxMessageSize";
             return 1;
         }
+        if (newBytes > 0) {
+            // a packet that moves a window may use the reserve: a buffer full of later messages still
+            // takes the one they wait for
+            long max = movesWindow ? memoryLimit : memoryLimit - reserve;
+            if (memoryHeld() + newBytes > max || !pool.tryReserve(newBytes, movesWindow)) {
+                memoryRefused(newBytes);
+                return 1;
+            }
+            reservedForPacket = newBytes;
+        }
         return 0;
+    }
+
+    /**
+     * A packet refused because what it carries would pass the connection's or the node's receive
+     * memory limit: counted (and by the pool), the first one logged at INFO, the others at DEBUG (the
+     * peer resends it; a peer that keeps the buffer full refuses every packet until it drains).
+     */
+    private void memoryRefused(long newBytes) {
+        memoryRefusals++;
+        pool.refused();
+        reader.error = "receive memory limit: " + newBytes + " more bytes would pass it (held "
+                + memoryHeld() + " of " + memoryLimit + ", node " + pool.heldBytes() + " of " + pool.limitBytes() + ")";
+        if (!memoryRefusalLogged) {
+            memoryRefusalLogged = true;
+            LOG.log(System.Logger.Level.INFO, "packet refused (not acknowledged): " + reader.error
+                    + "; later refusals of this connection are logged at DEBUG and counted");
+        }
     }
 
     private void apply(byte[] data, int offset, int length) {
@@ -178,17 +268,107 @@ final class Receiver {
         }
     }
 
-    /** Hands one message to the listener (nothing after close); a listener exception is caught and counted. */
-    void deliver(ReceiveChannel rc, int id, byte[] data, int offset, int length) {
+    /** Whether messages of the channel are held rather than delivered: paused, or held ones still wait. */
+    boolean holding(ReceiveChannel rc) {
+        return ((pausedMask >>> rc.index) & 1) != 0 || rc.holdsMessages();
+    }
+
+    /**
+     * Hands one message to the listener (nothing after close), or holds it while its channel is
+     * paused; a listener exception is caught and counted.
+     *
+     * @param owned whether {@code data} is a fresh array holding exactly the message (may be kept as is)
+     */
+    void deliver(ReceiveChannel rc, int id, byte[] data, int offset, int length, boolean owned) {
         if (closed) {
             return;
         }
+        if (holding(rc)) {
+            if (!rc.mode.isReliable()) {
+                // not counted by validation: held only while it fits, else dropped as unreliable may be
+                if (memoryHeld() + length > memoryLimit - reserve || !pool.tryReserve(length, false)) {
+                    rc.messagesDropped++;
+                    return;
+                }
+                reservedForPacket += length;
+            }
+            byte[] kept = owned && offset == 0 && length == data.length ? data : java.util.Arrays.copyOfRange(data, offset, offset + length);
+            rc.held().add(id, kept);
+            heldBytes += length;
+            releasePending |= ((pausedMask >>> rc.index) & 1) == 0;
+            return;
+        }
+        handOver(rc, id, data, offset, length);
+    }
+
+    private void handOver(ReceiveChannel rc, int id, byte[] data, int offset, int length) {
         rc.messagesReceived++;
         try {
             listener.onMessage(rc.index, id, data, offset, length);
         } catch (RuntimeException ex) {
             listenerErrors++;
             LOG.log(System.Logger.Level.WARNING, "message listener failed on channel " + rc.index, ex);
+        }
+    }
+
+    /**
+     * Pauses a channel: from now on its messages are held (counted against the limits) instead of
+     * delivered, and once the limits are reached packets carrying more of them are refused.
+     */
+    void pause(int channel) {
+        pausedMask |= 1L << channel;
+    }
+
+    /** Resumes a channel: its held messages are delivered, in order, by the next {@link #releaseHeld()}. */
+    void resume(int channel) {
+        long bit = 1L << channel;
+        if ((pausedMask & bit) != 0) {
+            pausedMask &= ~bit;
+            releasePending |= channels[channel].holdsMessages();
+        }
+    }
+
+    boolean paused(int channel) {
+        return ((pausedMask >>> channel) & 1) != 0;
+    }
+
+    /** Whether held messages of a resumed channel wait for {@link #releaseHeld()}. */
+    boolean releasePending() {
+        return releasePending;
+    }
+
+    /**
+     * A message this side delivered before the channel was paused, which its owner had not yet passed
+     * on (a transport's queue of listener calls): held again, before every message held since, and
+     * counted (its bytes exist already, so no limit can refuse it).
+     */
+    void holdAgain(int channel, int id, byte[] payload) {
+        ReceiveChannel rc = channels[channel];
+        rc.messagesReceived--; // counted again when it is delivered for good
+        rc.returned().add(id, payload);
+        heldBytes += payload.length;
+        pool.add(payload.length);
+        releasePending |= !paused(channel);
+    }
+
+    /** Delivers the held messages of every channel that is no longer paused, oldest first. */
+    void releaseHeld() {
+        if (!releasePending || closed) {
+            return;
+        }
+        releasePending = false;
+        for (ReceiveChannel rc : channels) {
+            if (paused(rc.index) || !rc.holdsMessages()) {
+                continue;
+            }
+            HeldMessages q;
+            while (!paused(rc.index) && !closed && (q = rc.nextHeld()) != null) {
+                int id = q.headId();
+                byte[] m = q.poll();
+                heldBytes -= m.length;
+                pool.add(-m.length);
+                handOver(rc, id, m, 0, m.length);
+            }
         }
     }
 

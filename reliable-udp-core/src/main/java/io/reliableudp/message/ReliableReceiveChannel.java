@@ -51,7 +51,11 @@ abstract class ReliableReceiveChannel extends ReceiveChannel {
             return;
         }
         if (ahead == 0) {
-            deliver(id, data, offset, length);
+            if (owned && offset == 0 && length == data.length) {
+                deliverOwned(id, data);
+            } else {
+                deliver(id, data, offset, length);
+            }
             nextExpected = (nextExpected + 1) & 0xFFFF;
             drain();
             return;
@@ -98,6 +102,12 @@ abstract class ReliableReceiveChannel extends ReceiveChannel {
             receiver.reassemblyBytes -= ra.total;
             receiveWhole(id, ra.data, 0, ra.total, true);
         }
+    }
+
+    /** Forgets the reassemblies and early arrivals (the endpoint closed; the receiver settles the counts). */
+    void dropBuffers() {
+        java.util.Arrays.fill(reassemblies, null);
+        reassemblyCount = 0;
     }
 
     final @Nullable Reassembly findReassembly(int id) {

@@ -9,7 +9,11 @@ final class UnorderedReceiveChannel extends ReliableReceiveChannel {
 
     @Override
     void early(int id, byte[] data, int offset, int length, boolean owned) {
-        deliver(id, data, offset, length);
+        if (owned && offset == 0 && length == data.length) {
+            deliverOwned(id, data);
+        } else {
+            deliver(id, data, offset, length);
+        }
     }
 
     @Override

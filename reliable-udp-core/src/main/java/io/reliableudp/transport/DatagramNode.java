@@ -6,9 +6,11 @@ import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.connection.DropReason;
 import io.reliableudp.connection.HandshakeFailure;
 import io.reliableudp.connection.HandshakeServer;
+import io.reliableudp.connection.MessageSession;
 import io.reliableudp.connection.Session;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.MessageConfig;
+import io.reliableudp.message.ReceivePool;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.Inet6Address;
@@ -72,6 +74,10 @@ final class DatagramNode implements ReliableUdpNode {
     private final PeerTable peers = new PeerTable();
     private final Acceptor acceptor;
     private final boolean immediate;
+    /** The receive memory of every connection of this node, against {@link NodeConfig#receiveMemoryLimit()}. */
+    private final ReceivePool receivePool;
+    /** Channels paused on the whole node ({@link #pauseReceiving}), one bit each. */
+    private final java.util.concurrent.atomic.AtomicLong pausedChannels = new java.util.concurrent.atomic.AtomicLong();
 
     private volatile boolean open = true;
     private volatile boolean acceptingSends = true;
@@ -89,6 +95,11 @@ final class DatagramNode implements ReliableUdpNode {
                 .sendMode(config.sendMode())
                 .build();
         this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
+        this.receivePool = new ReceivePool(config.receiveMemoryLimit(),
+                Math.min(message.maxMessageSize(), config.receiveMemoryLimit()));
+        if (sessions == Sessions.DEFAULT) {
+            sessions = MessageSession.factory(receivePool);
+        }
         this.budget = message.maxDatagramBudget();
         this.baseBudget = message.datagramBudget();
         double keepAlive = seconds(config.keepAliveInterval());
@@ -494,12 +505,50 @@ final class DatagramNode implements ReliableUdpNode {
 
     @Override
     public NodeStats stats() {
-        return counters.snapshot(peers.size());
+        return counters.snapshot(peers.size(), receivePool);
     }
 
     @Override
     public boolean isOpen() {
         return open;
+    }
+
+    @Override
+    public void pauseReceiving(int channel) {
+        long bit = channelBit(channel);
+        if ((pausedChannels.getAndUpdate(m -> m | bit) & bit) == 0) {
+            for (NodePeer p : peers.all()) {
+                p.pausesChanged();
+            }
+        }
+    }
+
+    @Override
+    public void resumeReceiving(int channel) {
+        long bit = channelBit(channel);
+        if ((pausedChannels.getAndUpdate(m -> m & ~bit) & bit) != 0) {
+            for (NodePeer p : peers.all()) {
+                p.pausesChanged();
+            }
+        }
+    }
+
+    private long channelBit(int channel) {
+        int channels = config.message().channels().size();
+        if (channel < 0 || channel >= channels) {
+            throw new IllegalArgumentException("channel " + channel + " does not exist (0.." + (channels - 1) + ")");
+        }
+        return 1L << channel;
+    }
+
+    /** The channels paused on the whole node, one bit each. */
+    long pausedChannels() {
+        return pausedChannels.get();
+    }
+
+    /** The receive memory shared by this node's connections. */
+    ReceivePool receivePool() {
+        return receivePool;
     }
 
     @Override

@@ -36,6 +36,10 @@ public final class NodeConfig {
     private final @Nullable LinkConditionerConfig linkConditioner;
     private final int ioThreads;
     private final int dedicatedSockets;
+    private final long receiveMemoryLimit;
+
+    /** Default of {@link #receiveMemoryLimit()}: 256 MiB. */
+    public static final long DEFAULT_RECEIVE_MEMORY_LIMIT = 256L * 1024 * 1024;
 
     /** Upper bound of {@link #ioThreads()}. */
     static final int MAX_IO_THREADS = 64;
@@ -89,6 +93,10 @@ public final class NodeConfig {
         if (b.dedicatedSockets < 0 || b.dedicatedSockets > 65_536) {
             throw new InvalidConfigurationException("dedicatedSockets", b.dedicatedSockets, "must be within 0..65536");
         }
+        if (b.receiveMemoryLimit < b.message.maxMessageSize()) {
+            throw new InvalidConfigurationException("receiveMemoryLimit", b.receiveMemoryLimit,
+                    "must be >= message.maxMessageSize (" + b.message.maxMessageSize() + ")");
+        }
         this.bindAddress = b.bindAddress;
         this.message = b.message;
         this.acceptIncoming = b.acceptIncoming;
@@ -108,6 +116,7 @@ public final class NodeConfig {
         this.linkConditioner = b.linkConditioner;
         this.ioThreads = b.ioThreads;
         this.dedicatedSockets = b.dedicatedSockets;
+        this.receiveMemoryLimit = b.receiveMemoryLimit;
     }
 
     private static void positive(String name, @Nullable Duration d) {
@@ -138,6 +147,7 @@ public final class NodeConfig {
         b.preSharedKey = preSharedKey == null ? null : preSharedKey.clone();
         b.receiveThreadMode = receiveThreadMode;
         b.receiveBusyPoll = receiveBusyPoll;
+        b.receiveMemoryLimit = receiveMemoryLimit;
         b.socketReceiveBufferSize = socketReceiveBufferSize;
         b.socketSendBufferSize = socketSendBufferSize;
         b.linkConditioner = linkConditioner;
@@ -245,6 +255,16 @@ public final class NodeConfig {
      */
     public int dedicatedSockets() { return dedicatedSockets; }
 
+    /**
+     * Most bytes all connections of the node together hold for their peers (default
+     * {@value #DEFAULT_RECEIVE_MEMORY_LIMIT}; at least {@code message.maxMessageSize}): what each one
+     * holds (reassembly, early arrivals of ordered channels, messages held for paused channels) counts
+     * against its own {@link MessageConfig#receiveMemoryLimit()} and against this. A packet that would
+     * pass either is refused, not acknowledged (its sender resends it). Size it below the heap the node
+     * may use; see docs/operations.md, "Receive memory".
+     */
+    public long receiveMemoryLimit() { return receiveMemoryLimit; }
+
     @Override
     public String toString() {
         return "NodeConfig[bindAddress=" + bindAddress + ", acceptIncoming=" + acceptIncoming
@@ -258,7 +278,8 @@ public final class NodeConfig {
                 + ", socketReceiveBufferSize=" + socketReceiveBufferSize
                 + ", socketSendBufferSize=" + socketSendBufferSize
                 + ", linkConditioner=" + linkConditioner
-                + ", ioThreads=" + ioThreads + ", dedicatedSockets=" + dedicatedSockets + "]";
+                + ", ioThreads=" + ioThreads + ", dedicatedSockets=" + dedicatedSockets
+                + ", receiveMemoryLimit=" + receiveMemoryLimit + "]";
     }
 
     @Override
@@ -292,6 +313,7 @@ public final class NodeConfig {
         private @Nullable LinkConditionerConfig linkConditioner;
         private int ioThreads = 1;
         private int dedicatedSockets;
+        private long receiveMemoryLimit = DEFAULT_RECEIVE_MEMORY_LIMIT;
 
         private Builder() {
         }
@@ -334,6 +356,8 @@ public final class NodeConfig {
         public Builder ioThreads(int threads) { this.ioThreads = threads; return this; }
         /** See {@link NodeConfig#dedicatedSockets()}. */
         public Builder dedicatedSockets(int peers) { this.dedicatedSockets = peers; return this; }
+        /** See {@link NodeConfig#receiveMemoryLimit()}. */
+        public Builder receiveMemoryLimit(long bytes) { this.receiveMemoryLimit = bytes; return this; }
 
         /** Validates and builds; a wrong value raises {@link InvalidConfigurationException} naming the field. */
         public NodeConfig build() {

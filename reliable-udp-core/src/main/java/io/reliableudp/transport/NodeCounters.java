@@ -99,7 +99,7 @@ final class NodeCounters {
         LOG.log(Level.DEBUG, () -> "handshake failed: " + failure.key());
     }
 
-    NodeStats snapshot(int peers) {
+    NodeStats snapshot(int peers, io.reliableudp.message.ReceivePool pool) {
         Map<String, Long> dropped = new LinkedHashMap<>();
         for (DropReason r : DropReason.values()) {
             long v = drops.get(r.ordinal());
@@ -115,6 +115,7 @@ final class NodeCounters {
             }
         }
         return new NodeStats(datagramsSent.sum(), datagramsReceived.sum(), bytesSent.sum(), bytesReceived.sum(),
-                Map.copyOf(dropped), Map.copyOf(failures), peers, connectionsOpened.sum(), listenerErrors.sum());
+                Map.copyOf(dropped), Map.copyOf(failures), peers, connectionsOpened.sum(), listenerErrors.sum(),
+                pool.heldBytes(), pool.refusals());
     }
 }

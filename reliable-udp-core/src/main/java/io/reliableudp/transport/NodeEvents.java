@@ -116,7 +116,12 @@ final class NodeEvents {
                           @Nullable DisconnectReason reason, String detail) {
         try {
             switch (kind) {
-                case MESSAGE -> listener.onMessage(peer, channel, messageId, payload);
+                case MESSAGE -> {
+                    // paused since the message layer delivered it: held again, in order, until resumed
+                    if (!peer.holdBack(channel, messageId, payload)) {
+                        listener.onMessage(peer, channel, messageId, payload);
+                    }
+                }
                 case RTT_SAMPLE -> listener.onRttSample(peer, Float.intBitsToFloat(messageId));
                 case CONNECTED -> {
                     listener.onConnected(peer);

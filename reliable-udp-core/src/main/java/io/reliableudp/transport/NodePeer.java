@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -60,6 +61,10 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     private double queueFullSince = -1;
     private final DatagramConsumer forward = this::transmitNow;
     private final boolean immediate;
+    /** Channels paused on this peer ({@link #pauseReceiving}), one bit each; the node's own pauses add to them. */
+    private final AtomicLong pausedChannels = new AtomicLong();
+    /** The paused channels the session knows of (under lock); resumes are applied by the I/O thread only. */
+    private long appliedPauses;
 
     // IMMEDIATE send mode
     /** Set while the peer waits in the node's {@link DirtyPeers}. */
@@ -363,6 +368,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             if (c == null) {
                 return;
             }
+            syncPauses();
             if (flush) {
                 c.flush(now);
             } else {
@@ -378,6 +384,119 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     @Override
     public void disconnect() {
         disconnect(DisconnectReason.CLOSED_LOCALLY, "disconnected by the application");
+    }
+
+    // ------------------------------------------------------------ receive pause
+
+    @Override
+    public void pauseReceiving(int channel) {
+        long bit = channelBit(channel);
+        if ((pausedChannels.getAndUpdate(m -> m | bit) & bit) == 0) {
+            pausesChanged();
+        }
+    }
+
+    @Override
+    public void resumeReceiving(int channel) {
+        long bit = channelBit(channel);
+        if ((pausedChannels.getAndUpdate(m -> m & ~bit) & bit) != 0) {
+            pausesChanged();
+        }
+    }
+
+    private long channelBit(int channel) {
+        if (channel < 0 || channel >= reliable.length) {
+            throw new IllegalArgumentException("channel " + channel + " does not exist (0.." + (reliable.length - 1) + ")");
+        }
+        return 1L << channel;
+    }
+
+    /** The channels paused on this peer or on the whole node. */
+    private long pausedNow() {
+        return pausedChannels.get() | node.pausedChannels();
+    }
+
+    /**
+     * This peer's or the node's paused channels changed (any thread): a pause takes effect now, under
+     * the lock (the messages that arrive from now on are held); a resume is handed to the I/O thread,
+     * which delivers the held messages, so that they reach the listener in order with the rest.
+     */
+    void pausesChanged() {
+        boolean resumeLeft;
+        lock.lock();
+        try {
+            resumeLeft = applyPauses(lane.loop.inLoop());
+        } finally {
+            lock.unlock();
+        }
+        if (resumeLeft) {
+            if (immediate) {
+                lane.sendSoon(this); // its turn calls drive, which applies the resume
+            } else {
+                lane.loop.wakeup(); // TICK: the next tick applies it
+            }
+        }
+    }
+
+    /**
+     * Under the lock: tells the session of the pauses it does not know yet, and of the resumes when on
+     * the I/O thread. Returns whether a resume is left for the I/O thread.
+     */
+    private boolean applyPauses(boolean ioThread) {
+        long want = pausedNow();
+        long have = appliedPauses;
+        if (want == have) {
+            return false;
+        }
+        Connection c = connection;
+        Session s = c == null ? null : c.session();
+        if (s == null) {
+            return false; // applied once the connection has its message layer
+        }
+        long pause = want & ~have;
+        for (long m = pause; m != 0; m &= m - 1) {
+            s.pauseReceiving(Long.numberOfTrailingZeros(m));
+        }
+        long resume = have & ~want;
+        if (resume != 0 && !ioThread) {
+            appliedPauses = have | pause;
+            return true;
+        }
+        appliedPauses = want;
+        for (long m = resume; m != 0; m &= m - 1) {
+            s.resumeReceiving(Long.numberOfTrailingZeros(m));
+        }
+        return false;
+    }
+
+    /** I/O thread, under the lock: brings the session's pauses up to date when they changed (two reads when not). */
+    private void syncPauses() {
+        if (pausedNow() != appliedPauses) {
+            applyPauses(true);
+        }
+    }
+
+    /**
+     * At dispatch (I/O thread, not under the lock): a message the session delivered before its channel
+     * was paused, which the listener has not seen yet, goes back to the session, held before the ones
+     * held since. Returns false (deliver it) when the channel is not paused or the session is gone.
+     */
+    boolean holdBack(int channel, int messageId, byte[] payload) {
+        if (((pausedNow() >>> channel) & 1) == 0) {
+            return false;
+        }
+        lock.lock();
+        try {
+            syncPauses();
+            if (((appliedPauses >>> channel) & 1) == 0) {
+                return false;
+            }
+            Connection c = connection;
+            Session s = c == null ? null : c.session();
+            return s != null && s.holdAgain(channel, messageId, payload);
+        } finally {
+            lock.unlock();
+        }
     }
 
     void disconnect(DisconnectReason why, String detail) {
@@ -408,6 +527,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         lock.lock();
         try {
             Connection c = connection();
+            syncPauses();
             c.update(now);
             next = c.nextDeadline();
             housekeepingAt = c.nextHousekeeping();
@@ -452,6 +572,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         lock.lock();
         try {
             Connection c = connection();
+            syncPauses();
             c.receive(data, offset, length, now);
             next = c.nextDeadline();
         } finally {

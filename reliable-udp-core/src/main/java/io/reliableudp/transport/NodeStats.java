@@ -15,6 +15,10 @@ import java.util.Map;
  * @param connections connections right now (connecting or connected)
  * @param connectionsOpened connections that completed a handshake
  * @param listenerErrors exceptions thrown by listeners
+ * @param receiveMemoryBytes bytes all connections hold for their peers now (reassembly, early arrivals of
+ *     ordered channels, messages held for paused channels), bounded by {@link NodeConfig#receiveMemoryLimit()}
+ * @param memoryRefusals received packets refused (not acknowledged) because they would have passed a
+ *     receive memory limit (a connection's or the node's), over all connections since start
  */
 public record NodeStats(
         long datagramsSent,
@@ -25,5 +29,7 @@ public record NodeStats(
         Map<String, Long> handshakeFailures,
         int connections,
         long connectionsOpened,
-        long listenerErrors) {
+        long listenerErrors,
+        long receiveMemoryBytes,
+        long memoryRefusals) {
 }

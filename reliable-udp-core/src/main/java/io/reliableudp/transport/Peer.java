@@ -48,6 +48,44 @@ public interface Peer {
     /** Sends queued messages now instead of waiting for the next send tick. */
     void flush();
 
+    /**
+     * Pauses delivery of this connection's messages on {@code channel}: until
+     * {@link #resumeReceiving} (and while the node has the channel paused, see
+     * {@link ReliableUdpNode#pauseReceiving}) they are not handed to the {@link NodeListener}. The node
+     * holds them, in order, counted against the receive memory limits
+     * ({@link io.reliableudp.message.MessageConfig#receiveMemoryLimit()},
+     * {@link NodeConfig#receiveMemoryLimit()}); once a limit is reached it stops acknowledging packets
+     * that carry more of them, so the remote sender's queue fills and its {@code send} fails with
+     * {@code QUEUE_FULL} ({@code offer} returns false). Nothing the sender was told was delivered is
+     * ever dropped. Takes effect at once: a message of the channel not yet handed over when this returns
+     * is held too. Other channels go on, though a packet that mixes their messages with the paused
+     * channel's is refused with it once the limit is reached. Any thread; pausing a paused channel does
+     * nothing. A sender told nothing for long (the sender's own queue timeout) may give up on the
+     * connection, as with any receiver that stops acknowledging.
+     *
+     * @param channel channel index
+     * @throws IllegalArgumentException when the channel does not exist
+     * @throws UnsupportedOperationException when this peer cannot pause (not a node's peer)
+     */
+    default void pauseReceiving(int channel) {
+        throw new UnsupportedOperationException("pauseReceiving is not supported by " + getClass().getName());
+    }
+
+    /**
+     * Resumes delivery on {@code channel} after {@link #pauseReceiving}: the held messages are handed to
+     * the listener on the I/O thread, in order (on an ordered channel, in id order, before any later
+     * one), then new ones as they come; the sender's refused packets are accepted again when it resends
+     * them. The channel stays paused while the node has it paused. Any thread; resuming a channel that
+     * is not paused does nothing.
+     *
+     * @param channel channel index
+     * @throws IllegalArgumentException when the channel does not exist
+     * @throws UnsupportedOperationException when this peer cannot pause (not a node's peer)
+     */
+    default void resumeReceiving(int channel) {
+        throw new UnsupportedOperationException("resumeReceiving is not supported by " + getClass().getName());
+    }
+
     /** Disconnects the peer: redundant disconnect packets, pending sends fail with CLOSED. */
     void disconnect();
 

@@ -32,6 +32,11 @@ import java.util.Map;
  * @param datagramBudget the largest datagram this connection sends now, in bytes: the configured
  *     {@code datagramBudget} until a size probe showed that the peer receives larger ones
  *     ({@code maxDatagramBudget}; 0 before the connection exists)
+ * @param receiveMemoryBytes bytes this connection holds for the peer now (reassembly, early arrivals of
+ *     ordered channels, messages held for paused channels), bounded by
+ *     {@link io.reliableudp.message.MessageConfig#receiveMemoryLimit()}
+ * @param memoryRefusals packets of the peer refused (not acknowledged) because they would have passed the
+ *     connection's or the node's receive memory limit
  */
 public record PeerStats(
         PeerState state,
@@ -52,5 +57,7 @@ public record PeerStats(
         double sendRateHz,
         long bytesSent,
         long bytesReceived,
-        int datagramBudget) {
+        int datagramBudget,
+        long receiveMemoryBytes,
+        long memoryRefusals) {
 }

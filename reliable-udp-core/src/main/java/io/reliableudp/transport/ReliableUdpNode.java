@@ -55,6 +55,33 @@ public interface ReliableUdpNode extends AutoCloseable {
     /** True from start until close. */
     boolean isOpen();
 
+    /**
+     * Pauses delivery on {@code channel} for every connection, present and future: as
+     * {@link Peer#pauseReceiving} on each (their messages are held against the receive memory limits,
+     * and once a limit is reached the node stops acknowledging packets that carry more of them, so the
+     * senders' queues fill and their sends fail with {@code QUEUE_FULL}). A connection stays paused
+     * while either it or the node has the channel paused. Any thread.
+     *
+     * @param channel channel index
+     * @throws IllegalArgumentException when the channel does not exist
+     * @throws UnsupportedOperationException when this node cannot pause
+     */
+    default void pauseReceiving(int channel) {
+        throw new UnsupportedOperationException("pauseReceiving is not supported by " + getClass().getName());
+    }
+
+    /**
+     * Resumes delivery on {@code channel} after {@link #pauseReceiving}: each connection not paused on
+     * its own hands its held messages to the listener, in order, on its I/O thread. Any thread.
+     *
+     * @param channel channel index
+     * @throws IllegalArgumentException when the channel does not exist
+     * @throws UnsupportedOperationException when this node cannot pause
+     */
+    default void resumeReceiving(int channel) {
+        throw new UnsupportedOperationException("resumeReceiving is not supported by " + getClass().getName());
+    }
+
     /** Replaces the link conditioner on outgoing datagrams (null removes it). For tests and demos. */
     void setLinkConditioner(@Nullable LinkConditionerConfig config);
 

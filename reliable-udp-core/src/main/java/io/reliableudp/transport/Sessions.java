@@ -22,12 +22,13 @@ final class Sessions {
         MessageStats m = s == null ? null : s.stats();
         if (m == null) {
             return new PeerStats(state, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of(), List.of(), false, 0,
-                    c.bytesSent(), c.bytesReceived(), c.datagramBudget());
+                    c.bytesSent(), c.bytesReceived(), c.datagramBudget(), 0, 0);
         }
         MessageStats.PacketLayer p = m.packetLayer();
         return new PeerStats(state, p.rttMillis(), p.rttMinMillis(), p.rttMaxMillis(), p.rttAvgMillis(),
                 p.jitterAvgVsMinMillis(), p.jitterMaxVsMinMillis(), p.jitterStddevMillis(), (float) m.packetLossPercent(),
                 p.sentKbps(), p.receivedKbps(), p.ackedKbps(), Map.copyOf(p.counters()), m.channels(),
-                m.congested(), m.sendRateHz(), c.bytesSent(), c.bytesReceived(), c.datagramBudget());
+                m.congested(), m.sendRateHz(), c.bytesSent(), c.bytesReceived(), c.datagramBudget(),
+                m.receiveMemoryBytes(), m.memoryRefusals());
     }
 }

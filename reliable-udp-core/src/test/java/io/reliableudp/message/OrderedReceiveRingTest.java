@@ -24,7 +24,7 @@ class OrderedReceiveRingTest {
             assertThat(l).isEqualTo(2);
             assertThat(((d[o] & 0xFF) << 8) | (d[o + 1] & 0xFF)).as("payload of %d", id).isEqualTo(id);
             delivered.add(id);
-        });
+        }, ReceivePool.unlimited());
         return (OrderedReceiveChannel) r.channel(0);
     }
 

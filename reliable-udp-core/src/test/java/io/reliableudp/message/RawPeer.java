@@ -11,7 +11,7 @@ final class RawPeer {
     private byte[] last = new byte[0];
 
     RawPeer() {
-        endpoint = new ReliableEndpoint(ReliableConfig.builder().allowEmptyPayload(true).build(), 0,
+        endpoint = new ReliableEndpoint(ReliableConfig.builder().allowEmptyPayload(true).fragmentAbove(8 * 1024).build(), 0,
                 (seq, d, o, l) -> last = Arrays.copyOfRange(d, o, o + l), (seq, d, o, l) -> true);
     }
 
