@@ -25,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -35,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -72,6 +74,10 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
 
     private static final Log logger = LogFactory.getLog(UdpMessageListenerContainer.class);
     private static final long NO_REQUEST = Long.MIN_VALUE;
+    private static final int NOT_PROCESSED_LOGGED = 20;
+
+    /** Default of {@link #setMaxQueuedMessages}. */
+    public static final int DEFAULT_MAX_QUEUED_MESSAGES = 1000;
 
     private final String id;
     private final ManagedReliableUdpNode node;
@@ -88,9 +94,22 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     private final LongAdder processed = new LongAdder();
     private final LongAdder errors = new LongAdder();
     private final LongAdder malformed = new LongAdder();
-    private final LongAdder rejected = new LongAdder();
     private final LongAdder rejectedTypes = new LongAdder();
     private final LongAdder retries = new LongAdder();
+    private final LongAdder notProcessed = new LongAdder();
+    private final AtomicLong notProcessedLogged = new AtomicLong();
+    private final LongAdder backPressurePauses = new LongAdder();
+    /** Messages in hand (queued for the listener or running) and the most there ever were. */
+    private final AtomicInteger inHand = new AtomicInteger();
+    private final AtomicInteger maxInHand = new AtomicInteger();
+    private final AtomicInteger pauseWork = new AtomicInteger();
+    private volatile int maxQueuedMessages = DEFAULT_MAX_QUEUED_MESSAGES;
+    // set by the receive thread at the bound (pauseNow), cleared by applyPauseOnce (one thread at a time)
+    private volatile boolean queueFull;
+    private volatile boolean pauseApplied;
+    private volatile boolean pauseRequested;
+    /** Set by stop(), cleared by start(): a stopped container keeps its channels paused in the node. */
+    private volatile boolean stoppedHold;
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final @Nullable ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
     private volatile @Nullable BackOff backOff;
@@ -299,10 +318,6 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         return rejectedTypes.sum();
     }
 
-    /** Messages the executor refused (it was shut down). */
-    public long getRejectedCount() {
-        return rejected.sum();
-    }
 
     @Override
     public boolean accepts(InboundUdpMessage message) {
@@ -319,16 +334,226 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     public void onMessage(InboundUdpMessage message) {
         KeyedSerialExecutor serial = executor;
         if (serial == null) {
-            rejected.increment();
-            logger.warn("listener '" + id + "' dropped a message from " + message.address() + ": it is stopped");
+            notProcessed(message, "the listener is stopped");
             return;
         }
-        try {
-            serial.execute(new Key(message.address(), message.channel().index(), slot(message.channel())), () -> process(message));
-        } catch (RejectedExecutionException e) {
-            rejected.increment();
-            logger.warn("listener '" + id + "' dropped a message from " + message.address() + ": its executor is shut down");
+        int n = inHand.incrementAndGet();
+        if (n > maxInHand.get()) {
+            maxInHand.accumulateAndGet(n, Math::max);
         }
+        try {
+            serial.execute(new Key(message.address(), message.channel().index(), slot(message.channel())), new Task(message));
+        } catch (RejectedExecutionException e) {
+            inHand.decrementAndGet();
+            notProcessed(message, "its executor is shut down");
+            return;
+        }
+        if (n >= maxQueuedMessages) {
+            pauseNow(n);
+        }
+    }
+
+    /** A message in hand: queued for, or running in, the listener. */
+    private final class Task implements Runnable {
+        private final InboundUdpMessage message;
+
+        Task(InboundUdpMessage message) {
+            this.message = message;
+        }
+
+        @Override
+        public void run() {
+            try {
+                process(message);
+            } finally {
+                int n = inHand.decrementAndGet();
+                if (queueFull && n <= resumeAt()) {
+                    updatePause();
+                }
+            }
+        }
+    }
+
+    /**
+     * A message the container took but could not hand to the listener (it stopped): counted, logged
+     * with its peer, channel and id (the first few of each stop one by one, then their number), and a
+     * sender waiting for the listener ({@code sendAndReceive}, ack mode PROCESSED) is told at once.
+     */
+    private void notProcessed(InboundUdpMessage in, String why) {
+        notProcessed.increment();
+        long n = notProcessedLogged.incrementAndGet();
+        if (n <= NOT_PROCESSED_LOGGED) {
+            logger.warn("listener '" + id + "' could not handle a message (" + why + "): peer " + in.address() + ", channel '"
+                    + in.channel().name() + "', id " + in.messageId());
+        } else if (n == NOT_PROCESSED_LOGGED + 1) {
+            logger.warn("listener '" + id + "' could not handle more messages (" + why + "); counted, no longer logged one by one");
+        }
+        Envelope envelope;
+        try {
+            envelope = EnvelopeCodec.decode(in.payload());
+        } catch (EnvelopeException e) {
+            return;
+        }
+        if (envelope.isRequest() || envelope.isAckRequested()) {
+            errorReply(in, envelope.isRequest() && replyChannel != null ? replyChannel : in.channel().name(), envelope.correlationId(),
+                    RemoteListenerException.Category.NOT_PROCESSED, null);
+        }
+    }
+
+    // ---- back-pressure and pause
+
+    /**
+     * Sets the most messages this listener holds in hand (queued for it or running), over all peers and
+     * channels: at this many the container pauses its channels in the node
+     * ({@link ManagedReliableUdpNode#pauseReceiving(int, Object)}), which holds their further messages
+     * and, past its receive memory limits, stops acknowledging them, so the senders' queues fill and
+     * their sends fail with {@code QUEUE_FULL} instead of this heap growing; at half of it the channels
+     * resume. Default {@value #DEFAULT_MAX_QUEUED_MESSAGES}.
+     *
+     * @param maxQueuedMessages at least 1
+     */
+    public void setMaxQueuedMessages(int maxQueuedMessages) {
+        if (maxQueuedMessages < 1) {
+            throw new IllegalArgumentException("listener '" + id + "': maxQueuedMessages must be >= 1, was " + maxQueuedMessages);
+        }
+        this.maxQueuedMessages = maxQueuedMessages;
+    }
+
+    /** The most messages in hand before the container pauses its channels. */
+    public int getMaxQueuedMessages() {
+        return maxQueuedMessages;
+    }
+
+    private int resumeAt() {
+        return maxQueuedMessages / 2;
+    }
+
+    /** Messages in hand now: queued for the listener or running in it. */
+    public int getQueuedCount() {
+        return inHand.get();
+    }
+
+    /** The most messages that were ever in hand at once (the queue bound plus what was in flight when it paused). */
+    public int getMaxQueuedCount() {
+        return maxInHand.get();
+    }
+
+    /** How many times the queue reached its bound and the container paused its channels. */
+    public long getBackPressurePauseCount() {
+        return backPressurePauses.sum();
+    }
+
+    /**
+     * Messages the container took but could not hand to the listener because it stopped first (its
+     * shutdown timeout ran out, or they arrived while it stopped); each was logged with its peer,
+     * channel and id.
+     */
+    public long getNotProcessedCount() {
+        return notProcessed.sum();
+    }
+
+    /**
+     * Pauses this listener: its channels are paused in the node, as when its queue is full (the node
+     * holds their messages and, past its limits, stops acknowledging them), until {@link #resume()}.
+     * Messages already in hand are still handled. As spring-kafka's
+     * {@code MessageListenerContainer.pause()}; the node pauses the channel for every listener of it.
+     */
+    public void pause() {
+        pauseRequested = true;
+        updatePause();
+    }
+
+    /** Resumes after {@link #pause()}: the node hands the held messages over, in order. */
+    public void resume() {
+        pauseRequested = false;
+        updatePause();
+    }
+
+    /** Whether {@link #pause()} was called and not {@link #resume() resumed}. */
+    public boolean isPauseRequested() {
+        return pauseRequested;
+    }
+
+    /** Whether the container holds its channels paused now (requested, queue full, or stopped). */
+    public boolean isPaused() {
+        return pauseApplied;
+    }
+
+    /**
+     * The queue is at its bound: pauses the channels in the node at once, on the receive thread (so the
+     * core holds the channel's next message already), never waiting for a resume in progress on a
+     * listener thread; repeated for each message that still comes (the pause is idempotent), so a resume
+     * that lands after it is undone by the next message. The resume is {@link #updatePause()}'s.
+     */
+    private void pauseNow(int n) {
+        if (!queueFull) {
+            queueFull = true;
+            backPressurePauses.increment();
+            if (logger.isDebugEnabled()) {
+                logger.debug("listener '" + id + "' has " + n + " messages in hand; pausing its channels");
+            }
+        }
+        pauseApplied = true;
+        for (int channel : pausedChannels()) {
+            node.pauseReceiving(channel, this);
+        }
+    }
+
+    /**
+     * Brings the node's pause of this container's channels in line with what is wanted (queue at its
+     * bound, until half of it; pause requested; stopped). One thread at a time applies (the receive thread
+     * pausing, a listener thread resuming); a caller that finds another applying leaves it one more round,
+     * so the calls reach the node in order and no lock is held while it is called.
+     */
+    private void updatePause() {
+        if (pauseWork.getAndIncrement() != 0) {
+            return;
+        }
+        int missed = 1;
+        do {
+            while (applyPauseOnce()) {
+                // once more with the count as it is after this change: a listener thread that finished a
+                // task meanwhile read the old state and left the resume to us
+            }
+            missed = pauseWork.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    private boolean applyPauseOnce() {
+        int n = inHand.get();
+        boolean full = queueFull;
+        if (full && n <= resumeAt()) {
+            full = false;
+            queueFull = false;
+        } else if (!full && n >= maxQueuedMessages) {
+            full = true;
+            queueFull = true;
+            backPressurePauses.increment();
+        }
+        boolean want = full || pauseRequested || stoppedHold;
+        if (want == pauseApplied) {
+            return false;
+        }
+        pauseApplied = want;
+        for (int channel : pausedChannels()) {
+            if (want) {
+                node.pauseReceiving(channel, this);
+            } else {
+                node.resumeReceiving(channel, this);
+            }
+        }
+        return true;
+    }
+
+    private Set<Integer> pausedChannels() {
+        if (!channels.isEmpty()) {
+            return channels;
+        }
+        Set<Integer> all = new HashSet<>();
+        for (UdpChannel c : node.channels().all()) {
+            all.add(c.index());
+        }
+        return all;
     }
 
     private void process(InboundUdpMessage in) {
@@ -531,19 +756,31 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
                 e = own;
             }
             executor = new KeyedSerialExecutor(e);
+            notProcessedLogged.set(0);
             running = true;
             node.addSubscriber(this);
+            stoppedHold = false;
         }
+        updatePause();   // what the node held for us while we were stopped comes now, in order
     }
 
     /**
-     * Stops taking messages, then waits (up to the shutdown timeout) for the messages already taken to
-     * be handled, so none is dropped on the way out; then shuts down the executor the container made.
+     * Stops gracefully: pauses the container's channels in the node (which holds their further messages
+     * until {@link #start()}: a stopped container's channels stay paused, for every listener of them),
+     * stops taking messages, then hands the messages it already took to the listener, waiting up to the
+     * shutdown timeout. What is still queued then is not handled: each is counted
+     * ({@link #getNotProcessedCount()}) and logged with its peer, channel and id, and a sender waiting for
+     * the listener is answered {@link RemoteListenerException.Category#NOT_PROCESSED}. An executor the
+     * container made is shut down last.
      */
     @Override
     public void stop() {
         KeyedSerialExecutor serial;
         ExecutorService own;
+        synchronized (lifecycleLock) {
+            stoppedHold = true;
+        }
+        updatePause();
         synchronized (lifecycleLock) {
             running = false;
             node.removeSubscriber(this);
@@ -551,8 +788,15 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
             own = ownExecutor;
             ownExecutor = null;
         }
-        if (serial != null && !serial.awaitIdle(shutdownTimeout)) {
-            logger.warn("listener '" + id + "' still had messages in hand after " + shutdownTimeout);
+        if (serial != null) {
+            if (!serial.awaitIdle(shutdownTimeout)) {
+                logger.warn("listener '" + id + "' still had " + inHand.get() + " messages in hand after " + shutdownTimeout);
+            }
+            List<Runnable> left = serial.shutdown();
+            for (Runnable r : left) {
+                inHand.decrementAndGet();
+                notProcessed(((Task) r).message, "it stopped before the message's turn came (shutdown timeout " + shutdownTimeout + ")");
+            }
         }
         synchronized (lifecycleLock) {
             if (!running) {

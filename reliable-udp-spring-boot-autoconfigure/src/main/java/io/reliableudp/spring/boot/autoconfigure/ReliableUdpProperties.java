@@ -229,13 +229,15 @@ public record ReliableUdpProperties(
      * @param concurrency Messages of one peer and channel handled at once on an unordered channel (reliable-unordered, unreliable); ordered and sequenced channels stay one at a time per peer and channel.
      * @param retry Retries of a failed listener call before its error handler (recoverer) gets it.
      * @param errorReplyDetails Whether an error reply (to a request, or to a send of ack mode processed) carries the exception's class name and message (at most 1,000 characters); by default it carries a category only (LISTENER_FAILED, NOT_ACCEPTED, ...), since an exception's message may name internals a peer should not see.
+     * @param maxQueuedMessages Most messages each listener holds in hand (queued for it or running), over all its peers and channels: at this many its channels are paused in the node, which holds their further messages and, past its receive memory limits, stops acknowledging them, so the senders' sends fail with QUEUE_FULL instead of the heap growing; they resume at half of it.
      */
     public record Listener(
             @DefaultValue("true") boolean autoStartup,
             @DefaultValue("true") boolean observationEnabled,
             @DefaultValue("1") int concurrency,
             @DefaultValue Retry retry,
-            @DefaultValue("false") boolean errorReplyDetails) {
+            @DefaultValue("false") boolean errorReplyDetails,
+            @DefaultValue("1000") int maxQueuedMessages) {
     }
 
     /**

@@ -67,6 +67,7 @@ public final class UdpListenerContainerFactoryConfigurer {
         factory.setAutoStartup(listener.autoStartup());
         factory.setConcurrency(listener.concurrency());
         factory.setErrorReplyDetails(listener.errorReplyDetails());
+        factory.setMaxQueuedMessages(listener.maxQueuedMessages());
         factory.setBackOff(backOff);
         factory.setShutdownTimeout(shutdownTimeout);
         factory.setObservationRegistry(observationRegistry);
