@@ -3,6 +3,7 @@ package io.reliableudp.spring.messaging;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.reliableudp.spring.annotation.UdpMessageListener;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
@@ -132,6 +133,8 @@ class GracefulStopTests {
         assertThat(told).isEqualTo(notProcessed);
         assertThat(futures.stream().filter(f -> !f.isCompletedExceptionally()).count()).isEqualTo(listener.handled.size());
         assertThat(listener.handled.size() + notProcessed).isEqualTo(60);
+        assertThat(server.getBean(MeterRegistry.class).get("reliable.udp.listener.not.processed").tag("listener", "slow")
+                .functionCounter().count()).isEqualTo(notProcessed);
         assertThat(output).contains("listener 'slow' could not handle a message").contains("channel 'waiting', id ")
                 .contains("peer ");
     }

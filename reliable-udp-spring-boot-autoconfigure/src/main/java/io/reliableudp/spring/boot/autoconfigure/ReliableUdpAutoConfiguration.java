@@ -364,6 +364,11 @@ public final class ReliableUdpAutoConfiguration {
                 throw new InvalidReliableUdpPropertyException("reliable-udp.listener.concurrency",
                         Integer.toString(properties.listener().concurrency()), "must be >= 1", "use 1 (serial) or more");
             }
+            if (properties.listener().maxQueuedMessages() < 1) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.listener.max-queued-messages",
+                        Integer.toString(properties.listener().maxQueuedMessages()), "must be >= 1",
+                        "use the default 1000, or a bound that fits the heap (messages x their size)");
+            }
             return new UdpListenerContainerFactoryConfigurer(node, template, executor, properties.listener(), retry,
                     properties.drainTimeout(), errorHandler.getIfUnique(),
                     properties.listener().observationEnabled() ? observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP)
