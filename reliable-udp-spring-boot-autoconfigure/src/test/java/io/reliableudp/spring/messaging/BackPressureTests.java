@@ -95,6 +95,7 @@ class BackPressureTests {
         SlowListener listener = server.getBean(SlowListener.class);
         template.send("server", "work", "-1").get(10, TimeUnit.SECONDS);   // connected
 
+        long heapBefore = usedHeapAfterGc();
         Set<Integer> delivered = new ConcurrentSkipListSet<>();
         LongAdder queueFull = new LongAdder();
         LongAdder otherFailures = new LongAdder();
@@ -137,9 +138,11 @@ class BackPressureTests {
         await().atMost(Duration.ofSeconds(120))
                 .until(() -> listener.handled.containsAll(delivered) || container.getNotProcessedCount() > 0);
         System.out.printf("back-pressure: %d sends attempted in %d s, %d delivered, %d QUEUE_FULL; listener queue max %d (bound %d),"
-                + " %d pauses, %d not processed; node held at most %d bytes (limit %d), refused %d packets%n", attempted, seconds,
+                + " %d pauses, %d not processed; node held at most %d bytes (limit %d), refused %d packets;"
+                + " used heap after GC %d KiB before, %d KiB after (both applications, one JVM)%n", attempted, seconds,
                 delivered.size(), queueFull.sum(), container.getMaxQueuedCount(), QUEUE_BOUND, container.getBackPressurePauseCount(),
-                container.getNotProcessedCount(), maxHeldBytes.get(), RECEIVE_MEMORY, serverNode.stats().memoryRefusals());
+                container.getNotProcessedCount(), maxHeldBytes.get(), RECEIVE_MEMORY, serverNode.stats().memoryRefusals(),
+                heapBefore / 1024, usedHeapAfterGc() / 1024);
 
         // the sender saw back-pressure, and every send ended in delivery or QUEUE_FULL
         assertThat(queueFull.sum()).as("sends refused with QUEUE_FULL of %d attempted", attempted).isPositive();
@@ -157,6 +160,13 @@ class BackPressureTests {
         assertThat(handled).isSorted();
         assertThat(new HashSet<>(handled)).isEqualTo(delivered);
         assertThat(container.getNotProcessedCount()).isZero();
+    }
+
+    /** For the printed figures only (no assertion: the bound is asserted on the queue and the node's held bytes). */
+    private static long usedHeapAfterGc() {
+        System.gc();
+        Runtime r = Runtime.getRuntime();
+        return r.totalMemory() - r.freeMemory();
     }
 
     static class SlowListener {

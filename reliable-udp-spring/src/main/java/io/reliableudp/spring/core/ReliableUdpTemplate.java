@@ -39,7 +39,8 @@ import org.springframework.util.MimeTypeUtils;
  * {@link io.reliableudp.spring.support.EnvelopeCodec}, so the receiving listener converts it back to its parameter type.
  *
  * <p>Every send returns a future that completes with a {@link SendResult} when the peer acknowledged
- * the message (reliable channels) or when it was written to a datagram (unreliable channels), and
+ * the message (reliable channels; with {@link #setAckMode ack mode} {@link AckMode#PROCESSED} when
+ * the remote listener returned) or when it was written to a datagram (unreliable channels), and
  * completes exceptionally with a {@link ReliableUdpSendException} naming the
  * {@link DeliveryFailure reason} otherwise. Futures complete on the node's threads: use the
  * {@code ...Async} methods of {@link CompletableFuture} for slow follow-up work.

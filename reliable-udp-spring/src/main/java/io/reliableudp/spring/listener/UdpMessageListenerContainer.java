@@ -67,8 +67,18 @@ import org.springframework.util.backoff.BackOffExecution;
  * a {@code RemoteListenerException}). A one-way message's non-null return value is sent back as a plain
  * message. On unordered channels up to {@link #setConcurrency concurrency} messages of one (peer,
  * channel) run at once. A message whose type id is not trusted is refused ({@link #getRejectedTypeCount()}). A payload whose envelope is malformed is counted
- * ({@link #getMalformedCount()}) and logged, never passed on. {@link #stop()} stops taking messages and
- * waits for the ones in hand; an executor the container made itself is shut down then.
+ * ({@link #getMalformedCount()}) and logged, never passed on. A one-way message whose sender waits
+ * for the listener ({@code AckMode.PROCESSED}) is answered once the listener returned (an empty reply)
+ * or failed (an error reply). Error replies carry a {@link RemoteListenerException.Category category},
+ * the exception's text only with {@link #setErrorReplyDetails}.
+ *
+ * <p>Back-pressure: at most {@link #setMaxQueuedMessages maxQueuedMessages} are in hand; at the bound
+ * the container pauses its channels in the node (which holds their messages and, past its receive
+ * memory limits, stops acknowledging them, so the senders' sends fail with {@code QUEUE_FULL}), at half
+ * of it it resumes. {@link #pause()}/{@link #resume()} use the same hold. {@link #stop()} pauses the
+ * channels, stops taking messages, hands the ones in hand to the listener within the shutdown timeout
+ * and counts ({@link #getNotProcessedCount()}) and logs what is left; the channels stay paused until
+ * {@link #start()}. An executor the container made itself is shut down on stop.
  */
 public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMessageSubscriber {
 
