@@ -62,9 +62,15 @@ public final class ReceivePool {
 
     /**
      * Takes {@code bytes} when they fit: within the limit less the reserve, or within the whole limit
-     * for a packet that moves a window.
+     * for a packet that moves a window. The transport takes room here for what it holds itself (the
+     * datagrams one I/O thread hands to another), with {@code movesWindow} false, and gives it back
+     * with {@link #release}.
+     *
+     * @param bytes bytes to take
+     * @param movesWindow whether the reserve may be used
+     * @return whether they were taken
      */
-    boolean tryReserve(long bytes, boolean movesWindow) {
+    public boolean tryReserve(long bytes, boolean movesWindow) {
         long max = movesWindow ? limit : limit - reserve;
         while (true) {
             long h = held.get();
@@ -82,6 +88,15 @@ public final class ReceivePool {
         if (bytes != 0) {
             held.addAndGet(bytes);
         }
+    }
+
+    /**
+     * Gives back bytes taken by {@link #tryReserve}.
+     *
+     * @param bytes bytes no longer held
+     */
+    public void release(long bytes) {
+        add(-bytes);
     }
 
     void refused() {

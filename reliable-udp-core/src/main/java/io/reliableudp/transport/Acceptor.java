@@ -126,7 +126,7 @@ final class Acceptor {
                     c.disconnect(DisconnectReason.CLOSED_BY_PEER, "the peer reconnected from the same address", false, now);
                 }
             } finally {
-                existing.lock.unlock();
+                existing.unlock();
             }
         }
         NodeConfig config = node.config();
@@ -138,13 +138,16 @@ final class Acceptor {
         NodePeer peer = new NodePeer(node, lane, from, false);
         peer.lock.lock();
         try {
-            peers.addServer(peer);
+            if (!peers.addServer(peer)) {
+                node.countDrop(DropReason.UNEXPECTED); // this node began connecting to that address meanwhile
+                return;
+            }
             node.counters().connectionsOpened.increment();
             peer.attach(Connection.server(node.settings(), peer, peer, verified, now), true);
             node.connected(peer);
             node.post(NodeEvents.Event.connected(peer));
         } finally {
-            peer.lock.unlock();
+            peer.unlock();
         }
     }
 }

@@ -79,6 +79,9 @@ final class DatagramNode implements ReliableUdpNode {
     /** Channels paused on the whole node ({@link #pauseReceiving}), one bit each. */
     private final java.util.concurrent.atomic.AtomicLong pausedChannels = new java.util.concurrent.atomic.AtomicLong();
 
+    /** Tests: runs in {@link #connect} between its check that the node is open and the peer's entry in the table. */
+    volatile @Nullable Runnable beforeConnectAdds;
+
     private volatile boolean open = true;
     private volatile boolean acceptingSends = true;
     private volatile @Nullable LinkConditionerConfig linkConditioner;
@@ -465,6 +468,10 @@ final class DatagramNode implements ReliableUdpNode {
             return CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.DENIED, "unresolved address " + remote));
         }
         NodePeer peer = new NodePeer(this, nextClientLane(), remote, true);
+        Runnable hook = beforeConnectAdds;
+        if (hook != null) {
+            hook.run();
+        }
         peer.lock.lock();
         try {
             NodePeer existing = peers.addClient(peer);
@@ -477,6 +484,13 @@ final class DatagramNode implements ReliableUdpNode {
                         : CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.DENIED,
                         remote + " is already connected to this node as a client"));
             }
+            if (!acceptingSends) {
+                // a close began after the check above and may have taken its list of peers before this one
+                // joined it: no loop would serve it (close sets the flag before it takes the list, this
+                // reads it after the entry; one of the two sees the other)
+                peers.forget(peer);
+                return CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.CLOSED_LOCALLY, "node is closed"));
+            }
             try {
                 peer.attach(Connection.client(settings, peer, peer, random, now()), false);
             } catch (RuntimeException e) {
@@ -484,7 +498,7 @@ final class DatagramNode implements ReliableUdpNode {
                 return CompletableFuture.failedFuture(e);
             }
         } finally {
-            peer.lock.unlock();
+            peer.unlock();
         }
         CompletableFuture<Peer> f = peer.connectFuture();
         if (f == null) {

@@ -50,6 +50,10 @@ final class IoLane implements IoLoop.Handler {
     private final java.util.function.Consumer<NodePeer> writeQueued = this::writeQueued;
     /** Datagrams of this lane's peers read by other lanes, for this lane's next turn. */
     private final ConcurrentLinkedQueue<HandedOver> handedOver = new ConcurrentLinkedQueue<>();
+    /** Most datagrams {@link #handedOver} holds: past it (or past the node's receive memory) they are dropped. */
+    static final int MAX_HANDED_OVER = 1024;
+    /** Datagrams in {@link #handedOver}. */
+    private final java.util.concurrent.atomic.AtomicInteger handedOverCount = new java.util.concurrent.atomic.AtomicInteger();
     /** Ticks this lane's loop ran; its thread only writes it. */
     private volatile long ticks;
 
@@ -120,16 +124,37 @@ final class IoLane implements IoLoop.Handler {
         return offset >= 9.0e18 ? Long.MAX_VALUE : node.startNanos() + (long) Math.ceil(offset);
     }
 
-    /** Another lane read a datagram of {@code peer} (of this lane): a copy is handled in this lane's next turn. */
+    /**
+     * Another lane read a datagram of {@code peer} (of this lane): a copy is handled in this lane's next
+     * turn. At most {@link #MAX_HANDED_OVER} wait, their bytes counted in the node's receive memory;
+     * one past either is dropped (counted as {@code rate_limited}; a reliable sender resends it).
+     */
     void handOver(NodePeer peer, byte[] data, int length) {
+        if (handedOverCount.incrementAndGet() > MAX_HANDED_OVER) {
+            handedOverCount.decrementAndGet();
+            node.countDrop(DropReason.RATE_LIMITED);
+            return;
+        }
+        if (!node.receivePool().tryReserve(length, false)) {
+            handedOverCount.decrementAndGet();
+            node.countDrop(DropReason.RATE_LIMITED);
+            return;
+        }
         handedOver.add(new HandedOver(peer, java.util.Arrays.copyOf(data, length)));
         loop.wakeup();
+    }
+
+    /** Datagrams waiting to be handed over to this lane (tests). */
+    int handedOverCount() {
+        return handedOverCount.get();
     }
 
     /** This lane's thread: the datagrams other lanes handed over, in the order they came. */
     void receiveHandedOver(double now) {
         HandedOver h;
         while ((h = handedOver.poll()) != null) {
+            handedOverCount.decrementAndGet();
+            node.receivePool().release(h.data.length);
             if (h.peer.state() != PeerState.DISCONNECTED) {
                 h.peer.receive(h.data, 0, h.data.length, now);
             }

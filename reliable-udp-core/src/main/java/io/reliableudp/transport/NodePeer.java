@@ -63,6 +63,9 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
     private final boolean immediate;
     /** Channels paused on this peer ({@link #pauseReceiving}), one bit each; the node's own pauses add to them. */
     private final AtomicLong pausedChannels = new AtomicLong();
+    /** Futures the message layer completed under the lock, completed by {@link #unlock()} after it (under lock). */
+    private @Nullable DeliveryFuture doneHead;
+    private @Nullable DeliveryFuture doneTail;
     /** The paused channels the session knows of (under lock); resumes are applied by the I/O thread only. */
     private long appliedPauses;
 
@@ -189,7 +192,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         long deadline = waitNanos > 0 ? System.nanoTime() + waitNanos : 0;
         while (true) {
             // the message layer completes this future itself: no adapter stage per send
-            DeliveryFuture f = new DeliveryFuture(address, reliable[channel]);
+            DeliveryFuture f = new DeliveryFuture(this, reliable[channel]);
             int id;
             boolean written = false;
             lock.lock();
@@ -200,7 +203,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
                     written = writtenByCaller();
                 }
             } finally {
-                lock.unlock();
+                unlock();
             }
             if (id >= 0 && immediate && !written) {
                 lane.sendSoon(this);
@@ -231,7 +234,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
                 written = writtenByCaller();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (id >= 0) {
             if (immediate && !written) {
@@ -300,31 +303,93 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
                         "the peer cannot keep up: its send queue stayed full for " + (now - queueFullSince) + " s", true, now);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
     /**
+     * Releases the lock. When the outermost hold ends, the futures the message layer completed
+     * meanwhile ({@link DeliveryFuture}) complete now, on this thread, outside the lock: a callback
+     * chained to one (without {@code ...Async}) may send to or disconnect any peer, this one included,
+     * without holding this peer's lock while it waits for another's.
+     */
+    void unlock() {
+        DeliveryFuture done = null;
+        if (lock.getHoldCount() == 1) {
+            done = doneHead;
+            doneHead = null;
+            doneTail = null;
+        }
+        lock.unlock();
+        while (done != null) {
+            DeliveryFuture next = done.nextDone;
+            done.nextDone = null;
+            done.fire();
+            done = next;
+        }
+    }
+
+    /** Under the lock: a future whose outcome is known, completed by {@link #unlock()}. */
+    private void completeAfterUnlock(DeliveryFuture f) {
+        DeliveryFuture tail = doneTail;
+        if (tail == null) {
+            doneHead = f;
+        } else {
+            tail.nextDone = f;
+        }
+        doneTail = f;
+    }
+
+    /**
      * The future {@link #send} returns, completed by the message layer as the {@link SendCompletion}
-     * of its message: with the public {@link Delivery}, or with the {@link DeliveryException}.
+     * of its message: with the public {@link Delivery}, or with the {@link DeliveryException}. The
+     * message layer tells it under the peer's lock: it only notes the outcome and joins the peer's list
+     * of futures to complete, which {@link #unlock()} completes once the lock is released (a list
+     * through the futures themselves: nothing allocated).
      */
     private static final class DeliveryFuture extends CompletableFuture<Delivery> implements SendCompletion {
-        private final InetSocketAddress peer;
+        private final NodePeer owner;
         private final boolean acknowledged;
+        private int channel;
+        private int messageId;
+        private @Nullable DeliveryException failure;
+        /** The next future of the owner's list (under the owner's lock). */
+        @Nullable DeliveryFuture nextDone;
 
-        DeliveryFuture(InetSocketAddress peer, boolean acknowledged) {
-            this.peer = peer;
+        DeliveryFuture(NodePeer owner, boolean acknowledged) {
+            this.owner = owner;
             this.acknowledged = acknowledged;
         }
 
         @Override
         public void delivered(int channel, int messageId) {
-            complete(new Delivery(peer, channel, messageId, acknowledged));
+            this.channel = channel;
+            this.messageId = messageId;
+            later();
         }
 
         @Override
         public void failed(DeliveryException failure) {
-            completeExceptionally(failure);
+            this.failure = failure;
+            later();
+        }
+
+        private void later() {
+            if (owner.lock.isHeldByCurrentThread()) {
+                owner.completeAfterUnlock(this);
+            } else {
+                fire();
+            }
+        }
+
+        /** Completes the future (outside the owner's lock). */
+        void fire() {
+            DeliveryException f = failure;
+            if (f != null) {
+                completeExceptionally(f);
+            } else {
+                complete(new Delivery(owner.address, channel, messageId, acknowledged));
+            }
         }
     }
 
@@ -345,7 +410,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         try {
             connection().flush(node.now());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -376,7 +441,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             }
             next = c.nextDeadline();
         } finally {
-            lock.unlock();
+            unlock();
         }
         lane.schedule(this, next);
     }
@@ -427,7 +492,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         try {
             resumeLeft = applyPauses(lane.loop.inLoop());
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (resumeLeft) {
             if (immediate) {
@@ -495,7 +560,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             Session s = c == null ? null : c.session();
             return s != null && s.holdAgain(channel, messageId, payload);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -504,7 +569,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         try {
             connection().disconnect(why, detail, true, node.now());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -513,7 +578,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         try {
             return connection().hasPendingReliable();
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -532,7 +597,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             next = c.nextDeadline();
             housekeepingAt = c.nextHousekeeping();
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (immediate) {
             lane.schedule(this, next);
@@ -576,7 +641,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             c.receive(data, offset, length, now);
             next = c.nextDeadline();
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (immediate) {
             lane.schedule(this, next);
@@ -590,7 +655,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             Connection c = connection();
             return node.statsOf(this, c);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -713,7 +778,7 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
                 c.poll(now, forward);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 

@@ -24,10 +24,30 @@ final class PeerTable {
         return peers.putIfAbsent(peer.address(), peer);
     }
 
-    /** Adds (or replaces the ended peer of that address with) an accepted one. */
-    void addServer(NodePeer peer) {
-        peers.put(peer.address(), peer);
-        serverConnections.incrementAndGet();
+    /**
+     * Adds an accepted peer unless the address has a live one (returns false then): a client peer this
+     * node added at the same moment (both ends opened at once) stays, as the acceptor's own check
+     * before would have kept it. The ended peer of the address, not yet removed, is replaced.
+     */
+    boolean addServer(NodePeer peer) {
+        InetSocketAddress address = peer.address();
+        while (true) {
+            NodePeer existing = peers.putIfAbsent(address, peer);
+            if (existing == null) {
+                serverConnections.incrementAndGet();
+                return true;
+            }
+            if (existing.state() != PeerState.DISCONNECTED) {
+                return false;
+            }
+            if (peers.replace(address, existing, peer)) {
+                if (existing.serverSide()) {
+                    serverConnections.decrementAndGet(); // its own remove will not find it any more
+                }
+                serverConnections.incrementAndGet();
+                return true;
+            }
+        }
     }
 
     /** Removes the peer if it is still the one of its address. */

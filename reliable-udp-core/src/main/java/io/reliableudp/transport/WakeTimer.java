@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Wakes one {@link IoLoop} at a deadline earlier than its next tick and at least 1 ms away (a resend),
@@ -148,14 +149,38 @@ final class WakeTimer {
         if (closed || !lowerTo(armedAt, until)) {
             return; // a check comes by then: it arms again for whatever the loop then waits for
         }
+        Runnable hook = beforeRegister;
+        if (hook != null) {
+            hook.run();
+        }
         Shared shared = Shared.INSTANCE;
         if (!registered.get() && registered.compareAndSet(false, true)) {
             shared.timers.add(this);
+            if (closed) {
+                // a close since the check above: it may have looked before the entry was made (its
+                // compare-and-set found none), so this thread takes the entry out again
+                shared.timers.remove(this);
+                armedAt.set(NONE);
+                return;
+            }
         }
         shared.armed(until);
     }
 
-    /** The loop stopped: no check runs for it any more and the timer thread forgets it. Any thread. */
+    /** Tests: runs in {@link #ensure} between its check that the timer is open and its entry in the timer thread's list. */
+    static volatile @Nullable Runnable beforeRegister;
+
+    /** Whether the timer thread's list holds this timer (tests). */
+    boolean listed() {
+        return Shared.INSTANCE.timers.contains(this);
+    }
+
+    /**
+     * The loop stopped: no check runs for it any more and the timer thread forgets it. Any thread. An
+     * {@link #ensure} running at the same moment either finds it closed or, having made its entry,
+     * looks again and takes the entry out ({@code closed} is written before {@code registered} is read
+     * here and read after {@code registered} is written there: one of the two sees the other).
+     */
     void close() {
         closed = true;
         armedAt.set(NONE);

@@ -171,6 +171,44 @@ class ReceivePauseTest {
     }
 
     @Test
+    void anotherPeerGoesOnWhileOnePeerIsHeldAtItsLimit() throws Exception {
+        InMemoryNetwork network = new InMemoryNetwork();
+        RecordingListener serverEvents = new RecordingListener();
+        try (ReliableUdpNode server = ReliableUdpNode.start(config(messages(64 * 1024, 256)).build(), serverEvents, network.open());
+             ReliableUdpNode held = ReliableUdpNode.start(config(messages(64 * 1024, 256)).acceptIncoming(false).build(),
+                     new RecordingListener(), network.open());
+             ReliableUdpNode other = ReliableUdpNode.start(config(messages(64 * 1024, 4096)).acceptIncoming(false).build(),
+                     new RecordingListener(), network.open())) {
+            Peer heldToServer = held.connect(server.localAddress()).get(5, TimeUnit.SECONDS);
+            await().atMost(WAIT).until(() -> server.peers().size() == 1);
+            Peer serverToHeld = server.peers().iterator().next();
+            serverToHeld.pauseReceiving(0);
+            int accepted = 0;
+            while (accepted < 5_000 && heldToServer.offer(0, new byte[1024])) {
+                accepted++;
+                if (accepted % 64 == 0) {
+                    Thread.sleep(5);
+                }
+            }
+            assertThat(accepted).as("the held peer's queue filled").isLessThan(5_000);
+            await().atMost(WAIT).until(() -> serverToHeld.stats().memoryRefusals() > 0);
+
+            Peer otherToServer = other.connect(server.localAddress()).get(5, TimeUnit.SECONDS);
+            List<CompletableFuture<Delivery>> futures = new ArrayList<>();
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                futures.add(otherToServer.send(0, ("o" + i).getBytes(UTF_8)));
+                expected.add("o" + i);
+            }
+            CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+            await().atMost(WAIT).until(() -> serverEvents.texts(0).size() >= 300);
+            assertThat(serverEvents.texts(0)).containsExactlyElementsOf(expected);
+            assertThat(serverToHeld.stats().receiveMemoryBytes()).isLessThanOrEqualTo(64 * 1024);
+            assertThat(server.stats().memoryRefusals()).isPositive();
+        }
+    }
+
+    @Test
     void aBadChannelIsRefused() throws Exception {
         InMemoryNetwork network = new InMemoryNetwork();
         try (ReliableUdpNode server = ReliableUdpNode.start(config(messages(1 << 20, 4096)).build(), new RecordingListener(),

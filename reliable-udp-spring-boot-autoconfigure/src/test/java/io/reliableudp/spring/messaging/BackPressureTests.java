@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.reliableudp.message.DeliveryFailure;
-import io.reliableudp.message.MessageConfig;
 import io.reliableudp.spring.annotation.UdpMessageListener;
-import io.reliableudp.spring.boot.autoconfigure.ReliableUdpNodeCustomizer;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpSendException;
@@ -84,7 +82,8 @@ class BackPressureTests {
 
     @Test
     void aSlowListenerSlowsItsSenderAndGetsEveryDeliveredMessageOnceAcrossAStop() throws Exception {
-        server = start(ServerApp.class, "reliable-udp.listener.max-queued-messages=" + QUEUE_BOUND);
+        server = start(ServerApp.class, "reliable-udp.listener.max-queued-messages=" + QUEUE_BOUND,
+                "reliable-udp.message.receive-memory-limit=" + RECEIVE_MEMORY + "B");
         int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
         client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port,
                 "reliable-udp.channels.work.max-queued-messages=100");
@@ -195,14 +194,6 @@ class BackPressureTests {
         @Bean
         SlowListener slowListener() {
             return new SlowListener();
-        }
-
-        @Bean
-        ReliableUdpNodeCustomizer smallReceiveMemory() {
-            return builder -> {
-                MessageConfig message = builder.build().message();
-                builder.message(message.toBuilder().receiveMemoryLimit(RECEIVE_MEMORY).build());
-            };
         }
     }
 

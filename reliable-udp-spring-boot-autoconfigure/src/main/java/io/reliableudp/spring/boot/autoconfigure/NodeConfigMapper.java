@@ -43,6 +43,7 @@ final class NodeConfigMapper {
             Map.entry("socketSendBufferSize", P + "socket-send-buffer-size"),
             Map.entry("ioThreads", P + "io-threads"),
             Map.entry("dedicatedSockets", P + "dedicated-sockets"),
+            Map.entry("receiveMemoryLimit", P + "receive-memory-limit"),
             Map.entry("channels", P + "channels"),
             Map.entry("datagramBudget", P + "message.datagram-budget"),
             Map.entry("maxDatagramBudget", P + "message.max-datagram-budget"),
@@ -69,6 +70,9 @@ final class NodeConfigMapper {
 
     /** {@link ChannelConfig} field name to the channel property's own name, where kebab-case is not enough. */
     private static final Map<String, String> CHANNEL_FIELDS = Map.of("mode", "delivery-mode");
+
+    /** {@link MessageConfig} field names whose property differs from the {@link NodeConfig} field of the same name. */
+    private static final Map<String, String> MESSAGE_FIELDS = Map.of("receiveMemoryLimit", P + "message.receive-memory-limit");
 
     /** The default channels (as MessageConfig's defaults) and their names. */
     static final Map<String, DeliveryMode> DEFAULT_CHANNELS = defaultChannels();
@@ -115,6 +119,7 @@ final class NodeConfigMapper {
                 .socketSendBufferSize(intBytes(P + "socket-send-buffer-size", props.socketSendBufferSize().toBytes()))
                 .ioThreads(props.ioThreads())
                 .dedicatedSockets(props.dedicatedSockets())
+                .receiveMemoryLimit(props.receiveMemoryLimit().toBytes())
                 .linkConditioner(linkConditioner(props.linkConditioner()));
         if (key != null) {
             Arrays.fill(key, (byte) 0);
@@ -215,7 +220,10 @@ final class NodeConfigMapper {
                 .maxBytesInFlight(m.maxBytesInFlight().toBytes())
                 .congestionAvoidance(m.congestionAvoidance())
                 .congestionControl(m.congestionControl());
-        return guard(b::build);
+        if (m.receiveMemoryLimit() != null) {
+            b.receiveMemoryLimit(m.receiveMemoryLimit().toBytes());
+        }
+        return guard(b::build, null, MESSAGE_FIELDS);
     }
 
     private static List<ChannelConfig> channels(ReliableUdpProperties props) {
@@ -304,13 +312,17 @@ final class NodeConfigMapper {
     }
 
     private static <T> T guard(Supplier<T> build, @Nullable String prefix) {
+        return guard(build, prefix, Map.of());
+    }
+
+    private static <T> T guard(Supplier<T> build, @Nullable String prefix, Map<String, String> fields) {
         try {
             return build.get();
         } catch (InvalidConfigurationException e) {
             String field = e.field();
             String property = prefix != null
                     ? prefix + CHANNEL_FIELDS.getOrDefault(field, kebab(field))
-                    : FIELDS.getOrDefault(field, P + kebab(field));
+                    : fields.getOrDefault(field, FIELDS.getOrDefault(field, P + kebab(field)));
             boolean secret = property.endsWith("pre-shared-key");
             String value = secret ? "[redacted]" : e.value();
             InvalidReliableUdpPropertyException invalid = new InvalidReliableUdpPropertyException(property, value,

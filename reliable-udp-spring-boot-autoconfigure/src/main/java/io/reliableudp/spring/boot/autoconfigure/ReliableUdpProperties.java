@@ -36,6 +36,7 @@ import org.springframework.util.unit.DataSize;
  * @param socketSendBufferSize SO_SNDBUF to ask the kernel for (0 keeps the OS default).
  * @param ioThreads I/O threads, 1..64: above 1 the node opens that many UDP sockets on its port with SO_REUSEPORT, one I/O thread each, and the kernel spreads the peers among them (Linux only; elsewhere one thread and a logged warning). Listeners are then called from that many threads (one peer's calls from one thread, in order).
  * @param dedicatedSockets How many connected peers get a UDP socket of their own on the node's port (0..65536, 0 = none): their datagrams land in a kernel buffer of their own, which a flood of the shared socket cannot fill. One file descriptor each; Linux only (elsewhere none, with a logged warning).
+ * @param receiveMemoryLimit Most bytes all connections of the node together hold for their peers: reassembly of sliced messages, messages of an ordered channel that arrived before an earlier one, messages held for a paused channel (at least message.max-message-size). A packet that would pass it (or a connection's message.receive-memory-limit) is refused, not acknowledged, and its sender resends it later; nothing acknowledged is dropped. Keep it well below the heap (docs/operations.md, "Receive memory").
  * @param message Message-layer settings (datagram size, resend, large messages, congestion avoidance).
  * @param channels Channels by name; each needs an index (0..n-1, contiguous) that both sides agree on. Without any, four default channels are used: reliable-ordered (0), reliable-unordered (1), unreliable (2), unreliable-sequenced (3).
  * @param peers Named peers, connected when the application starts and reconnected with backoff.
@@ -67,6 +68,7 @@ public record ReliableUdpProperties(
         @DefaultValue("4MB") DataSize socketSendBufferSize,
         @DefaultValue("1") int ioThreads,
         @DefaultValue("0") int dedicatedSockets,
+        @DefaultValue("256MB") DataSize receiveMemoryLimit,
         @DefaultValue Message message,
         @DefaultValue Map<String, Channel> channels,
         @DefaultValue Map<String, PeerProperties> peers,
@@ -93,6 +95,7 @@ public record ReliableUdpProperties(
      * @param maxBytesInFlight Cap on unacknowledged large-message bytes in flight per connection.
      * @param congestionAvoidance Whether to lower the send rate while the link is congested.
      * @param congestionControl Which congestion controller limits the sender: DELIVERY_RATE (BBR-like, from the delivery rate and the delay; random loss does not cut the rate), GAFFER (the good/bad mode: a third of the send rate for 1..60 s once the RTT or the loss estimate crosses its threshold) or NONE.
+     * @param receiveMemoryLimit Most bytes one connection holds for its peer: reassembly of sliced messages, messages of an ordered channel that arrived before an earlier one, messages held for a paused channel (unset: 16MB, or twice max-message-size when that is more; at least max-message-size). A packet that would pass it is refused, not acknowledged, so the sender resends it and its queue fills while the receiver stays full; the last max-message-size bytes are kept for the message a channel waits for.
      */
     public record Message(
             @DefaultValue("1200") int datagramBudget,
@@ -107,7 +110,8 @@ public record ReliableUdpProperties(
             @DefaultValue("1024") int sliceSize,
             @DefaultValue("256KB") DataSize maxBytesInFlight,
             @DefaultValue("true") boolean congestionAvoidance,
-            @DefaultValue("delivery-rate") CongestionControl congestionControl) {
+            @DefaultValue("delivery-rate") CongestionControl congestionControl,
+            @Nullable DataSize receiveMemoryLimit) {
     }
 
     /**

@@ -52,6 +52,10 @@ record MeterSpec(String name, Type type, @Nullable String baseUnit, Merge merge,
             "Failed handshakes, by reason");
     static final MeterSpec LISTENER_ERRORS = add("reliable.udp.listener.errors", Type.COUNTER, null, Merge.SUM,
             "Exceptions thrown by the application's listeners");
+    static final MeterSpec RECEIVE_MEMORY = add("reliable.udp.receive.memory", Type.GAUGE, "bytes", Merge.SUM,
+            "Bytes the node's connections hold for their peers (reassembly, early ordered arrivals, messages of paused channels)");
+    static final MeterSpec RECEIVE_REFUSALS = add("reliable.udp.receive.refusals", Type.COUNTER, null, Merge.SUM,
+            "Received packets refused (not acknowledged) because they would have passed a receive memory limit");
 
     // peer level: tags node, peer (+ direction / event)
     static final MeterSpec PEER_CONNECTED = add("reliable.udp.peer.connected", Type.GAUGE, null, Merge.SUM,
@@ -84,6 +88,10 @@ record MeterSpec(String name, Type type, @Nullable String baseUnit, Merge merge,
             "Peers of this name in congestion avoidance (1 = bad mode, lower send rate)");
     static final MeterSpec SEND_RATE = add("reliable.udp.send.rate", Type.GAUGE, "packets.per.second", Merge.SUM,
             "Current packet send rate to the peer");
+    static final MeterSpec PEER_RECEIVE_MEMORY = add("reliable.udp.peer.receive.memory", Type.GAUGE, "bytes", Merge.SUM,
+            "Bytes this node holds for the peer (reassembly, early ordered arrivals, messages of paused channels)");
+    static final MeterSpec PEER_RECEIVE_REFUSALS = add("reliable.udp.peer.receive.refusals", Type.COUNTER, null, Merge.SUM,
+            "Packets of the peer refused (not acknowledged) because they would have passed a receive memory limit");
 
     // channel level: tags node, peer, channel (+ event)
     static final MeterSpec MESSAGES = add("reliable.udp.messages", Type.COUNTER, null, Merge.SUM,

@@ -67,6 +67,8 @@ final class StatsFlattener {
         byReason(v, MeterSpec.DROPPED, s.datagramsDropped(), DROP_REASONS);
         byReason(v, MeterSpec.HANDSHAKE_FAILURES, s.handshakeFailures(), HANDSHAKE_FAILURES);
         v.counter(Key.of(MeterSpec.LISTENER_ERRORS), s.listenerErrors());
+        v.gauge(Key.of(MeterSpec.RECEIVE_MEMORY), s.receiveMemoryBytes());
+        v.counter(Key.of(MeterSpec.RECEIVE_REFUSALS), s.memoryRefusals());
         return v;
     }
 
@@ -109,6 +111,8 @@ final class StatsFlattener {
         }
         v.gauge(Key.of(MeterSpec.CONGESTED), s.congested() ? 1 : 0);
         v.gauge(Key.of(MeterSpec.SEND_RATE), s.sendRateHz());
+        v.gauge(Key.of(MeterSpec.PEER_RECEIVE_MEMORY), s.receiveMemoryBytes());
+        v.counter(Key.of(MeterSpec.PEER_RECEIVE_REFUSALS), s.memoryRefusals());
         v.counter(Key.of(MeterSpec.PEER_BYTES, "direction", "sent"), s.bytesSent());
         v.counter(Key.of(MeterSpec.PEER_BYTES, "direction", "received"), s.bytesReceived());
         int distinct = 0;

@@ -140,6 +140,6 @@ public final class FakePeer implements Peer {
         }
         return new PeerStats(state, rttMillis, rttMillis * 0.8f, rttMillis * 1.5f, rttMillis * 1.1f,
                 rttMillis * 0.1f, rttMillis * 0.4f, rttMillis * 0.05f, lossPercent, kbps, kbps * 0.9f, kbps * 0.8f,
-                Map.copyOf(counters), List.copyOf(channels), congested, congested ? 30 : 60, bytesSent, bytesReceived, 1200, bytesReceived / 4, 0);
+                Map.copyOf(counters), List.copyOf(channels), congested, congested ? 30 : 60, bytesSent, bytesReceived, 1200, bytesReceived / 4, bytesSent);
     }
 }

@@ -248,8 +248,8 @@ public class ReliableUdpEndpoint {
                 s.jitterAvgVsMinMillis(), s.jitterMaxVsMinMillis(), s.jitterStddevMillis(),
                 Math.min(1.0, Math.max(0.0, s.packetLossPercent() / 100.0)),
                 s.sentKbps(), s.receivedKbps(), s.ackedKbps(), s.congested(), s.sendRateHz(),
-                s.bytesSent(), s.bytesReceived(), queuedMessages, queuedBytes,
-                new TreeMap<>(s.packetCounters()), channels);
+                s.bytesSent(), s.bytesReceived(), queuedMessages, queuedBytes, s.receiveMemoryBytes(),
+                s.memoryRefusals(), new TreeMap<>(s.packetCounters()), channels);
     }
 
     /**
@@ -323,6 +323,9 @@ public class ReliableUdpEndpoint {
      * @param bytesReceived datagram bytes received
      * @param queuedMessages messages waiting on all channels
      * @param queuedBytes payload bytes waiting on all channels
+     * @param receiveMemoryBytes bytes this node holds for the peer (reassembly, early ordered arrivals,
+     *     messages of paused channels)
+     * @param memoryRefusals packets of the peer refused (not acknowledged) at a receive memory limit
      * @param packetCounters packet-layer counters by snake_case name
      * @param channels per channel
      */
@@ -330,7 +333,8 @@ public class ReliableUdpEndpoint {
             double rttMillis, double rttMinMillis, double rttMaxMillis, double rttAvgMillis, double jitterMillis,
             double jitterMaxMillis, double jitterStddevMillis, double packetLoss, double sentKbps, double receivedKbps,
             double ackedKbps, boolean congested, double sendRateHz, long bytesSent, long bytesReceived,
-            int queuedMessages, long queuedBytes, Map<String, Long> packetCounters, List<ChannelReport> channels) {
+            int queuedMessages, long queuedBytes, long receiveMemoryBytes, long memoryRefusals,
+            Map<String, Long> packetCounters, List<ChannelReport> channels) {
     }
 
     /**
