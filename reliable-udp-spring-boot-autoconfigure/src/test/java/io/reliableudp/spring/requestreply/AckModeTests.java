@@ -50,6 +50,7 @@ class AckModeTests {
                         "reliable-udp.channels.work.index=0", "reliable-udp.channels.work.ack-mode=processed",
                         "reliable-udp.channels.fast.index=1",
                         "reliable-udp.channels.telemetry.index=2", "reliable-udp.channels.telemetry.delivery-mode=unreliable",
+                        "reliable-udp.channels.orphan.index=3", "reliable-udp.channels.orphan.ack-mode=processed",
                         "reliable-udp.listener.retry.max-retries=2", "reliable-udp.listener.retry.initial-interval=1ms",
                         "reliable-udp.template.reply-timeout=20s")
                 .properties(properties)
@@ -117,12 +118,26 @@ class AckModeTests {
     @Test
     void manySendsInOrderEachCompletesOnceItsListenerCallReturned() throws Exception {
         listeners.gate.countDown();
+        template.send("server", "fast", "connected").get(10, TimeUnit.SECONDS);   // sends issued while connecting are not ordered
         List<CompletableFuture<SendResult>> futures = new java.util.ArrayList<>();
         for (int i = 0; i < 200; i++) {
             futures.add(template.send("server", "work", "m" + i));
         }
         CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-        assertThat(listeners.handled).hasSize(200).startsWith("m0", "m1").endsWith("m199");
+        List<String> expected = new java.util.ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            expected.add("m" + i);
+        }
+        assertThat(listeners.handled.stream().filter(m -> m.startsWith("m")).toList()).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void processedFailsWithNoListenerWhenNoListenerTakesTheMessage() {
+        CompletableFuture<SendResult> sent = template.send("server", "orphan", "anyone?");
+        // answered by the receiving node at once, long before the 20 s reply timeout
+        assertThat(sent).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
+                .isInstanceOfSatisfying(RemoteListenerException.class,
+                        e -> assertThat(e.category()).isEqualTo(RemoteListenerException.Category.NO_LISTENER));
     }
 
     @Test

@@ -97,6 +97,8 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     private @Nullable ExecutorService ownExecutor;
     private volatile @Nullable KeyedSerialExecutor executor;
     private final Set<Integer> channels;
+    /** The channels the container pauses in the node: its own, or every channel when it listens on all. */
+    private final int[] pauseChannels;
     private final Set<InetSocketAddress> peers;
     private final @Nullable ReliableUdpTemplate replyTemplate;
     private final @Nullable UdpListenerErrorHandler errorHandler;
@@ -156,6 +158,8 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
             indexes.add(node.channels().resolve(c).index());
         }
         this.channels = Set.copyOf(indexes);
+        this.pauseChannels = (channels.isEmpty() ? node.channels().all().stream().map(UdpChannel::index).toList()
+                : channels.stream().sorted().toList()).stream().mapToInt(Integer::intValue).toArray();
         Set<InetSocketAddress> addresses = new HashSet<>();
         for (String p : endpoint.getPeers()) {
             addresses.add(node.peerDirectory().parseTarget(p));
@@ -555,15 +559,8 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         return true;
     }
 
-    private Set<Integer> pausedChannels() {
-        if (!channels.isEmpty()) {
-            return channels;
-        }
-        Set<Integer> all = new HashSet<>();
-        for (UdpChannel c : node.channels().all()) {
-            all.add(c.index());
-        }
-        return all;
+    private int[] pausedChannels() {
+        return pauseChannels;
     }
 
     private void process(InboundUdpMessage in) {

@@ -248,6 +248,17 @@ public final class EnvelopeCodec {
         return payload.length >= 3 && (payload[0] & 0xFF) == MAGIC && payload[1] == VERSION_2 && (payload[2] & FLAG_REPLY) != 0;
     }
 
+    /**
+     * Whether a payload asks for a processed acknowledgement (version 2 with {@link #FLAG_ACK}), read
+     * from its first three bytes without decoding.
+     *
+     * @param payload a received payload
+     * @return true when the sender waits until a listener handled it
+     */
+    public static boolean isAckRequested(byte[] payload) {
+        return payload.length >= 3 && (payload[0] & 0xFF) == MAGIC && payload[1] == VERSION_2 && (payload[2] & FLAG_ACK) != 0;
+    }
+
     private static void checkFlags(int flags) {
         if ((flags & ~(FLAG_REQUEST | FLAG_REPLY | FLAG_ERROR | FLAG_ACK)) != 0) {
             throw new EnvelopeException("unknown flags " + Integer.toHexString(flags));
