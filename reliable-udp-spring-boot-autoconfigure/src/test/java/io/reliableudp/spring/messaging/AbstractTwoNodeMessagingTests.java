@@ -59,6 +59,7 @@ abstract class AbstractTwoNodeMessagingTests {
         all.add("reliable-udp.drain-timeout=2s");
         all.add("reliable-udp.connect-timeout=2s");
         all.add("spring.main.banner-mode=off");
+        all.add("reliable-udp.headers.inbound=trace-id");   // the carried header the listeners read
         all.addAll(List.of(properties));
         SpringApplicationBuilder builder = new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
                 .properties(all.toArray(String[]::new));

@@ -13,7 +13,6 @@ import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
 import io.reliableudp.spring.listener.UdpMessageListenerContainer;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
-import io.reliableudp.spring.support.UdpTypeNotTrustedException;
 import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import io.reliableudp.spring.untrusted.Triangle;
 import java.time.Duration;
@@ -157,15 +156,34 @@ class RequestReplyTests {
     }
 
     @Test
-    void aListenerExceptionFailsTheRequestersFutureWithItsClassNameAndMessage() {
+    void aListenerExceptionFailsTheRequestersFutureWithACategoryNotTheExceptionsMessage() {
         CompletableFuture<Price> failed = udp.sendAndReceive("server", "ordered", new Quote("boom", -1), Price.class);
         assertThat(failed).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(RemoteListenerException.class, e -> {
-                    assertThat(e.remoteClassName()).isEqualTo(IllegalStateException.class.getName());
-                    assertThat(e.remoteMessage()).isEqualTo("no price for a negative quantity");
+                    assertThat(e.category()).isEqualTo(RemoteListenerException.Category.LISTENER_FAILED);
+                    assertThat(e.remoteClassName()).isEmpty();
+                    assertThat(e.remoteMessage()).isEmpty();
+                    assertThat(e.getMessage()).doesNotContain("negative").doesNotContain(IllegalStateException.class.getName());
                     assertThat(e.peer()).isEqualTo("server");
                 });
         assertThat(container("pricing").getErrorCount()).isEqualTo(1);
+    }
+
+    @Test
+    void withErrorReplyDetailsTheRequesterLearnsTheExceptionsClassNameAndMessage() {
+        close();
+        server = start(ServerApp.class, TRUSTED, "reliable-udp.listener.error-reply-details=true");
+        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
+        client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port,
+                "reliable-udp.types.send-class-names=true", "reliable-udp.template.reply-timeout=10s");
+        udp = client.getBean(ReliableUdpOperations.class);
+        CompletableFuture<Price> failed = udp.sendAndReceive("server", "ordered", new Quote("boom", -1), Price.class);
+        assertThat(failed).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
+                .isInstanceOfSatisfying(RemoteListenerException.class, e -> {
+                    assertThat(e.category()).isEqualTo(RemoteListenerException.Category.LISTENER_FAILED);
+                    assertThat(e.remoteClassName()).isEqualTo(IllegalStateException.class.getName());
+                    assertThat(e.remoteMessage()).isEqualTo("no price for a negative quantity");
+                });
     }
 
     @Test
@@ -195,7 +213,7 @@ class RequestReplyTests {
         CompletableFuture<String> request = udp.sendAndReceive("server", "broken", "request", String.class);
         assertThat(request).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(RemoteListenerException.class,
-                        e -> assertThat(e.remoteClassName()).isEqualTo(UnsupportedOperationException.class.getName()));
+                        e -> assertThat(e.category()).isEqualTo(RemoteListenerException.Category.LISTENER_FAILED));
         assertThat(dlq.receive(10_000)).isNotNull();
     }
 
@@ -235,8 +253,8 @@ class RequestReplyTests {
         CompletableFuture<String> refused = udp.sendAndReceive("server", "shapes", new Triangle(3), String.class);
         assertThat(refused).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(RemoteListenerException.class, e -> {
-                    assertThat(e.remoteClassName()).isEqualTo(UdpTypeNotTrustedException.class.getName());
-                    assertThat(e.remoteMessage()).contains(Triangle.class.getName());
+                    assertThat(e.category()).isEqualTo(RemoteListenerException.Category.NOT_ACCEPTED);
+                    assertThat(e.getMessage()).doesNotContain(Triangle.class.getName());
                 });
         assertThat(container("shapes").getRejectedTypeCount()).isEqualTo(1);
         assertThat(listeners.shapes).hasSize(2);

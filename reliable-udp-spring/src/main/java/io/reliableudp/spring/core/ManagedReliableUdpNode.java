@@ -15,10 +15,13 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -67,6 +70,10 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
 
     private boolean autoStartup = true;
     private volatile @Nullable ReliableUdpNode node;
+    /** Who holds each channel paused ({@link #pauseReceiving(int, Object)}): a channel is paused while anyone does. */
+    private final ConcurrentHashMap<Integer, Set<Object>> pauseHolders = new ConcurrentHashMap<>();
+    private final AtomicInteger pauseWork = new AtomicInteger();
+    private volatile boolean pauseUnsupportedLogged;
     private volatile boolean running;
     private @Nullable TaskScheduler taskScheduler;
     private @Nullable SimpleAsyncTaskScheduler ownScheduler;
@@ -189,6 +196,110 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
         dispatcher.removeRttSampleSubscriber(subscriber);
     }
 
+    // ---- receive pauses
+
+    /**
+     * Pauses delivery on a channel for every connection ({@link ReliableUdpNode#pauseReceiving}) on
+     * behalf of {@code holder}: the channel stays paused while any holder holds it, so a listener
+     * container resuming does not undo another's pause. The core holds the channel's messages, in order,
+     * against its receive memory limits, and past them stops acknowledging, so the senders' queues fill.
+     * Held across a restart of the node. Any thread; never blocks on a listener.
+     *
+     * @param channel the channel index
+     * @param holder who pauses (e.g. a listener container)
+     */
+    public void pauseReceiving(int channel, Object holder) {
+        pauseHolders.computeIfAbsent(channel, c -> ConcurrentHashMap.newKeySet()).add(Objects.requireNonNull(holder, "holder"));
+        ReliableUdpNode n = node;
+        if (n != null) {
+            // at once, on the caller's thread (the receive thread when a queue is full), even while another
+            // thread applies a resume: a resume that lands after this is undone by the round below
+            UdpChannel c = channels.get(channel);
+            if (c != null) {
+                applyPause(n, c, true);
+            }
+        }
+        applyPauses();
+    }
+
+    /**
+     * Releases {@code holder}'s pause of a channel; delivery resumes (the held messages first, in order,
+     * on the I/O thread) when no holder is left.
+     *
+     * @param channel the channel index
+     * @param holder who paused
+     */
+    public void resumeReceiving(int channel, Object holder) {
+        Set<Object> holders = pauseHolders.get(channel);
+        if (holders != null) {
+            holders.remove(holder);
+        }
+        applyPauses();
+    }
+
+    /**
+     * Whether anyone holds a channel paused.
+     *
+     * @param channel the channel index
+     * @return true while paused
+     */
+    public boolean isReceivingPaused(int channel) {
+        Set<Object> holders = pauseHolders.get(channel);
+        return holders != null && !holders.isEmpty();
+    }
+
+    /** Pauses a channel on behalf of the application (the same as {@code pauseReceiving(channel, this)}). */
+    @Override
+    public void pauseReceiving(int channel) {
+        pauseReceiving(channel, this);
+    }
+
+    /** Releases the application's pause of a channel ({@link #pauseReceiving(int)}). */
+    @Override
+    public void resumeReceiving(int channel) {
+        resumeReceiving(channel, this);
+    }
+
+    /**
+     * Brings the core's pauses in line with the holders: each round sets every channel as its holders
+     * say (the core's pause and resume are idempotent). One thread at a time runs the rounds (a caller
+     * that finds another running leaves it one more round), so no lock is held while the core is called
+     * and the last round always sees the last change.
+     */
+    private void applyPauses() {
+        if (pauseWork.getAndIncrement() != 0) {
+            return;
+        }
+        int missed = 1;
+        do {
+            ReliableUdpNode n = node;
+            if (n != null) {
+                for (UdpChannel c : channels.all()) {
+                    applyPause(n, c, isReceivingPaused(c.index()));
+                }
+            }
+            missed = pauseWork.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    private void applyPause(ReliableUdpNode n, UdpChannel c, boolean pause) {
+        try {
+            if (pause) {
+                n.pauseReceiving(c.index());
+            } else {
+                n.resumeReceiving(c.index());
+            }
+        } catch (UnsupportedOperationException e) {
+            if (!pauseUnsupportedLogged) {
+                pauseUnsupportedLogged = true;
+                logger.warn("the reliable-udp node cannot pause receiving (" + e.getMessage() + "): listener queues are not bounded");
+            }
+        } catch (RuntimeException e) {
+            // a node closing under us: the next node starts unpaused and gets the holders' state
+            logger.debug("could not " + (pause ? "pause" : "resume") + " channel '" + c.name() + "': " + e);
+        }
+    }
+
     private ReliableUdpNode requireNode() {
         ReliableUdpNode n = node;
         if (n == null) {
@@ -221,6 +332,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
                 scheduler = own;
             }
             peerDirectory.attach(started, scheduler);
+            applyPauses();   // channels paused while the node was stopped stay paused
             running = true;
             logger.info("reliable-udp node listening on " + started.localAddress()
                     + (config.encrypted() ? " (encrypted)" : "") + ", " + channels.all().size() + " channels"

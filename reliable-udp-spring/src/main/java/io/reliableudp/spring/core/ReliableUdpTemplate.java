@@ -39,7 +39,8 @@ import org.springframework.util.MimeTypeUtils;
  * {@link io.reliableudp.spring.support.EnvelopeCodec}, so the receiving listener converts it back to its parameter type.
  *
  * <p>Every send returns a future that completes with a {@link SendResult} when the peer acknowledged
- * the message (reliable channels) or when it was written to a datagram (unreliable channels), and
+ * the message (reliable channels; with {@link #setAckMode ack mode} {@link AckMode#PROCESSED} when
+ * the remote listener returned) or when it was written to a datagram (unreliable channels), and
  * completes exceptionally with a {@link ReliableUdpSendException} naming the
  * {@link DeliveryFailure reason} otherwise. Futures complete on the node's threads: use the
  * {@code ...Async} methods of {@link CompletableFuture} for slow follow-up work.
@@ -54,6 +55,9 @@ import org.springframework.util.MimeTypeUtils;
  */
 public class ReliableUdpTemplate implements ReliableUdpOperations {
 
+    /** The error reply's header naming the remote exception's class (only with details). */
+    private static final String EXCEPTION_CLASS_HEADER = "exceptionClass";
+
     private final ManagedReliableUdpNode node;
     private ReliableUdpMessageMapper messageMapper = ReliableUdpMessageMapper.createDefault();
     private @Nullable String defaultPeer;
@@ -63,6 +67,8 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     private Duration replyTimeout = Duration.ofSeconds(5);
     private Executor replyExecutor = task -> Thread.ofVirtual().name("rudp-reply").start(task);
     private @Nullable ReliableUdpTemplateObservationConvention observationConvention;
+    /** The ack mode per channel index; null entries are {@link AckMode#RECEIVED}. */
+    private volatile AckMode[] ackModes = new AckMode[0];
 
     /**
      * Creates a template over a managed node.
@@ -155,6 +161,45 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      */
     public void setObservationConvention(@Nullable ReliableUdpTemplateObservationConvention observationConvention) {
         this.observationConvention = observationConvention;
+    }
+
+    /**
+     * Sets when the futures of sends on a reliable channel complete: {@link AckMode#RECEIVED} (the
+     * default: the peer's node acknowledged) or {@link AckMode#PROCESSED} (the remote listener returned;
+     * the template's reply timeout bounds the wait). Replies and requests are not affected.
+     *
+     * @param channel a reliable channel's name or index
+     * @param ackMode the mode
+     * @throws IllegalArgumentException when the channel is unknown, or unreliable and the mode PROCESSED
+     */
+    public void setAckMode(String channel, AckMode ackMode) {
+        UdpChannel c = node.channels().resolve(channel);
+        Objects.requireNonNull(ackMode, "ackMode");
+        if (ackMode == AckMode.PROCESSED && !c.mode().isReliable()) {
+            throw new IllegalArgumentException("channel '" + c.name() + "' is " + c.mode()
+                    + ": ack mode PROCESSED needs a reliable channel (reliable-ordered or reliable-unordered)");
+        }
+        synchronized (this) {
+            AckMode[] modes = java.util.Arrays.copyOf(ackModes, Math.max(ackModes.length, c.index() + 1));
+            modes[c.index()] = ackMode;
+            ackModes = modes;
+        }
+    }
+
+    /**
+     * The ack mode of a channel.
+     *
+     * @param channel a channel's name or index
+     * @return its mode ({@link AckMode#RECEIVED} unless set)
+     */
+    public AckMode getAckMode(String channel) {
+        return ackMode(node.channels().resolve(channel));
+    }
+
+    private AckMode ackMode(UdpChannel channel) {
+        AckMode[] modes = ackModes;
+        AckMode m = channel.index() < modes.length ? modes[channel.index()] : null;
+        return m != null ? m : AckMode.RECEIVED;
     }
 
     /**
@@ -451,9 +496,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
             Envelope envelope, Class<?> replyType) {
         try {
             if (envelope.isError()) {
-                String type = envelope.typeId() != null ? envelope.typeId() : "unknown";
-                result.completeExceptionally(new RemoteListenerException(label, type,
-                        new String(envelope.body(), StandardCharsets.UTF_8)));
+                result.completeExceptionally(remoteFailure(label, envelope));
                 return;
             }
             if (envelope.contentType() == null && envelope.body().length == 0) {
@@ -466,6 +509,15 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
         }
+    }
+
+    /** What an error reply says: its category, and the exception's class and message when the peer sent them. */
+    private static RemoteListenerException remoteFailure(String label, Envelope envelope) {
+        RemoteListenerException.Category category = envelope.typeId() != null
+                ? RemoteListenerException.Category.parse(envelope.typeId()) : RemoteListenerException.Category.UNKNOWN;
+        Object type = envelope.headers().get(EXCEPTION_CLASS_HEADER);
+        String message = new String(envelope.body(), StandardCharsets.UTF_8);
+        return new RemoteListenerException(label, category, type instanceof String t ? t : "", message);
     }
 
     /**
@@ -489,26 +541,37 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     }
 
     /**
-     * Answers a request with a failure: the requester's future fails with a {@link RemoteListenerException}
-     * carrying the exception's class name and message (text only).
+     * Answers a request (or a message whose sender waits for the listener, {@link AckMode#PROCESSED})
+     * with a failure: the requester's future fails with a {@link RemoteListenerException} of that
+     * category. The exception's class name and message go only when {@code details} is given (text
+     * only, the message cut at 1,000 characters): by default a peer learns why in a word, not what the
+     * exception said, which may name internals.
      *
      * @param peer the requester's connection
      * @param channel the reply channel (name or index)
-     * @param failure what the listener threw
+     * @param category why the message was not handled
+     * @param details the exception whose class name and message to send, or null to send the category only
      * @param correlationId the request's correlation id
      * @return the result future of the reply's send
      */
-    public CompletableFuture<SendResult> sendErrorReply(Peer peer, String channel, Throwable failure, long correlationId) {
-        String type = failure.getClass().getName();
-        if (type.length() > 200) {
-            type = type.substring(type.length() - 200);
+    public CompletableFuture<SendResult> sendErrorReply(Peer peer, String channel, RemoteListenerException.Category category,
+            @Nullable Throwable details, long correlationId) {
+        Map<String, Object> headers = new LinkedHashMap<>();
+        byte[] body = new byte[0];
+        if (details != null) {
+            String type = details.getClass().getName();
+            if (type.length() > 200) {
+                type = type.substring(type.length() - 200);
+            }
+            headers.put(EXCEPTION_CLASS_HEADER, type);
+            String text = details.getMessage() == null ? "" : details.getMessage();
+            if (text.length() > 1000) {
+                text = text.substring(0, 1000) + "...";
+            }
+            body = text.getBytes(StandardCharsets.UTF_8);
         }
-        String text = failure.getMessage() == null ? "" : failure.getMessage();
-        if (text.length() > 1000) {
-            text = text.substring(0, 1000) + "...";
-        }
-        ReliableUdpMessageMapper.Outbound outbound = new ReliableUdpMessageMapper.Outbound(MimeTypeUtils.TEXT_PLAIN,
-                new LinkedHashMap<>(), text.getBytes(StandardCharsets.UTF_8), type);
+        ReliableUdpMessageMapper.Outbound outbound = new ReliableUdpMessageMapper.Outbound(details != null ? MimeTypeUtils.TEXT_PLAIN : null,
+                headers, body, category.name());
         return doSend(node.peerDirectory().label(peer.address()), () -> CompletableFuture.completedFuture(peer),
                 node.channels().resolve(channel), outbound, EnvelopeCodec.FLAG_REPLY | EnvelopeCodec.FLAG_ERROR, correlationId);
     }
@@ -543,7 +606,76 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
 
     private CompletableFuture<SendResult> doSend(String peerLabel, Supplier<CompletableFuture<Peer>> peerResolver,
             UdpChannel channel, Object payload, Map<String, ?> headers) {
-        return doSend(peerLabel, peerResolver, channel, messageMapper.toOutbound(payload, headers), 0, 0);
+        ReliableUdpMessageMapper.Outbound outbound = messageMapper.toOutbound(payload, headers);
+        if (ackMode(channel) == AckMode.PROCESSED) {
+            return sendProcessed(peerLabel, peerResolver, channel, outbound);
+        }
+        return doSend(peerLabel, peerResolver, channel, outbound, 0, 0);
+    }
+
+    /**
+     * A send of {@link AckMode#PROCESSED}: a correlated one-way message; its future completes when the
+     * node acknowledged it and the receiving container answered that the listener returned.
+     */
+    private CompletableFuture<SendResult> sendProcessed(String label, Supplier<CompletableFuture<Peer>> resolver, UdpChannel channel,
+            ReliableUdpMessageMapper.Outbound outbound) {
+        CompletableFuture<Peer> peerFuture;
+        try {
+            peerFuture = resolver.get();
+        } catch (IllegalArgumentException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            peerFuture = CompletableFuture.failedFuture(e);
+        }
+        Duration timeout = replyTimeout;
+        CompletableFuture<SendResult> result = new CompletableFuture<>();
+        peerFuture.whenComplete((peer, error) -> {
+            if (error != null) {
+                result.completeExceptionally(toFailure(error, label, channel));
+                return;
+            }
+            UdpReplyCorrelator correlator = node.replyCorrelator();
+            CompletableFuture<Void> handled = new CompletableFuture<>();
+            long id = correlator.register(peer.address(), (in, envelope) -> {
+                try {
+                    replyExecutor.execute(() -> {
+                        if (envelope.isError()) {
+                            handled.completeExceptionally(remoteFailure(label, envelope));
+                        } else {
+                            handled.complete(null);
+                        }
+                    });
+                } catch (RuntimeException e) {
+                    handled.completeExceptionally(e);
+                }
+            });
+            result.whenComplete((r, e) -> correlator.cancel(id));
+            CompletableFuture<SendResult> sent;
+            try {
+                sent = doSend(label, () -> CompletableFuture.completedFuture(peer), channel, outbound, EnvelopeCodec.FLAG_ACK, id);
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+                return;
+            }
+            sent.whenComplete((r, e) -> {
+                if (e != null) {
+                    result.completeExceptionally(e);
+                }
+            });
+            sent.thenCombine(handled, (r, ignored) -> r).whenComplete((r, e) -> {
+                if (e == null) {
+                    result.complete(r);
+                } else {
+                    result.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+                }
+            });
+            CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
+                if (!result.isDone()) {
+                    result.completeExceptionally(new ReliableUdpReplyTimeoutException(label, channel.name(), id, timeout));
+                }
+            });
+        });
+        return result;
     }
 
     private CompletableFuture<SendResult> doSend(String peerLabel, Supplier<CompletableFuture<Peer>> peerResolver,

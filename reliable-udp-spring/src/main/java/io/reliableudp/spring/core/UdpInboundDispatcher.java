@@ -6,6 +6,7 @@ import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.Peer;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -181,6 +182,26 @@ public final class UdpInboundDispatcher implements NodeListener {
             if (logger.isDebugEnabled()) {
                 logger.debug("no listener for a message from " + peer.address() + " on channel '" + ch.name() + "'; dropped");
             }
+            answerNoListener(peer, channel, payload);
+        }
+    }
+
+    /**
+     * A sender that waits until a listener handled its message (ack mode PROCESSED) learns at once that
+     * no listener took it, instead of waiting for its reply timeout. Requests are not answered here:
+     * their senders time out, as documented for a request no listener takes.
+     */
+    private static void answerNoListener(Peer peer, int channel, byte[] payload) {
+        if (!EnvelopeCodec.isAckRequested(payload)) {
+            return;
+        }
+        try {
+            long correlationId = EnvelopeCodec.decode(payload).correlationId();
+            byte[] reply = EnvelopeCodec.encode(null, Map.of(), new byte[0], EnvelopeCodec.FLAG_REPLY | EnvelopeCodec.FLAG_ERROR,
+                    correlationId, RemoteListenerException.Category.NO_LISTENER.name());
+            peer.send(channel, reply);
+        } catch (RuntimeException e) {
+            logger.debug("could not tell " + peer.address() + " that no listener took its message: " + e);
         }
     }
 

@@ -2,6 +2,7 @@ package io.reliableudp.spring.integration;
 
 import io.reliableudp.spring.annotation.UdpListenerConfigUtils;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
+import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.listener.SimpleUdpListenerEndpoint;
 import io.reliableudp.spring.listener.UdpMessageHandler;
 import io.reliableudp.spring.listener.UdpMessageListenerContainer;
@@ -139,7 +140,17 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport {
             SimpleUdpListenerEndpoint endpoint = new SimpleUdpListenerEndpoint(id, handler);
             endpoint.setChannels(channelNames);
             endpoint.setPeers(peerFilter);
-            c = new UdpMessageListenerContainer(endpoint, handler, n, executor, null, null);
+            // the application's template (when it has one) answers requests and processed acknowledgements,
+            // and brings the one message mapper, so a flow maps headers as listeners do
+            BeanFactory beans = getBeanFactory();
+            ReliableUdpTemplate replies = beans == null ? null : beans.getBeanProvider(ReliableUdpTemplate.class).getIfUnique();
+            c = new UdpMessageListenerContainer(endpoint, handler, n, executor, replies, null);
+            if (beans != null) {
+                ReliableUdpMessageMapper mapper = beans.getBeanProvider(ReliableUdpMessageMapper.class).getIfUnique();
+                if (mapper != null) {
+                    c.setMessageMapper(mapper);
+                }
+            }
             container = c;
         } else {
             c.setMessageHandler(handler);

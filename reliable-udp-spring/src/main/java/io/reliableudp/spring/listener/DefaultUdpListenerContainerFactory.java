@@ -25,6 +25,31 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
     private @Nullable ReliableUdpMessageMapper messageMapper;
     private @Nullable BackOff backOff;
     private int concurrency = 1;
+    private boolean errorReplyDetails;
+    private int maxQueuedMessages = UdpMessageListenerContainer.DEFAULT_MAX_QUEUED_MESSAGES;
+
+    /**
+     * Sets the most messages each listener holds in hand before its channels are paused in the node;
+     * see {@link UdpMessageListenerContainer#setMaxQueuedMessages}.
+     *
+     * @param maxQueuedMessages at least 1
+     */
+    public void setMaxQueuedMessages(int maxQueuedMessages) {
+        if (maxQueuedMessages < 1) {
+            throw new IllegalArgumentException("maxQueuedMessages must be >= 1, was " + maxQueuedMessages);
+        }
+        this.maxQueuedMessages = maxQueuedMessages;
+    }
+
+    /**
+     * Sets whether error replies carry the exception's class name and message (default false: a
+     * category only); see {@link UdpMessageListenerContainer#setErrorReplyDetails}.
+     *
+     * @param errorReplyDetails the flag
+     */
+    public void setErrorReplyDetails(boolean errorReplyDetails) {
+        this.errorReplyDetails = errorReplyDetails;
+    }
 
     /**
      * Sets the default retry of failed listener calls (an endpoint's own wins).
@@ -156,6 +181,8 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
         UdpMessageListenerContainer container = new UdpMessageListenerContainer(endpoint, endpoint.createHandler(methodFactory),
                 n, e, replyTemplate, errorHandler);
         container.setShutdownTimeout(shutdownTimeout);
+        container.setErrorReplyDetails(errorReplyDetails);
+        container.setMaxQueuedMessages(maxQueuedMessages);
         if (endpoint.getBackOff() == null) {
             container.setBackOff(backOff);
         }

@@ -7,6 +7,7 @@ import io.reliableudp.spring.core.InboundUdpMessageSubscriber;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.core.SendResult;
 import io.reliableudp.spring.core.UdpChannel;
 import io.reliableudp.spring.observation.DefaultReliableUdpListenerObservationConvention;
@@ -24,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -34,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -64,13 +67,27 @@ import org.springframework.util.backoff.BackOffExecution;
  * a {@code RemoteListenerException}). A one-way message's non-null return value is sent back as a plain
  * message. On unordered channels up to {@link #setConcurrency concurrency} messages of one (peer,
  * channel) run at once. A message whose type id is not trusted is refused ({@link #getRejectedTypeCount()}). A payload whose envelope is malformed is counted
- * ({@link #getMalformedCount()}) and logged, never passed on. {@link #stop()} stops taking messages and
- * waits for the ones in hand; an executor the container made itself is shut down then.
+ * ({@link #getMalformedCount()}) and logged, never passed on. A one-way message whose sender waits
+ * for the listener ({@code AckMode.PROCESSED}) is answered once the listener returned (an empty reply)
+ * or failed (an error reply). Error replies carry a {@link RemoteListenerException.Category category},
+ * the exception's text only with {@link #setErrorReplyDetails}.
+ *
+ * <p>Back-pressure: at most {@link #setMaxQueuedMessages maxQueuedMessages} are in hand; at the bound
+ * the container pauses its channels in the node (which holds their messages and, past its receive
+ * memory limits, stops acknowledging them, so the senders' sends fail with {@code QUEUE_FULL}), at half
+ * of it it resumes. {@link #pause()}/{@link #resume()} use the same hold. {@link #stop()} pauses the
+ * channels, stops taking messages, hands the ones in hand to the listener within the shutdown timeout
+ * and counts ({@link #getNotProcessedCount()}) and logs what is left; the channels stay paused until
+ * {@link #start()}. An executor the container made itself is shut down on stop.
  */
 public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMessageSubscriber {
 
     private static final Log logger = LogFactory.getLog(UdpMessageListenerContainer.class);
     private static final long NO_REQUEST = Long.MIN_VALUE;
+    private static final int NOT_PROCESSED_LOGGED = 20;
+
+    /** Default of {@link #setMaxQueuedMessages}. */
+    public static final int DEFAULT_MAX_QUEUED_MESSAGES = 1000;
 
     private final String id;
     private final ManagedReliableUdpNode node;
@@ -80,6 +97,8 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     private @Nullable ExecutorService ownExecutor;
     private volatile @Nullable KeyedSerialExecutor executor;
     private final Set<Integer> channels;
+    /** The channels the container pauses in the node: its own, or every channel when it listens on all. */
+    private final int[] pauseChannels;
     private final Set<InetSocketAddress> peers;
     private final @Nullable ReliableUdpTemplate replyTemplate;
     private final @Nullable UdpListenerErrorHandler errorHandler;
@@ -87,9 +106,22 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     private final LongAdder processed = new LongAdder();
     private final LongAdder errors = new LongAdder();
     private final LongAdder malformed = new LongAdder();
-    private final LongAdder rejected = new LongAdder();
     private final LongAdder rejectedTypes = new LongAdder();
     private final LongAdder retries = new LongAdder();
+    private final LongAdder notProcessed = new LongAdder();
+    private final AtomicLong notProcessedLogged = new AtomicLong();
+    private final LongAdder backPressurePauses = new LongAdder();
+    /** Messages in hand (queued for the listener or running) and the most there ever were. */
+    private final AtomicInteger inHand = new AtomicInteger();
+    private final AtomicInteger maxInHand = new AtomicInteger();
+    private final AtomicInteger pauseWork = new AtomicInteger();
+    private volatile int maxQueuedMessages = DEFAULT_MAX_QUEUED_MESSAGES;
+    // set by the receive thread at the bound (pauseNow), cleared by applyPauseOnce (one thread at a time)
+    private volatile boolean queueFull;
+    private volatile boolean pauseApplied;
+    private volatile boolean pauseRequested;
+    /** Set by stop(), cleared by start(): a stopped container keeps its channels paused in the node. */
+    private volatile boolean stoppedHold;
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final @Nullable ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
     private volatile @Nullable BackOff backOff;
@@ -101,6 +133,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     private int phase = UdpListenerEndpointRegistry.PHASE;
     private volatile boolean running;
     private Duration shutdownTimeout = Duration.ofSeconds(5);
+    private volatile boolean errorReplyDetails;
 
     /**
      * Creates a container.
@@ -125,6 +158,8 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
             indexes.add(node.channels().resolve(c).index());
         }
         this.channels = Set.copyOf(indexes);
+        this.pauseChannels = (channels.isEmpty() ? node.channels().all().stream().map(UdpChannel::index).toList()
+                : channels.stream().sorted().toList()).stream().mapToInt(Integer::intValue).toArray();
         Set<InetSocketAddress> addresses = new HashSet<>();
         for (String p : endpoint.getPeers()) {
             addresses.add(node.peerDirectory().parseTarget(p));
@@ -260,6 +295,23 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         this.concurrency = concurrency;
     }
 
+    /**
+     * Sets whether an error reply (to a request, or to a message whose sender waits for the listener)
+     * carries the exception's class name and message (at most 1,000 characters). Default false: it
+     * carries a {@link RemoteListenerException.Category category} only, since an exception's message
+     * may name internals (classes, paths, data) that a peer has no business seeing.
+     *
+     * @param errorReplyDetails true to send the class name and message
+     */
+    public void setErrorReplyDetails(boolean errorReplyDetails) {
+        this.errorReplyDetails = errorReplyDetails;
+    }
+
+    /** Whether error replies carry the exception's class name and message. */
+    public boolean isErrorReplyDetails() {
+        return errorReplyDetails;
+    }
+
     /** The retry back off, or null when failed calls are not retried. */
     public @Nullable BackOff getBackOff() {
         return backOff;
@@ -280,10 +332,6 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         return rejectedTypes.sum();
     }
 
-    /** Messages the executor refused (it was shut down). */
-    public long getRejectedCount() {
-        return rejected.sum();
-    }
 
     @Override
     public boolean accepts(InboundUdpMessage message) {
@@ -300,16 +348,219 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     public void onMessage(InboundUdpMessage message) {
         KeyedSerialExecutor serial = executor;
         if (serial == null) {
-            rejected.increment();
-            logger.warn("listener '" + id + "' dropped a message from " + message.address() + ": it is stopped");
+            notProcessed(message, "the listener is stopped");
             return;
         }
-        try {
-            serial.execute(new Key(message.address(), message.channel().index(), slot(message.channel())), () -> process(message));
-        } catch (RejectedExecutionException e) {
-            rejected.increment();
-            logger.warn("listener '" + id + "' dropped a message from " + message.address() + ": its executor is shut down");
+        int n = inHand.incrementAndGet();
+        if (n > maxInHand.get()) {
+            maxInHand.accumulateAndGet(n, Math::max);
         }
+        try {
+            serial.execute(new Key(message.address(), message.channel().index(), slot(message.channel())), new Task(message));
+        } catch (RejectedExecutionException e) {
+            inHand.decrementAndGet();
+            notProcessed(message, "its executor is shut down");
+            return;
+        }
+        if (n >= maxQueuedMessages) {
+            pauseNow(n);
+        }
+    }
+
+    /** A message in hand: queued for, or running in, the listener. */
+    private final class Task implements Runnable {
+        private final InboundUdpMessage message;
+
+        Task(InboundUdpMessage message) {
+            this.message = message;
+        }
+
+        @Override
+        public void run() {
+            try {
+                process(message);
+            } finally {
+                int n = inHand.decrementAndGet();
+                if (queueFull && n <= resumeAt()) {
+                    updatePause();
+                }
+            }
+        }
+    }
+
+    /**
+     * A message the container took but could not hand to the listener (it stopped): counted, logged
+     * with its peer, channel and id (the first few of each stop one by one, then their number), and a
+     * sender waiting for the listener ({@code sendAndReceive}, ack mode PROCESSED) is told at once.
+     */
+    private void notProcessed(InboundUdpMessage in, String why) {
+        notProcessed.increment();
+        long n = notProcessedLogged.incrementAndGet();
+        if (n <= NOT_PROCESSED_LOGGED) {
+            logger.warn("listener '" + id + "' could not handle a message (" + why + "): peer " + in.address() + ", channel '"
+                    + in.channel().name() + "', id " + in.messageId());
+        } else if (n == NOT_PROCESSED_LOGGED + 1) {
+            logger.warn("listener '" + id + "' could not handle more messages (" + why + "); counted, no longer logged one by one");
+        }
+        Envelope envelope;
+        try {
+            envelope = EnvelopeCodec.decode(in.payload());
+        } catch (EnvelopeException e) {
+            return;
+        }
+        if (envelope.isRequest() || envelope.isAckRequested()) {
+            errorReply(in, envelope.isRequest() && replyChannel != null ? replyChannel : in.channel().name(), envelope.correlationId(),
+                    RemoteListenerException.Category.NOT_PROCESSED, null);
+        }
+    }
+
+    // ---- back-pressure and pause
+
+    /**
+     * Sets the most messages this listener holds in hand (queued for it or running), over all peers and
+     * channels: at this many the container pauses its channels in the node
+     * ({@link ManagedReliableUdpNode#pauseReceiving(int, Object)}), which holds their further messages
+     * and, past its receive memory limits, stops acknowledging them, so the senders' queues fill and
+     * their sends fail with {@code QUEUE_FULL} instead of this heap growing; at half of it the channels
+     * resume. Default {@value #DEFAULT_MAX_QUEUED_MESSAGES}.
+     *
+     * @param maxQueuedMessages at least 1
+     */
+    public void setMaxQueuedMessages(int maxQueuedMessages) {
+        if (maxQueuedMessages < 1) {
+            throw new IllegalArgumentException("listener '" + id + "': maxQueuedMessages must be >= 1, was " + maxQueuedMessages);
+        }
+        this.maxQueuedMessages = maxQueuedMessages;
+    }
+
+    /** The most messages in hand before the container pauses its channels. */
+    public int getMaxQueuedMessages() {
+        return maxQueuedMessages;
+    }
+
+    private int resumeAt() {
+        return maxQueuedMessages / 2;
+    }
+
+    /** Messages in hand now: queued for the listener or running in it. */
+    public int getQueuedCount() {
+        return inHand.get();
+    }
+
+    /** The most messages that were ever in hand at once (the queue bound plus what was in flight when it paused). */
+    public int getMaxQueuedCount() {
+        return maxInHand.get();
+    }
+
+    /** How many times the queue reached its bound and the container paused its channels. */
+    public long getBackPressurePauseCount() {
+        return backPressurePauses.sum();
+    }
+
+    /**
+     * Messages the container took but could not hand to the listener because it stopped first (its
+     * shutdown timeout ran out, or they arrived while it stopped); each was logged with its peer,
+     * channel and id.
+     */
+    public long getNotProcessedCount() {
+        return notProcessed.sum();
+    }
+
+    /**
+     * Pauses this listener: its channels are paused in the node, as when its queue is full (the node
+     * holds their messages and, past its limits, stops acknowledging them), until {@link #resume()}.
+     * Messages already in hand are still handled. As spring-kafka's
+     * {@code MessageListenerContainer.pause()}; the node pauses the channel for every listener of it.
+     */
+    public void pause() {
+        pauseRequested = true;
+        updatePause();
+    }
+
+    /** Resumes after {@link #pause()}: the node hands the held messages over, in order. */
+    public void resume() {
+        pauseRequested = false;
+        updatePause();
+    }
+
+    /** Whether {@link #pause()} was called and not {@link #resume() resumed}. */
+    public boolean isPauseRequested() {
+        return pauseRequested;
+    }
+
+    /** Whether the container holds its channels paused now (requested, queue full, or stopped). */
+    public boolean isPaused() {
+        return pauseApplied;
+    }
+
+    /**
+     * The queue is at its bound: pauses the channels in the node at once, on the receive thread (so the
+     * core holds the channel's next message already), never waiting for a resume in progress on a
+     * listener thread; repeated for each message that still comes (the pause is idempotent), so a resume
+     * that lands after it is undone by the next message. The resume is {@link #updatePause()}'s.
+     */
+    private void pauseNow(int n) {
+        if (!queueFull) {
+            queueFull = true;
+            backPressurePauses.increment();
+            if (logger.isDebugEnabled()) {
+                logger.debug("listener '" + id + "' has " + n + " messages in hand; pausing its channels");
+            }
+        }
+        pauseApplied = true;
+        for (int channel : pausedChannels()) {
+            node.pauseReceiving(channel, this);
+        }
+    }
+
+    /**
+     * Brings the node's pause of this container's channels in line with what is wanted (queue at its
+     * bound, until half of it; pause requested; stopped). One thread at a time applies (the receive thread
+     * pausing, a listener thread resuming); a caller that finds another applying leaves it one more round,
+     * so the calls reach the node in order and no lock is held while it is called.
+     */
+    private void updatePause() {
+        if (pauseWork.getAndIncrement() != 0) {
+            return;
+        }
+        int missed = 1;
+        do {
+            while (applyPauseOnce()) {
+                // once more with the count as it is after this change: a listener thread that finished a
+                // task meanwhile read the old state and left the resume to us
+            }
+            missed = pauseWork.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    private boolean applyPauseOnce() {
+        int n = inHand.get();
+        boolean full = queueFull;
+        if (full && n <= resumeAt()) {
+            full = false;
+            queueFull = false;
+        } else if (!full && n >= maxQueuedMessages) {
+            full = true;
+            queueFull = true;
+            backPressurePauses.increment();
+        }
+        boolean want = full || pauseRequested || stoppedHold;
+        if (want == pauseApplied) {
+            return false;
+        }
+        pauseApplied = want;
+        for (int channel : pausedChannels()) {
+            if (want) {
+                node.pauseReceiving(channel, this);
+            } else {
+                node.resumeReceiving(channel, this);
+            }
+        }
+        return true;
+    }
+
+    private int[] pausedChannels() {
+        return pauseChannels;
     }
 
     private void process(InboundUdpMessage in) {
@@ -329,8 +580,8 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
             rejectedTypes.increment();
             logger.warn("listener '" + id + "' refused a message from " + in.address() + " on channel '"
                     + in.channel().name() + "': " + e.getMessage());
-            if (envelope.isRequest()) {
-                errorReply(in, envelope.correlationId(), e);
+            if (envelope.isRequest() || envelope.isAckRequested()) {
+                errorReply(in, envelope.correlationId(), RemoteListenerException.Category.NOT_ACCEPTED, e);
             }
             return;
         }
@@ -351,12 +602,17 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
             }
             if (envelope.isRequest()) {
                 if (failure != null && reply == null) {
-                    errorReply(in, envelope.correlationId(), failure);
+                    errorReply(in, envelope.correlationId(), RemoteListenerException.Category.LISTENER_FAILED, failure);
                 } else {
                     reply(in, reply, envelope.correlationId());
                 }
-            } else if (reply != null) {
+                return;
+            }
+            if (reply != null) {
                 reply(in, reply, NO_REQUEST);
+            }
+            if (envelope.isAckRequested()) {
+                acknowledgeProcessed(in, envelope.correlationId(), failure);
             }
         });
     }
@@ -410,15 +666,44 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         }
     }
 
-    private void errorReply(InboundUdpMessage in, long correlationId, Throwable failure) {
+    /**
+     * Tells a sender of {@link io.reliableudp.spring.core.AckMode#PROCESSED} that the listener returned
+     * (an empty reply) or failed (an error reply), on the channel the message came on.
+     */
+    private void acknowledgeProcessed(InboundUdpMessage in, long correlationId, @Nullable Exception failure) {
         ReliableUdpTemplate template = replyTemplate;
         if (template == null) {
-            logger.warn("listener '" + id + "' cannot tell " + in.address() + " that its request failed: no reply template");
+            logger.warn("listener '" + id + "' cannot acknowledge a message of " + in.address() + ": no reply template");
             return;
         }
-        String channel = replyChannel != null ? replyChannel : in.channel().name();
+        if (failure != null) {
+            errorReply(in, in.channel().name(), correlationId, RemoteListenerException.Category.LISTENER_FAILED, failure);
+            return;
+        }
         try {
-            template.sendErrorReply(in.peer(), channel, failure, correlationId).whenComplete((r, e) -> {
+            template.sendReply(in.peer(), in.channel().name(), null, Map.of(), correlationId).whenComplete((r, e) -> {
+                if (e != null) {
+                    logger.warn("processed acknowledgement of listener '" + id + "' to " + in.address() + " failed: " + e.getMessage());
+                }
+            });
+        } catch (RuntimeException e) {
+            logger.error("listener '" + id + "' could not acknowledge a message of " + in.address(), e);
+        }
+    }
+
+    private void errorReply(InboundUdpMessage in, long correlationId, RemoteListenerException.Category category, Throwable failure) {
+        errorReply(in, replyChannel != null ? replyChannel : in.channel().name(), correlationId, category, failure);
+    }
+
+    private void errorReply(InboundUdpMessage in, String channel, long correlationId, RemoteListenerException.Category category,
+            @Nullable Throwable failure) {
+        ReliableUdpTemplate template = replyTemplate;
+        if (template == null) {
+            logger.warn("listener '" + id + "' cannot tell " + in.address() + " that its message was not handled: no reply template");
+            return;
+        }
+        try {
+            template.sendErrorReply(in.peer(), channel, category, errorReplyDetails ? failure : null, correlationId).whenComplete((r, e) -> {
                 if (e != null) {
                     logger.warn("error reply of listener '" + id + "' to " + in.address() + " failed: " + e.getMessage());
                 }
@@ -460,7 +745,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         } catch (RuntimeException e) {
             logger.error("listener '" + id + "' could not send its reply to " + in.address() + " on '" + replyOn + "'", e);
             if (correlationId != NO_REQUEST) {
-                errorReply(in, correlationId, e);
+                errorReply(in, correlationId, RemoteListenerException.Category.REPLY_FAILED, e);
             }
         }
     }
@@ -478,19 +763,31 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
                 e = own;
             }
             executor = new KeyedSerialExecutor(e);
+            notProcessedLogged.set(0);
             running = true;
             node.addSubscriber(this);
+            stoppedHold = false;
         }
+        updatePause();   // what the node held for us while we were stopped comes now, in order
     }
 
     /**
-     * Stops taking messages, then waits (up to the shutdown timeout) for the messages already taken to
-     * be handled, so none is dropped on the way out; then shuts down the executor the container made.
+     * Stops gracefully: pauses the container's channels in the node (which holds their further messages
+     * until {@link #start()}: a stopped container's channels stay paused, for every listener of them),
+     * stops taking messages, then hands the messages it already took to the listener, waiting up to the
+     * shutdown timeout. What is still queued then is not handled: each is counted
+     * ({@link #getNotProcessedCount()}) and logged with its peer, channel and id, and a sender waiting for
+     * the listener is answered {@link RemoteListenerException.Category#NOT_PROCESSED}. An executor the
+     * container made is shut down last.
      */
     @Override
     public void stop() {
         KeyedSerialExecutor serial;
         ExecutorService own;
+        synchronized (lifecycleLock) {
+            stoppedHold = true;
+        }
+        updatePause();
         synchronized (lifecycleLock) {
             running = false;
             node.removeSubscriber(this);
@@ -498,8 +795,15 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
             own = ownExecutor;
             ownExecutor = null;
         }
-        if (serial != null && !serial.awaitIdle(shutdownTimeout)) {
-            logger.warn("listener '" + id + "' still had messages in hand after " + shutdownTimeout);
+        if (serial != null) {
+            if (!serial.awaitIdle(shutdownTimeout)) {
+                logger.warn("listener '" + id + "' still had " + inHand.get() + " messages in hand after " + shutdownTimeout);
+            }
+            List<Runnable> left = serial.shutdown();
+            for (Runnable r : left) {
+                inHand.decrementAndGet();
+                notProcessed(((Task) r).message, "it stopped before the message's turn came (shutdown timeout " + shutdownTimeout + ")");
+            }
         }
         synchronized (lifecycleLock) {
             if (!running) {

@@ -7,17 +7,24 @@ import org.springframework.messaging.MessageHeaders;
 import org.springframework.util.PatternMatchUtils;
 
 /**
- * The default {@link UdpHeaderMapper}: every header is carried both ways except the ones that describe
+ * The default {@link UdpHeaderMapper}. Outbound, every header is carried except the ones that describe
  * the local message rather than its content ({@code id}, {@code timestamp}, {@code contentType}, which
  * the envelope has a field for, {@code replyChannel}, {@code errorChannel}) and every transport header
- * ({@code rudp_*}). Patterns narrow it further: {@code "trace*"} keeps the names that match, a leading
- * {@code !} excludes, the first matching pattern decides, and a name no pattern matches is not mapped
- * (as Spring AMQP's {@code SimpleAmqpHeaderMapper} patterns). Without patterns everything else is mapped.
+ * ({@code rudp_*}). Inbound it is an allow-list: by default a listener sees no header the peer chose,
+ * only the transport headers of {@link ReliableUdpHeaders}, which come from the connection, and the
+ * content type; {@link #setInboundHeaderNames} names the carried headers to let through. A peer can
+ * therefore not set headers that steer the receiving application ({@code json__TypeId__}, which Spring
+ * Integration's JSON transformer would instantiate, {@code correlationId}, {@code sequenceNumber},
+ * {@code priority}, which aggregators and resequencers read) unless the application allowed them.
+ *
+ * <p>Patterns: {@code "trace*"} keeps the names that match, a leading {@code !} excludes, the first
+ * matching pattern decides, and a name no pattern matches is not mapped (as Spring AMQP's
+ * {@code SimpleAmqpHeaderMapper} patterns).
  */
 public class DefaultUdpHeaderMapper implements UdpHeaderMapper {
 
     private List<String> outboundPatterns = List.of("*");
-    private List<String> inboundPatterns = List.of("*");
+    private List<String> inboundPatterns = List.of();
 
     /**
      * Sets which headers a send carries.
@@ -29,7 +36,8 @@ public class DefaultUdpHeaderMapper implements UdpHeaderMapper {
     }
 
     /**
-     * Sets which received headers listeners see.
+     * Sets which received headers listeners see (default none: only the transport headers and the
+     * content type). Name only what the application reads; {@code "*"} lets a peer set any header.
      *
      * @param patterns simple patterns ({@code *} wildcards, {@code !} to exclude), first match decides
      */

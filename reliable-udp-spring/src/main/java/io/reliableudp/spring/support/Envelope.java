@@ -12,9 +12,9 @@ import org.springframework.util.MimeType;
  * @param headers carried headers (String, Integer, Long, Double, Boolean or byte[] values)
  * @param body the converted payload bytes
  * @param enveloped false when the payload carried no envelope (a raw payload from a non-Spring sender)
- * @param flags {@link EnvelopeCodec#FLAG_REQUEST}, {@link EnvelopeCodec#FLAG_REPLY}, {@link EnvelopeCodec#FLAG_ERROR}
- * @param correlationId the request's id (with a request or reply flag), else 0
- * @param typeId the payload's type id (of an error reply: the remote exception's class name), or null
+ * @param flags {@link EnvelopeCodec#FLAG_REQUEST}, {@link EnvelopeCodec#FLAG_ACK}, {@link EnvelopeCodec#FLAG_REPLY}, {@link EnvelopeCodec#FLAG_ERROR}
+ * @param correlationId the request's id (with a request, acknowledgement or reply flag), else 0
+ * @param typeId the payload's type id (of an error reply: the failure's category), or null
  */
 public record Envelope(@Nullable MimeType contentType, Map<String, Object> headers, byte[] body, boolean enveloped,
         int flags, long correlationId, @Nullable String typeId) {
@@ -34,6 +34,11 @@ public record Envelope(@Nullable MimeType contentType, Map<String, Object> heade
     /** Whether the sender waits for a reply. */
     public boolean isRequest() {
         return (flags & EnvelopeCodec.FLAG_REQUEST) != 0;
+    }
+
+    /** Whether the sender waits until the listener handled this one-way message (a processed acknowledgement). */
+    public boolean isAckRequested() {
+        return (flags & EnvelopeCodec.FLAG_ACK) != 0;
     }
 
     /** Whether this answers a request. */

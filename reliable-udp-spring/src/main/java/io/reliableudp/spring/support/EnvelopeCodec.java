@@ -18,8 +18,9 @@ import org.springframework.util.MimeTypeUtils;
  * byte 1      0x01 or 0x02      envelope version (2 only when one of the fields below is used)
  * version 2 only:
  *   byte      flags             bit 0 request (expects a reply), bit 1 reply, bit 2 error reply,
- *                               bit 3 type id present; other bits 0
- *   8 bytes   correlation id    big-endian, when request or reply
+ *                               bit 3 type id present, bit 4 processed acknowledgement requested
+ *                               (the sender waits until the listener returned); other bits 0
+ *   8 bytes   correlation id    big-endian, when request, reply or processed acknowledgement
  *   string    type id           when bit 3 (varint length + UTF-8, 1..255 bytes)
  * byte        content type code 0 none, 1 application/octet-stream, 2 text/plain;charset=UTF-8,
  *                               3 application/json, 255 other: followed by a string (below)
@@ -48,10 +49,18 @@ public final class EnvelopeCodec {
     public static final int FLAG_REQUEST = 1;
     /** Flag: a reply to the request of the same correlation id. */
     public static final int FLAG_REPLY = 2;
-    /** Flag (with {@link #FLAG_REPLY}): the listener failed; the type id is the exception's class name, the body its message. */
+    /**
+     * Flag (with {@link #FLAG_REPLY}): the listener failed; the type id is the failure's category, the
+     * body empty or, when the receiver is configured to say more, the exception's message.
+     */
     public static final int FLAG_ERROR = 4;
     private static final int FLAG_TYPE = 8;
-    private static final int KNOWN_FLAGS = FLAG_REQUEST | FLAG_REPLY | FLAG_ERROR | FLAG_TYPE;
+    /**
+     * Flag: a one-way message whose sender waits until the listener handled it; the receiver answers
+     * with an empty reply of the same correlation id once the listener returned, or an error reply.
+     */
+    public static final int FLAG_ACK = 16;
+    private static final int KNOWN_FLAGS = FLAG_REQUEST | FLAG_REPLY | FLAG_ERROR | FLAG_TYPE | FLAG_ACK;
     private static final int MAX_TYPE_ID_BYTES = 255;
 
     private static final int MAX_HEADERS = 255;
@@ -87,8 +96,8 @@ public final class EnvelopeCodec {
      * @param contentType the body's content type, or null
      * @param headers headers to carry; values of types that cannot be carried are left out
      * @param body the body bytes
-     * @param flags {@link #FLAG_REQUEST}, {@link #FLAG_REPLY}, {@link #FLAG_REPLY} | {@link #FLAG_ERROR}, or 0
-     * @param correlationId the request's id (written with a request or reply flag)
+     * @param flags {@link #FLAG_REQUEST}, {@link #FLAG_ACK}, {@link #FLAG_REPLY}, {@link #FLAG_REPLY} | {@link #FLAG_ERROR}, or 0
+     * @param correlationId the request's id (written with a request, acknowledgement or reply flag)
      * @param typeId the payload's type id (1..255 UTF-8 bytes), or null
      * @return the payload to send
      * @throws EnvelopeException when the flags or the type id are not allowed
@@ -103,7 +112,7 @@ public final class EnvelopeCodec {
         } else {
             out.write(VERSION_2);
             out.write(flags | (typeId != null ? FLAG_TYPE : 0));
-            if ((flags & (FLAG_REQUEST | FLAG_REPLY)) != 0) {
+            if ((flags & (FLAG_REQUEST | FLAG_REPLY | FLAG_ACK)) != 0) {
                 writeLong(out, correlationId);
             }
             if (typeId != null) {
@@ -184,7 +193,7 @@ public final class EnvelopeCodec {
             } catch (EnvelopeException e) {
                 throw new EnvelopeException("malformed envelope flags: " + e.getMessage());
             }
-            if ((flags & (FLAG_REQUEST | FLAG_REPLY)) != 0) {
+            if ((flags & (FLAG_REQUEST | FLAG_REPLY | FLAG_ACK)) != 0) {
                 correlationId = r.int64();
             }
             if ((flags & FLAG_TYPE) != 0) {
@@ -239,12 +248,23 @@ public final class EnvelopeCodec {
         return payload.length >= 3 && (payload[0] & 0xFF) == MAGIC && payload[1] == VERSION_2 && (payload[2] & FLAG_REPLY) != 0;
     }
 
+    /**
+     * Whether a payload asks for a processed acknowledgement (version 2 with {@link #FLAG_ACK}), read
+     * from its first three bytes without decoding.
+     *
+     * @param payload a received payload
+     * @return true when the sender waits until a listener handled it
+     */
+    public static boolean isAckRequested(byte[] payload) {
+        return payload.length >= 3 && (payload[0] & 0xFF) == MAGIC && payload[1] == VERSION_2 && (payload[2] & FLAG_ACK) != 0;
+    }
+
     private static void checkFlags(int flags) {
-        if ((flags & ~(FLAG_REQUEST | FLAG_REPLY | FLAG_ERROR)) != 0) {
+        if ((flags & ~(FLAG_REQUEST | FLAG_REPLY | FLAG_ERROR | FLAG_ACK)) != 0) {
             throw new EnvelopeException("unknown flags " + Integer.toHexString(flags));
         }
-        if ((flags & FLAG_REQUEST) != 0 && (flags & FLAG_REPLY) != 0) {
-            throw new EnvelopeException("a message is a request or a reply, not both");
+        if (Integer.bitCount(flags & (FLAG_REQUEST | FLAG_REPLY | FLAG_ACK)) > 1) {
+            throw new EnvelopeException("a message is a request, an acknowledged message or a reply, only one of them");
         }
         if ((flags & FLAG_ERROR) != 0 && (flags & FLAG_REPLY) == 0) {
             throw new EnvelopeException("the error flag needs the reply flag");

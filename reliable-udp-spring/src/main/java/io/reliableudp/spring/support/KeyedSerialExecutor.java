@@ -1,6 +1,8 @@
 package io.reliableudp.spring.support;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -18,6 +20,7 @@ public final class KeyedSerialExecutor {
 
     private final Executor executor;
     private final ConcurrentHashMap<Object, SerialQueue> queues = new ConcurrentHashMap<>();
+    private volatile boolean shutdown;
 
     /**
      * Creates the executor.
@@ -34,11 +37,16 @@ public final class KeyedSerialExecutor {
      * @param key the ordering key (equal keys run serially, in submission order)
      * @param task the task; an exception it throws is passed to the thread's uncaught exception handler
      *     and does not stop later tasks of the key
-     * @throws RejectedExecutionException when the underlying executor refuses a new drain
+     * @throws RejectedExecutionException when this executor was {@link #shutdown() shut down}, or the
+     *     underlying executor refuses a new drain
      */
     public void execute(Object key, Runnable task) {
         boolean[] schedule = new boolean[1];
         SerialQueue queue = queues.compute(key, (k, q) -> {
+            if (shutdown) {
+                // checked under the key's lock: shutdown() drains each key under the same lock after setting it
+                throw new RejectedExecutionException("the keyed serial executor is shut down");
+            }
             SerialQueue qq = q == null ? new SerialQueue(k) : q;
             qq.tasks.add(task);
             if (!qq.running) {
@@ -77,6 +85,31 @@ public final class KeyedSerialExecutor {
             }
         }
         return true;
+    }
+
+    /**
+     * Refuses new tasks and takes the ones still queued (not started) out of every key's queue, as
+     * {@code ExecutorService.shutdownNow} does, without interrupting the tasks that run: each key's
+     * running task finishes and its drain ends.
+     *
+     * @return the tasks that will not run, in each key's order
+     */
+    public List<Runnable> shutdown() {
+        shutdown = true;
+        List<Runnable> left = new ArrayList<>();
+        for (Object key : queues.keySet()) {
+            queues.computeIfPresent(key, (k, q) -> {
+                left.addAll(q.tasks);
+                q.tasks.clear();
+                return q;
+            });
+        }
+        return left;
+    }
+
+    /** Whether {@link #shutdown()} was called. */
+    public boolean isShutdown() {
+        return shutdown;
     }
 
     /** Keys with queued or running work right now. */

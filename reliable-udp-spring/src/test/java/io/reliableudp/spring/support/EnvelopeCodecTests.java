@@ -127,15 +127,29 @@ class EnvelopeCodecTests {
     }
 
     @Test
+    void aProcessedAcknowledgementCarriesItsCorrelationIdAndIsNotAReply() {
+        byte[] wire = EnvelopeCodec.encode(null, Map.of(), new byte[] {9}, EnvelopeCodec.FLAG_ACK, 0x1234_5678_9ABCL, null);
+        Envelope e = EnvelopeCodec.decode(wire);
+        assertThat(e.isAckRequested()).isTrue();
+        assertThat(e.isRequest()).isFalse();
+        assertThat(e.isReply()).isFalse();
+        assertThat(e.correlationId()).isEqualTo(0x1234_5678_9ABCL);
+        assertThat(e.body()).containsExactly(9);
+        assertThat(EnvelopeCodec.isReply(wire)).isFalse();
+    }
+
+    @Test
     void contradictoryOrUnknownFlagsAreRejected() {
         assertThatThrownBy(() -> EnvelopeCodec.encode(null, Map.of(), new byte[0], EnvelopeCodec.FLAG_REQUEST | EnvelopeCodec.FLAG_REPLY, 1, null))
-                .isInstanceOf(EnvelopeException.class).hasMessageContaining("not both");
+                .isInstanceOf(EnvelopeException.class).hasMessageContaining("only one");
+        assertThatThrownBy(() -> EnvelopeCodec.encode(null, Map.of(), new byte[0], EnvelopeCodec.FLAG_ACK | EnvelopeCodec.FLAG_REPLY, 1, null))
+                .isInstanceOf(EnvelopeException.class).hasMessageContaining("only one");
         assertThatThrownBy(() -> EnvelopeCodec.encode(null, Map.of(), new byte[0], EnvelopeCodec.FLAG_ERROR, 1, null))
                 .isInstanceOf(EnvelopeException.class).hasMessageContaining("reply flag");
-        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 2, 0x10, 0, 0})).isInstanceOf(EnvelopeException.class)
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 2, 0x20, 0, 0})).isInstanceOf(EnvelopeException.class)
                 .hasMessageContaining("flags");
         assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
-                .isInstanceOf(EnvelopeException.class).hasMessageContaining("not both");
+                .isInstanceOf(EnvelopeException.class).hasMessageContaining("only one");
         assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 2, 1, 0, 0})).isInstanceOf(EnvelopeException.class)
                 .hasMessageContaining("truncated");
         assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 2, 8, 0, 0, 0})).isInstanceOf(EnvelopeException.class)

@@ -70,4 +70,38 @@ class KeyedSerialExecutorTests {
             assertThat(seen).containsExactly(1, 3);
         }
     }
+
+    @Test
+    void shutdownHandsBackTheQueuedTasksInOrderLetsTheRunningOneFinishAndRefusesNewOnes() throws Exception {
+        try (ExecutorService virtual = Executors.newVirtualThreadPerTaskExecutor()) {
+            KeyedSerialExecutor executor = new KeyedSerialExecutor(virtual);
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            List<Integer> ran = new CopyOnWriteArrayList<>();
+            executor.execute("k", () -> {
+                started.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                ran.add(0);
+            });
+            List<Runnable> queued = new ArrayList<>();
+            for (int i = 1; i <= 5; i++) {
+                int n = i;
+                Runnable r = () -> ran.add(n);
+                queued.add(r);
+                executor.execute("k", r);
+            }
+            assertThat(started.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(executor.shutdown()).containsExactlyElementsOf(queued);
+            assertThat(executor.isShutdown()).isTrue();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> executor.execute("k", () -> ran.add(99)))
+                    .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+            release.countDown();
+            assertThat(executor.awaitIdle(Duration.ofSeconds(10))).isTrue();
+            assertThat(ran).containsExactly(0);
+        }
+    }
 }

@@ -48,13 +48,24 @@ class ReliableUdpMessageMapperTests {
         headers.put(ReliableUdpHeaders.PEER_NAME, "forged");
         headers.put(ReliableUdpHeaders.CHANNEL, 9);
         headers.put(MessageHeaders.REPLY_CHANNEL, "somewhere");
-        Message<byte[]> m = roundTrip(ReliableUdpMessageMapper.createDefault(), "hello", headers);
+        DefaultUdpHeaderMapper everything = new DefaultUdpHeaderMapper();
+        everything.setInboundHeaderNames("*");
+        Message<byte[]> m = roundTrip(ReliableUdpMessageMapper.createDefault().withHeaderMapper(everything), "hello", headers);
         assertThat(new String(m.getPayload(), StandardCharsets.UTF_8)).isEqualTo("hello");
         assertThat(m.getHeaders()).containsEntry("traceparent", "00-abc-def-01").containsEntry("count", 3)
                 .containsEntry(ReliableUdpHeaders.PEER_NAME, "127.0.0.1:40000")
                 .containsEntry(ReliableUdpHeaders.CHANNEL, 0).containsEntry(ReliableUdpHeaders.CHANNEL_NAME, "events")
                 .containsEntry(ReliableUdpHeaders.MESSAGE_ID, 7).doesNotContainKey(MessageHeaders.REPLY_CHANNEL);
         assertThat(m.getHeaders().get(MessageHeaders.CONTENT_TYPE).toString()).startsWith("text/plain");
+    }
+
+    @Test
+    void byDefaultNoCarriedHeaderReachesTheListenerOnlyTheTransportHeadersAndTheContentType() {
+        Message<byte[]> m = roundTrip(ReliableUdpMessageMapper.createDefault(), "hello",
+                Map.of("json__TypeId__", "java.lang.ProcessBuilder", "correlationId", "c", "sequenceNumber", 1, "priority", 9));
+        assertThat(m.getHeaders()).doesNotContainKeys("json__TypeId__", "correlationId", "sequenceNumber", "priority");
+        assertThat(m.getHeaders()).containsKeys(ReliableUdpHeaders.PEER_NAME, ReliableUdpHeaders.PEER_ADDRESS, ReliableUdpHeaders.CHANNEL,
+                ReliableUdpHeaders.CHANNEL_NAME, ReliableUdpHeaders.MESSAGE_ID, MessageHeaders.CONTENT_TYPE);
     }
 
     @Test

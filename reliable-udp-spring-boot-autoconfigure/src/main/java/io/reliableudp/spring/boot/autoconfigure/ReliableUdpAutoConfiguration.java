@@ -3,6 +3,7 @@ package io.reliableudp.spring.boot.autoconfigure;
 import io.micrometer.observation.ObservationRegistry;
 import io.reliableudp.spring.annotation.EnableUdpListeners;
 import io.reliableudp.spring.annotation.UdpListenerConfigUtils;
+import io.reliableudp.spring.core.AckMode;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReconnectPolicy;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
@@ -234,7 +235,7 @@ public final class ReliableUdpAutoConfiguration {
     @ConditionalOnMissingBean
     ReliableUdpMessageMapper reliableUdpMessageMapper(
             @Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) MessageConverter converter,
-            ObjectProvider<UdpHeaderMapper> headerMapper, ReliableUdpTypeProperties types) {
+            ObjectProvider<UdpHeaderMapper> headerMapper, ReliableUdpTypeProperties types, ReliableUdpProperties properties) {
         Map<String, Class<?>> mappings = new java.util.LinkedHashMap<>();
         types.mappings().forEach((id, className) -> {
             try {
@@ -251,7 +252,14 @@ public final class ReliableUdpAutoConfiguration {
             throw new InvalidReliableUdpPropertyException("reliable-udp.types.mappings", null, e.getMessage(),
                     "map each class to one type id");
         }
-        return new ReliableUdpMessageMapper(converter, headerMapper.getIfUnique(DefaultUdpHeaderMapper::new), typeMapper);
+        return new ReliableUdpMessageMapper(converter, headerMapper.getIfUnique(() -> defaultHeaderMapper(properties.headers())), typeMapper);
+    }
+
+    private static DefaultUdpHeaderMapper defaultHeaderMapper(ReliableUdpProperties.Headers headers) {
+        DefaultUdpHeaderMapper mapper = new DefaultUdpHeaderMapper();
+        mapper.setInboundHeaderNames(headers.inbound().toArray(String[]::new));
+        mapper.setOutboundHeaderNames(headers.outbound().toArray(String[]::new));
+        return mapper;
     }
 
     @Bean
@@ -282,6 +290,16 @@ public final class ReliableUdpAutoConfiguration {
         }
         setChannel("reliable-udp.template.default-channel", t.defaultChannel(), template::setDefaultChannel);
         setChannel("reliable-udp.template.default-unreliable-channel", t.defaultUnreliableChannel(), template::setDefaultUnreliableChannel);
+        properties.channels().forEach((name, channel) -> {
+            if (channel.ackMode() != AckMode.RECEIVED) {
+                try {
+                    template.setAckMode(name, channel.ackMode());
+                } catch (IllegalArgumentException e) {
+                    throw new InvalidReliableUdpPropertyException("reliable-udp.channels." + name + ".ack-mode", channel.ackMode().name(),
+                            e.getMessage(), "use ack-mode received on unreliable channels");
+                }
+            }
+        });
         if (t.observationEnabled()) {
             template.setObservationRegistry(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
             template.setObservationConvention(convention.getIfUnique());
@@ -365,6 +383,11 @@ public final class ReliableUdpAutoConfiguration {
             if (properties.listener().concurrency() < 1) {
                 throw new InvalidReliableUdpPropertyException("reliable-udp.listener.concurrency",
                         Integer.toString(properties.listener().concurrency()), "must be >= 1", "use 1 (serial) or more");
+            }
+            if (properties.listener().maxQueuedMessages() < 1) {
+                throw new InvalidReliableUdpPropertyException("reliable-udp.listener.max-queued-messages",
+                        Integer.toString(properties.listener().maxQueuedMessages()), "must be >= 1",
+                        "use the default 1000, or a bound that fits the heap (messages x their size)");
             }
             return new UdpListenerContainerFactoryConfigurer(node, template, executor, properties.listener(), retry,
                     properties.drainTimeout(), errorHandler.getIfUnique(),

@@ -1,6 +1,7 @@
 package io.reliableudp.spring.boot.autoconfigure;
 
 import io.reliableudp.message.DeliveryMode;
+import io.reliableudp.spring.core.AckMode;
 import io.reliableudp.message.MessageConfig.CongestionControl;
 import io.reliableudp.message.MessageConfig.SendMode;
 import io.reliableudp.message.MessageConfig.ResendPolicy;
@@ -45,6 +46,7 @@ import org.springframework.util.unit.DataSize;
  * @param linkConditioner Seeded link conditioner on outgoing datagrams (loss, latency, duplication); for tests and demos.
  * @param template Defaults of the ReliableUdpTemplate.
  * @param listener Settings of @UdpMessageListener containers.
+ * @param headers Which message headers travel in the envelope (outbound) and which carried headers listeners see (inbound).
  */
 @ConfigurationProperties("reliable-udp")
 public record ReliableUdpProperties(
@@ -75,7 +77,8 @@ public record ReliableUdpProperties(
         @DefaultValue Security security,
         @DefaultValue LinkConditioner linkConditioner,
         @DefaultValue Template template,
-        @DefaultValue Listener listener) {
+        @DefaultValue Listener listener,
+        @DefaultValue Headers headers) {
 
     /**
      * Message-layer settings.
@@ -120,13 +123,15 @@ public record ReliableUdpProperties(
      * @param maxQueuedMessages Most messages waiting to be sent or acknowledged on the channel, per connection.
      * @param maxQueuedBytes Most payload bytes waiting to be sent or acknowledged on the channel, per connection.
      * @param redundancy Reliable channels: copies of each small (up to 256 bytes) message in the next k packets while it is unacknowledged, 0..8 (lowest tail latency under loss, at a bandwidth cost).
+     * @param ackMode When the template's send futures on this channel complete: RECEIVED (the peer's node acknowledged, before any listener ran) or PROCESSED (the remote listener returned; fails with the remote error's category when it threw after its retries).
      */
     public record Channel(
             @Nullable Integer index,
             @DefaultValue("reliable-ordered") DeliveryMode deliveryMode,
             @DefaultValue("4096") int maxQueuedMessages,
             @DefaultValue("16MB") DataSize maxQueuedBytes,
-            @DefaultValue("0") int redundancy) {
+            @DefaultValue("0") int redundancy,
+            @DefaultValue("received") AckMode ackMode) {
     }
 
     /**
@@ -265,12 +270,27 @@ public record ReliableUdpProperties(
      * @param observationEnabled Whether listener invocations are observed (Micrometer Observation) when an ObservationRegistry is available.
      * @param concurrency Messages of one peer and channel handled at once on an unordered channel (reliable-unordered, unreliable); ordered and sequenced channels stay one at a time per peer and channel.
      * @param retry Retries of a failed listener call before its error handler (recoverer) gets it.
+     * @param errorReplyDetails Whether an error reply (to a request, or to a send of ack mode processed) carries the exception's class name and message (at most 1,000 characters); by default it carries a category only (LISTENER_FAILED, NOT_ACCEPTED, ...), since an exception's message may name internals a peer should not see.
+     * @param maxQueuedMessages Most messages each listener holds in hand (queued for it or running), over all its peers and channels: at this many its channels are paused in the node, which holds their further messages and, past its receive memory limits, stops acknowledging them, so the senders' sends fail with QUEUE_FULL instead of the heap growing; they resume at half of it.
      */
     public record Listener(
             @DefaultValue("true") boolean autoStartup,
             @DefaultValue("true") boolean observationEnabled,
             @DefaultValue("1") int concurrency,
-            @DefaultValue Retry retry) {
+            @DefaultValue Retry retry,
+            @DefaultValue("false") boolean errorReplyDetails,
+            @DefaultValue("1000") int maxQueuedMessages) {
+    }
+
+    /**
+     * Header mapping of the default header mapper (a UdpHeaderMapper bean of the application replaces it).
+     *
+     * @param inbound Carried headers a listener (or an inbound Integration flow) sees, as patterns (* wildcards, a leading ! excludes, the first match decides). Empty by default: only the rudp_* transport headers, which come from the connection, and the content type; a header a peer chose passes only when named here.
+     * @param outbound Headers a send carries, as patterns (* wildcards, a leading ! excludes, the first match decides); the transport headers (rudp_*), id, timestamp, contentType, replyChannel and errorChannel are never carried.
+     */
+    public record Headers(
+            @DefaultValue List<String> inbound,
+            @DefaultValue("*") List<String> outbound) {
     }
 
     /**

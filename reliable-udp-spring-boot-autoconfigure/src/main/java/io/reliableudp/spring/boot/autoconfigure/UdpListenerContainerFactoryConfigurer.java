@@ -66,6 +66,8 @@ public final class UdpListenerContainerFactoryConfigurer {
         factory.setErrorHandler(errorHandler);
         factory.setAutoStartup(listener.autoStartup());
         factory.setConcurrency(listener.concurrency());
+        factory.setErrorReplyDetails(listener.errorReplyDetails());
+        factory.setMaxQueuedMessages(listener.maxQueuedMessages());
         factory.setBackOff(backOff);
         factory.setShutdownTimeout(shutdownTimeout);
         factory.setObservationRegistry(observationRegistry);

@@ -9,13 +9,25 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads the meter tables of docs/metrics.md: Micrometer name to Prometheus name(s). */
+/**
+ * Reads the node meter tables of docs/metrics.md (the ones {@code MeterSpec} lists, before the listener
+ * containers' section): Micrometer name to Prometheus name(s).
+ */
 final class MetricsDocumentation {
 
     private static final Pattern ROW = Pattern.compile("^\\| `(reliable\\.udp\\.[a-z.]+)` \\|([^|]*)\\|([^|]*)\\|([^|]*)\\|([^|]*)\\|");
     private static final Pattern CODE = Pattern.compile("`([a-z_]+)`");
 
     private MetricsDocumentation() {
+    }
+
+    /** Where the listener containers' meters start: they are not node meters. */
+    private static final String LISTENER_SECTION = "### Listener containers";
+
+    private static List<String> nodeMeterLines() throws IOException {
+        List<String> lines = Files.readAllLines(docs());
+        int end = lines.indexOf(LISTENER_SECTION);
+        return end < 0 ? lines : lines.subList(0, end);
     }
 
     static Path docs() {
@@ -26,7 +38,7 @@ final class MetricsDocumentation {
     /** Micrometer name -> documented type column. */
     static Map<String, String> types() throws IOException {
         Map<String, String> out = new LinkedHashMap<>();
-        for (String line : Files.readAllLines(docs())) {
+        for (String line : nodeMeterLines()) {
             Matcher m = ROW.matcher(line);
             if (m.find()) {
                 out.put(m.group(1), m.group(2).trim());
@@ -38,7 +50,7 @@ final class MetricsDocumentation {
     /** Micrometer name -> Prometheus names documented (first one is the full name, suffixes expanded). */
     static Map<String, List<String>> prometheusNames() throws IOException {
         Map<String, List<String>> out = new LinkedHashMap<>();
-        for (String line : Files.readAllLines(docs())) {
+        for (String line : nodeMeterLines()) {
             Matcher m = ROW.matcher(line);
             if (m.find()) {
                 List<String> names = new java.util.ArrayList<>();

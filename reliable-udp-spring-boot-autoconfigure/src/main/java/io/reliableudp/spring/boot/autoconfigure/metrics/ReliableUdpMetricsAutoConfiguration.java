@@ -3,7 +3,9 @@ package io.reliableudp.spring.boot.autoconfigure.metrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reliableudp.spring.boot.autoconfigure.ReliableUdpAutoConfiguration;
 import io.reliableudp.spring.core.UdpPeerDirectory;
+import io.reliableudp.spring.boot.metrics.ReliableUdpListenerMetrics;
 import io.reliableudp.spring.boot.metrics.ReliableUdpMetrics;
+import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
@@ -48,5 +50,19 @@ public final class ReliableUdpMetricsAutoConfiguration {
             @Qualifier(ReliableUdpAutoConfiguration.TASK_SCHEDULER_BEAN_NAME) ObjectProvider<TaskScheduler> ownScheduler) {
         return new ReliableUdpMetrics(registry, nodes, ReliableUdpAutoConfiguration.peerNames(directories, nodes), properties.refreshInterval(),
                 ReliableUdpAutoConfiguration.scheduler(schedulers, ownScheduler));
+    }
+
+    /**
+     * The meters of the listener containers (queued, pauses, not processed), tagged with the listener id.
+     *
+     * @param registry the application's registry
+     * @param listeners the listener registry
+     * @return the publisher (a {@code SmartLifecycle} that binds once the containers have started)
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(UdpListenerEndpointRegistry.class)
+    ReliableUdpListenerMetrics reliableUdpListenerMetrics(MeterRegistry registry, UdpListenerEndpointRegistry listeners) {
+        return new ReliableUdpListenerMetrics(registry, listeners);
     }
 }
