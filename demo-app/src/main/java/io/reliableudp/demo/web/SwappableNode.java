@@ -5,8 +5,10 @@ import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.UdpRttSampleSource;
 import io.reliableudp.spring.core.UdpRttSampleSubscriber;
 import io.reliableudp.transport.NodeConfig;
+import io.reliableudp.transport.NodeIdentity;
 import io.reliableudp.transport.NodeStats;
 import io.reliableudp.transport.Peer;
+import io.reliableudp.transport.PeerIdentity;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -105,6 +107,26 @@ public final class SwappableNode implements ReliableUdpNode, UdpRttSampleSource 
     @Override
     public boolean isOpen() {
         return delegate.isOpen();
+    }
+
+    @Override
+    public void pauseReceiving(int channel) {
+        delegate.pauseReceiving(channel);
+    }
+
+    @Override
+    public void resumeReceiving(int channel) {
+        delegate.resumeReceiving(channel);
+    }
+
+    @Override
+    public void allowedPeers(Collection<PeerIdentity> peers) {
+        delegate.allowedPeers(peers);
+    }
+
+    @Override
+    public void identity(NodeIdentity identity) {
+        delegate.identity(identity);
     }
 
     @Override
