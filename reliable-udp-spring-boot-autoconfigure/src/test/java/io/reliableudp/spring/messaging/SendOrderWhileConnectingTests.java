@@ -71,7 +71,9 @@ class SendOrderWhileConnectingTests {
                 .properties("spring.main.banner-mode=off",
                         "reliable-udp.channels.events.index=0", "reliable-udp.channels.events.delivery-mode=reliable-ordered",
                         "reliable-udp.channels.small.index=1", "reliable-udp.channels.small.delivery-mode=reliable-ordered",
-                        "reliable-udp.channels.small.max-queued-messages=50")
+                        "reliable-udp.channels.small.max-queued-messages=50",
+                        "reliable-udp.channels.work.index=2", "reliable-udp.channels.work.delivery-mode=reliable-ordered",
+                        "reliable-udp.channels.work.ack-mode=processed")
                 .properties(properties)
                 .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
                 .run();
@@ -120,6 +122,19 @@ class SendOrderWhileConnectingTests {
         network.release(serverAddress, clientAddress);
         CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
         assertReceived(numbered(0, 200));
+    }
+
+    @Test
+    void sendsOfAckModeProcessedIssuedWhileConnectingArriveInCallOrder() throws Exception {
+        ReliableUdpTemplate template = connectingClient();
+        List<CompletableFuture<SendResult>> futures = new ArrayList<>();
+        for (String m : numbered(0, 100)) {
+            futures.add(template.send("server", "work", m));
+        }
+        assertThat(futures).allMatch(f -> !f.isDone());
+        network.release(serverAddress, clientAddress);
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        assertReceived(numbered(0, 100));
     }
 
     @Test
@@ -308,7 +323,7 @@ class SendOrderWhileConnectingTests {
     static class Received {
         final List<String> messages = new CopyOnWriteArrayList<>();
 
-        @UdpMessageListener(channels = { "events", "small" })
+        @UdpMessageListener(channels = { "events", "small", "work" })
         void on(String text) {
             messages.add(text);
         }
