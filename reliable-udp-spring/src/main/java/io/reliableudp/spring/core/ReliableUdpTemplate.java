@@ -47,7 +47,9 @@ import org.springframework.util.MimeTypeUtils;
  *
  * <p>Peers are named as configured ({@code reliable-udp.peers.<name>}) or given as {@code host:port};
  * channels by their configured name (or index as text). A send to a peer that is not connected yet
- * waits for its handshake. Each send is observed ({@code reliable.udp.send}) when an
+ * waits for its handshake; sends to a named peer keep their call order through it (those issued while
+ * it connects are handed over in call order, and later ones queue behind them: see
+ * {@link UdpPeerDirectory#send(String, Object, int, byte[])}). Each send is observed ({@code reliable.udp.send}) when an
  * {@link ObservationRegistry} is set; the observation stops when the send completes, and its trace
  * context travels in the envelope headers.
  *
@@ -250,13 +252,13 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public CompletableFuture<SendResult> send(String peer, String channel, Object payload, Map<String, ?> headers) {
         Object key = headers.get(ReliableUdpHeaders.ROUTING_KEY);
-        return doSend(peer, () -> node.peerDirectory().resolve(peer, key), node.channels().resolve(channel), payload, headers);
+        return doSend(toName(peer, key), node.channels().resolve(channel), payload, headers);
     }
 
     @Override
     public CompletableFuture<SendResult> sendWithKey(String peer, Object key, String channel, Object payload) {
         Objects.requireNonNull(key, "key");
-        return doSend(peer, () -> node.peerDirectory().resolve(peer, key), node.channels().resolve(channel), payload, Map.of());
+        return doSend(toName(peer, key), node.channels().resolve(channel), payload, Map.of());
     }
 
     @Override
@@ -266,11 +268,11 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         Map<InetSocketAddress, CompletableFuture<SendResult>> results = new LinkedHashMap<>();
         if (group == null) {
             InetSocketAddress address = node.peerDirectory().parseTarget(peer);
-            results.put(address, doSend(peer, () -> node.peerDirectory().resolve(peer), c, payload, Map.of()));
+            results.put(address, doSend(toName(peer, null), c, payload, Map.of()));
             return java.util.Collections.unmodifiableMap(results);
         }
         for (InetSocketAddress instance : group.instances()) {
-            results.put(instance, doSend(peer, () -> node.peerDirectory().resolve(instance), c, payload, Map.of()));
+            results.put(instance, doSend(toAddress(peer, instance), c, payload, Map.of()));
         }
         return java.util.Collections.unmodifiableMap(results);
     }
@@ -287,7 +289,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public CompletableFuture<SendResult> send(InetSocketAddress peer, String channel, Object payload, Map<String, ?> headers) {
         String name = node.peerDirectory().nameOf(peer);
-        return doSend(name != null ? name : peer.toString(), () -> node.peerDirectory().resolve(peer), node.channels().resolve(channel), payload, headers);
+        return doSend(toAddress(name != null ? name : peer.toString(), peer), node.channels().resolve(channel), payload, headers);
     }
 
     /**
@@ -303,7 +305,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public CompletableFuture<SendResult> send(Peer peer, String channel, Object payload, Map<String, ?> headers) {
         String name = node.peerDirectory().nameOf(peer.address());
-        return doSend(name != null ? name : peer.address().toString(), () -> CompletableFuture.completedFuture(peer),
+        return doSend(toPeer(name != null ? name : peer.address().toString(), peer),
                 node.channels().resolve(channel), payload, headers);
     }
 
@@ -324,11 +326,11 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         Object peerHeader = h.get(ReliableUdpHeaders.PEER);
         if (peerHeader instanceof InetSocketAddress address) {
             String name = node.peerDirectory().nameOf(address);
-            return doSend(name != null ? name : address.toString(), () -> node.peerDirectory().resolve(address), channel, message.getPayload(), h);
+            return doSend(toAddress(name != null ? name : address.toString(), address), channel, message.getPayload(), h);
         }
         String peer = peerHeader != null ? peerHeader.toString() : requireDefaultPeer();
         Object key = h.get(ReliableUdpHeaders.ROUTING_KEY);
-        return doSend(peer, () -> node.peerDirectory().resolve(peer, key), channel, message.getPayload(), h);
+        return doSend(toName(peer, key), channel, message.getPayload(), h);
     }
 
     /**
@@ -344,7 +346,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         if (channel == null) {
             throw new IllegalStateException("no unreliable channel is configured (reliable-udp.channels.<name>.delivery-mode: unreliable)");
         }
-        return doSend(peer, () -> node.peerDirectory().resolve(peer), channel, payload, Map.of());
+        return doSend(toName(peer, null), channel, payload, Map.of());
     }
 
     /**
@@ -359,7 +361,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public CompletableFuture<SendResult> sendUnreliable(String peer, String channel, Object payload) {
         UdpChannel c = requireUnreliable(node.channels().resolve(channel));
-        return doSend(peer, () -> node.peerDirectory().resolve(peer), c, payload, Map.of());
+        return doSend(toName(peer, null), c, payload, Map.of());
     }
 
     // ---- request/reply
@@ -442,17 +444,19 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
             if (error != null) {
                 return CompletableFuture.<@Nullable Message<?>>failedFuture(toFailure(error, label, channel));
             }
-            return request(label, peer.address(), channel, payload, headers, replyType, timeout, () -> CompletableFuture.completedFuture(peer));
+            return request(channel, payload, headers, replyType, timeout, toPeer(label, peer));
         }).thenCompose(f -> f);
     }
 
     private CompletableFuture<@Nullable Message<?>> request(String label, InetSocketAddress address, UdpChannel channel,
             Object payload, Map<String, ?> headers, Class<?> replyType, Duration timeout) {
-        return request(label, address, channel, payload, headers, replyType, timeout, () -> node.peerDirectory().resolve(address));
+        return request(channel, payload, headers, replyType, timeout, toAddress(label, address));
     }
 
-    private CompletableFuture<@Nullable Message<?>> request(String label, InetSocketAddress address, UdpChannel channel,
-            Object payload, Map<String, ?> headers, Class<?> replyType, Duration timeout, Supplier<CompletableFuture<Peer>> resolver) {
+    private CompletableFuture<@Nullable Message<?>> request(UdpChannel channel, Object payload, Map<String, ?> headers,
+            Class<?> replyType, Duration timeout, Target target) {
+        String label = target.label();
+        InetSocketAddress address = Objects.requireNonNull(target.address(), "address");
         Objects.requireNonNull(replyType, "replyType");
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("the reply timeout must be > 0, was " + timeout);
@@ -472,7 +476,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         result.whenComplete((m, e) -> correlator.cancel(id));
         CompletableFuture<SendResult> sent;
         try {
-            sent = doSend(label, resolver, channel, outbound, EnvelopeCodec.FLAG_REQUEST, id);
+            sent = doSend(target, channel, outbound, EnvelopeCodec.FLAG_REQUEST, id);
         } catch (RuntimeException e) {
             correlator.cancel(id);
             throw e;
@@ -536,7 +540,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         ReliableUdpMessageMapper.Outbound outbound = payload == null
                 ? new ReliableUdpMessageMapper.Outbound(null, new LinkedHashMap<>(), new byte[0], null)
                 : messageMapper.toOutbound(payload, headers);
-        return doSend(node.peerDirectory().label(peer.address()), () -> CompletableFuture.completedFuture(peer),
+        return doSend(toPeer(node.peerDirectory().label(peer.address()), peer),
                 node.channels().resolve(channel), outbound, EnvelopeCodec.FLAG_REPLY, correlationId);
     }
 
@@ -572,7 +576,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         }
         ReliableUdpMessageMapper.Outbound outbound = new ReliableUdpMessageMapper.Outbound(details != null ? MimeTypeUtils.TEXT_PLAIN : null,
                 headers, body, category.name());
-        return doSend(node.peerDirectory().label(peer.address()), () -> CompletableFuture.completedFuture(peer),
+        return doSend(toPeer(node.peerDirectory().label(peer.address()), peer),
                 node.channels().resolve(channel), outbound, EnvelopeCodec.FLAG_REPLY | EnvelopeCodec.FLAG_ERROR, correlationId);
     }
 
@@ -604,82 +608,133 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         return c != null ? c : node.channels().all().get(0).name();
     }
 
-    private CompletableFuture<SendResult> doSend(String peerLabel, Supplier<CompletableFuture<Peer>> peerResolver,
-            UdpChannel channel, Object payload, Map<String, ?> headers) {
+    /**
+     * Where a send goes: its label, the peer's address when it is known before connecting (null for a
+     * group, whose instance is chosen on the way), the connected peer when one is needed first, and how
+     * a message is handed over. The hand-over keeps the call order of sends to a named peer while it
+     * connects ({@link UdpPeerDirectory#send(String, Object, int, byte[])}).
+     */
+    private record Target(String label, @Nullable InetSocketAddress address, Supplier<CompletableFuture<Peer>> resolver,
+            Route route) {
+    }
+
+    /** Hands an encoded message to a connection. */
+    @FunctionalInterface
+    private interface Route {
+        CompletableFuture<Delivery> send(int channel, byte[] wire);
+    }
+
+    /** A configured name, a group or {@code host:port}. */
+    private Target toName(String peer, @Nullable Object key) {
+        UdpPeerDirectory directory = node.peerDirectory();
+        InetSocketAddress address = directory.group(peer) == null ? directory.parseTarget(peer) : null;
+        return new Target(peer, address, () -> directory.resolve(peer, key), (c, w) -> directory.send(peer, key, c, w));
+    }
+
+    /** An address (a named peer's address keeps the named peer's order). */
+    private Target toAddress(String label, InetSocketAddress address) {
+        UdpPeerDirectory directory = node.peerDirectory();
+        return new Target(label, address, () -> directory.resolve(address), (c, w) -> directory.send(address, c, w));
+    }
+
+    /** An existing connection (never connects). */
+    private Target toPeer(String label, Peer peer) {
+        return new Target(label, peer.address(), () -> CompletableFuture.completedFuture(peer),
+                (c, w) -> node.peerDirectory().send(peer, c, w));
+    }
+
+    private CompletableFuture<SendResult> doSend(Target target, UdpChannel channel, Object payload, Map<String, ?> headers) {
         ReliableUdpMessageMapper.Outbound outbound = messageMapper.toOutbound(payload, headers);
         if (ackMode(channel) == AckMode.PROCESSED) {
-            return sendProcessed(peerLabel, peerResolver, channel, outbound);
+            return sendProcessed(target, channel, outbound);
         }
-        return doSend(peerLabel, peerResolver, channel, outbound, 0, 0);
+        return doSend(target, channel, outbound, 0, 0);
     }
 
     /**
      * A send of {@link AckMode#PROCESSED}: a correlated one-way message; its future completes when the
-     * node acknowledged it and the receiving container answered that the listener returned.
+     * node acknowledged it and the receiving container answered that the listener returned. To a peer
+     * whose address is known it is handed over at once (keeping the call order); to a group once the
+     * instance is chosen and connected.
      */
-    private CompletableFuture<SendResult> sendProcessed(String label, Supplier<CompletableFuture<Peer>> resolver, UdpChannel channel,
-            ReliableUdpMessageMapper.Outbound outbound) {
+    private CompletableFuture<SendResult> sendProcessed(Target target, UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound) {
+        CompletableFuture<SendResult> result = new CompletableFuture<>();
+        InetSocketAddress address = target.address();
+        if (address != null) {
+            sendProcessed(result, target, address, channel, outbound);
+            return result;
+        }
         CompletableFuture<Peer> peerFuture;
         try {
-            peerFuture = resolver.get();
+            peerFuture = target.resolver().get();
         } catch (IllegalArgumentException e) {
             throw e;
         } catch (RuntimeException e) {
             peerFuture = CompletableFuture.failedFuture(e);
         }
-        Duration timeout = replyTimeout;
-        CompletableFuture<SendResult> result = new CompletableFuture<>();
         peerFuture.whenComplete((peer, error) -> {
             if (error != null) {
-                result.completeExceptionally(toFailure(error, label, channel));
+                result.completeExceptionally(toFailure(error, target.label(), channel));
                 return;
             }
-            UdpReplyCorrelator correlator = node.replyCorrelator();
-            CompletableFuture<Void> handled = new CompletableFuture<>();
-            long id = correlator.register(peer.address(), (in, envelope) -> {
-                try {
-                    replyExecutor.execute(() -> {
-                        if (envelope.isError()) {
-                            handled.completeExceptionally(remoteFailure(label, envelope));
-                        } else {
-                            handled.complete(null);
-                        }
-                    });
-                } catch (RuntimeException e) {
-                    handled.completeExceptionally(e);
-                }
-            });
-            result.whenComplete((r, e) -> correlator.cancel(id));
-            CompletableFuture<SendResult> sent;
-            try {
-                sent = doSend(label, () -> CompletableFuture.completedFuture(peer), channel, outbound, EnvelopeCodec.FLAG_ACK, id);
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-                return;
-            }
-            sent.whenComplete((r, e) -> {
-                if (e != null) {
-                    result.completeExceptionally(e);
-                }
-            });
-            sent.thenCombine(handled, (r, ignored) -> r).whenComplete((r, e) -> {
-                if (e == null) {
-                    result.complete(r);
-                } else {
-                    result.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
-                }
-            });
-            CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
-                if (!result.isDone()) {
-                    result.completeExceptionally(new ReliableUdpReplyTimeoutException(label, channel.name(), id, timeout));
-                }
-            });
+            sendProcessed(result, toPeer(target.label(), peer), peer.address(), channel, outbound);
         });
         return result;
     }
 
-    private CompletableFuture<SendResult> doSend(String peerLabel, Supplier<CompletableFuture<Peer>> peerResolver,
-            UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound, int flags, long correlationId) {
+    private void sendProcessed(CompletableFuture<SendResult> result, Target target, InetSocketAddress address, UdpChannel channel,
+            ReliableUdpMessageMapper.Outbound outbound) {
+        String label = target.label();
+        Duration timeout = replyTimeout;
+        UdpReplyCorrelator correlator = node.replyCorrelator();
+        CompletableFuture<Void> handled = new CompletableFuture<>();
+        long id = correlator.register(address, (in, envelope) -> {
+            try {
+                replyExecutor.execute(() -> {
+                    if (envelope.isError()) {
+                        handled.completeExceptionally(remoteFailure(label, envelope));
+                    } else {
+                        handled.complete(null);
+                    }
+                });
+            } catch (RuntimeException e) {
+                handled.completeExceptionally(e);
+            }
+        });
+        result.whenComplete((r, e) -> correlator.cancel(id));
+        CompletableFuture<SendResult> sent;
+        try {
+            sent = doSend(target, channel, outbound, EnvelopeCodec.FLAG_ACK, id);
+        } catch (RuntimeException e) {
+            correlator.cancel(id);
+            result.completeExceptionally(e);
+            if (e instanceof IllegalArgumentException) {
+                throw e;
+            }
+            return;
+        }
+        sent.whenComplete((r, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            }
+        });
+        sent.thenCombine(handled, (r, ignored) -> r).whenComplete((r, e) -> {
+            if (e == null) {
+                result.complete(r);
+            } else {
+                result.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+            }
+        });
+        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
+            if (!result.isDone()) {
+                result.completeExceptionally(new ReliableUdpReplyTimeoutException(label, channel.name(), id, timeout));
+            }
+        });
+    }
+
+    private CompletableFuture<SendResult> doSend(Target target, UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound,
+            int flags, long correlationId) {
+        String peerLabel = target.label();
         Map<String, Object> carried = outbound.headers();
         ReliableUdpSenderContext context = new ReliableUdpSenderContext(carried, peerLabel, channel);
         Observation observation = ReliableUdpObservation.TEMPLATE_OBSERVATION.observation(observationConvention,
@@ -693,17 +748,17 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
             throw e;
         }
         CompletableFuture<SendResult> result = new CompletableFuture<>();
-        CompletableFuture<Peer> peerFuture;
+        CompletableFuture<Delivery> handed;
         try {
-            peerFuture = peerResolver.get();
+            handed = target.route().send(channel.index(), wire);
         } catch (IllegalArgumentException e) {
             observation.error(e);
             observation.stop();
             throw e;
         } catch (RuntimeException e) {
-            peerFuture = CompletableFuture.failedFuture(e);
+            handed = CompletableFuture.failedFuture(e);
         }
-        peerFuture.thenCompose(peer -> node.peerDirectory().send(peer, channel.index(), wire)).whenComplete((delivery, error) -> {
+        handed.whenComplete((delivery, error) -> {
             if (error == null) {
                 SendResult r = toResult(delivery, channel, wire.length);
                 context.setResult(r);

@@ -1,6 +1,7 @@
 package io.reliableudp.spring.core;
 
 import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.spring.observation.ReliableUdpObservation;
@@ -12,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -47,7 +49,10 @@ import org.springframework.util.backoff.BackOffExecution;
  * Members of a group are named by the group's name in meters, health and {@link #nameOf}; their
  * {@link #label} stays {@code host:port} (a reply addressed by label reaches that instance).
  *
- * <p>Thread-safe. The reconnect state is per named peer, under that peer's lock.
+ * <p>Sends to a named peer keep their call order while it connects: they wait in one bounded FIFO per
+ * named peer, handed to the connection in order ({@link #send(String, Object, int, byte[])}).
+ *
+ * <p>Thread-safe. The reconnect state and the waiting sends are per named peer, under that peer's lock.
  */
 public final class UdpPeerDirectory {
 
@@ -417,6 +422,52 @@ public final class UdpPeerDirectory {
     }
 
     /**
+     * Hands a message to a peer by name, group or {@code host:port}, connecting when needed: how the
+     * template sends. Sends to a named peer ({@code reliable-udp.peers.<name>}) keep their call order
+     * through its connect: those issued while it connects wait in one queue per named peer and are
+     * handed to the connection in call order once it is made (or failed in call order with the
+     * connect's reason), and a send issued while some still wait queues behind them. The waiting
+     * sends count against their channel's queue limits ({@code max-queued-messages},
+     * {@code max-queued-bytes}): past them a send fails at once with {@link DeliveryFailure#QUEUE_FULL}.
+     * A group re-routes as {@link #resolve(String, Object)} says.
+     *
+     * @param nameOrAddress a configured peer name, a group name, or {@code host:port}
+     * @param key the routing key for groups, or null
+     * @param channel the channel index
+     * @param payload the encoded message (taken over)
+     * @return the transport's future, or one failed with a {@link DeliveryException}
+     * @throws IllegalArgumentException when the text is neither a name nor {@code host:port}
+     */
+    public CompletableFuture<io.reliableudp.transport.Delivery> send(String nameOrAddress, @Nullable Object key, int channel,
+            byte[] payload) {
+        NamedPeer named = byName.get(nameOrAddress);
+        if (named != null) {
+            return named.send(channel, payload);
+        }
+        if (groupsByName.containsKey(nameOrAddress)) {
+            return resolve(nameOrAddress, key).thenCompose(peer -> send(peer, channel, payload));
+        }
+        return send(parseTarget(nameOrAddress), channel, payload);
+    }
+
+    /**
+     * Hands a message to the peer at an address, connecting when needed; the address of a named peer
+     * keeps the call order as {@link #send(String, Object, int, byte[])} says.
+     *
+     * @param address the peer's address
+     * @param channel the channel index
+     * @param payload the encoded message (taken over)
+     * @return the transport's future, or one failed with a {@link DeliveryException}
+     */
+    public CompletableFuture<io.reliableudp.transport.Delivery> send(InetSocketAddress address, int channel, byte[] payload) {
+        String name = byAddress.get(address);
+        if (name != null) {
+            return byName.get(name).send(channel, payload);
+        }
+        return resolve(address).thenCompose(peer -> send(peer, channel, payload));
+    }
+
+    /**
      * Hands a message to a connection: what every send of the template ends in. A message to an instance
      * of a group is told to the group (it drains departed instances), and its failure names the
      * departure when the instance has left meanwhile.
@@ -505,7 +556,7 @@ public final class UdpPeerDirectory {
         return "UdpPeerDirectory" + addresses + (groupsByName.isEmpty() ? "" : " groups " + groupsByName.keySet());
     }
 
-    private static CompletableFuture<Peer> notRunning() {
+    private static <T> CompletableFuture<T> notRunning() {
         return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "the node is not running"));
     }
 
@@ -522,11 +573,25 @@ public final class UdpPeerDirectory {
         });
     }
 
-    /** One named peer's connection attempts and backoff. */
+    /** A send waiting for a named peer's connection. */
+    private record Waiting(int channel, byte[] payload, CompletableFuture<io.reliableudp.transport.Delivery> result) {
+    }
+
+    /**
+     * One named peer's connection attempts and backoff, and the sends waiting for its connection: a
+     * FIFO handed to the connection in call order by one thread at a time ({@link #handOver}).
+     */
     private final class NamedPeer {
         private final String name;
         private final InetSocketAddress address;
         private @Nullable CompletableFuture<Peer> attempt;
+        /** Sends issued while connecting, in call order. */
+        private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+        /** Per channel: the messages and bytes in {@link #waiting} (allocated at the first wait). */
+        private int @Nullable [] waitingMessages;
+        private long @Nullable [] waitingBytes;
+        /** True while a thread hands {@link #waiting} over: sends meanwhile queue behind it. */
+        private boolean handingOver;
         private BackOffExecution backOff = reconnectPolicy.start();
         private long retryAtNanos = System.nanoTime();
         /** Why the last attempt failed (e.g. DENIED for a wrong key), told to sends refused during the backoff. */
@@ -536,6 +601,111 @@ public final class UdpPeerDirectory {
         NamedPeer(String name, InetSocketAddress address) {
             this.name = name;
             this.address = address;
+        }
+
+        /**
+         * Sends now when connected and nothing waits; else queues the send behind those waiting for
+         * the connection (bounded by the channel's queue limits), or refuses it as {@link #resolve()}
+         * would (not running, inside a backoff window).
+         */
+        CompletableFuture<io.reliableudp.transport.Delivery> send(int channel, byte[] payload) {
+            Peer direct;
+            synchronized (this) {
+                ReliableUdpNode n = node;
+                if (n == null) {
+                    return notRunning();
+                }
+                if (!waiting.isEmpty() || handingOver) {
+                    return enqueue(n, channel, payload);   // behind the sends still waiting, even when connected
+                }
+                Peer p = n.peer(address);
+                if (p != null && p.state() == PeerState.CONNECTED) {
+                    direct = p;   // the steady state: nothing allocated here
+                } else {
+                    CompletableFuture<Peer> connected = resolve();
+                    if (!connected.isDone()) {
+                        return enqueue(n, channel, payload);
+                    }
+                    if (connected.isCompletedExceptionally()) {
+                        return CompletableFuture.failedFuture(unwrap(connected.exceptionNow()));
+                    }
+                    direct = connected.join();
+                }
+            }
+            return UdpPeerDirectory.this.send(direct, channel, payload);
+        }
+
+        /** Queues a send behind the waiting ones, or refuses it when its channel's waiting ones are at the channel's limits. */
+        private CompletableFuture<io.reliableudp.transport.Delivery> enqueue(ReliableUdpNode n, int channel, byte[] payload) {
+            List<ChannelConfig> channels = n.config().message().channels();
+            if (channel < 0 || channel >= channels.size()) {
+                return CompletableFuture.failedFuture(new IllegalArgumentException(
+                        "channel must be within 0.." + (channels.size() - 1) + ", was " + channel));
+            }
+            int[] messages = waitingMessages;
+            long[] bytes = waitingBytes;
+            if (messages == null || bytes == null || messages.length != channels.size()) {
+                messages = waitingMessages = new int[channels.size()];
+                bytes = waitingBytes = new long[channels.size()];
+            }
+            ChannelConfig c = channels.get(channel);
+            if (messages[channel] >= Math.min(c.maxQueuedMessages(), 32_768) || bytes[channel] + payload.length > c.maxQueuedBytes()) {
+                return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.QUEUE_FULL, "peer '" + name + "' ("
+                        + address + ") is connecting and " + messages[channel] + " sends (" + bytes[channel] + " bytes) on channel "
+                        + channel + " already wait for it (limits " + c.maxQueuedMessages() + " / " + c.maxQueuedBytes() + ")"));
+            }
+            messages[channel]++;
+            bytes[channel] += payload.length;
+            CompletableFuture<io.reliableudp.transport.Delivery> result = new CompletableFuture<>();
+            waiting.add(new Waiting(channel, payload, result));
+            return result;
+        }
+
+        /**
+         * Hands the waiting sends over in call order once a connect ended: to the connected peer, or
+         * failed with the connect's reason. One thread at a time; sends issued meanwhile queue and are
+         * handed over by the same loop, so none overtakes a waiting one.
+         */
+        void handOver(@Nullable Peer peer, @Nullable Throwable failure) {
+            synchronized (this) {
+                if (handingOver) {
+                    return;   // the thread handing over takes what comes
+                }
+                handingOver = true;
+            }
+            Throwable reason = failure == null ? null : unwrap(failure);
+            for (;;) {
+                Waiting w;
+                synchronized (this) {
+                    w = waiting.poll();
+                    if (w == null) {
+                        handingOver = false;
+                        return;
+                    }
+                    int[] messages = waitingMessages;
+                    long[] bytes = waitingBytes;
+                    if (messages != null && bytes != null) {
+                        messages[w.channel()]--;
+                        bytes[w.channel()] -= w.payload().length;
+                    }
+                }
+                if (reason != null || peer == null) {
+                    w.result().completeExceptionally(reason != null ? reason
+                            : new DeliveryException(DeliveryFailure.CLOSED, "the node is not running"));
+                    continue;
+                }
+                try {
+                    UdpPeerDirectory.this.send(peer, w.channel(), w.payload()).whenComplete((d, e) -> {
+                        if (e == null) {
+                            w.result().complete(d);
+                        } else {
+                            w.result().completeExceptionally(unwrap(e));
+                        }
+                    });
+                } catch (RuntimeException e) {
+                    w.result().completeExceptionally(e);
+                }
+            }
         }
 
         synchronized CompletableFuture<Peer> resolve() {
@@ -584,6 +754,7 @@ public final class UdpPeerDirectory {
             }
             attempt = f;
             f.whenComplete((peer, e) -> {
+                handOver(peer, e);
                 if (e == null) {
                     synchronized (this) {
                         backOff = reconnectPolicy.start();
@@ -619,16 +790,19 @@ public final class UdpPeerDirectory {
             }
         }
 
-        synchronized void cancel() {
-            ScheduledFuture<?> f = scheduled;
-            scheduled = null;
-            if (f != null) {
-                f.cancel(false);
+        void cancel() {
+            synchronized (this) {
+                ScheduledFuture<?> f = scheduled;
+                scheduled = null;
+                if (f != null) {
+                    f.cancel(false);
+                }
+                backOff = reconnectPolicy.start();
+                retryAtNanos = System.nanoTime();
+                lastFailure = null;
+                attempt = null;
             }
-            backOff = reconnectPolicy.start();
-            retryAtNanos = System.nanoTime();
-            lastFailure = null;
-            attempt = null;
+            handOver(null, new DeliveryException(DeliveryFailure.CLOSED, "the node stopped before peer '" + name + "' was connected"));
         }
     }
 }
