@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -314,14 +315,27 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
 
         @Override
         public void delivered(int channel, int messageId) {
-            complete(new Delivery(peer, channel, messageId, acknowledged));
+            if (!complete(new Delivery(peer, channel, messageId, acknowledged))) {
+                REPEATED_COMPLETIONS.increment();
+            }
         }
 
         @Override
         public void failed(DeliveryException failure) {
-            completeExceptionally(failure);
+            if (!completeExceptionally(failure)) {
+                REPEATED_COMPLETIONS.increment();
+            }
         }
     }
+
+    /**
+     * Calls that found a send future already complete, in this JVM: 0 unless a defect tells a message's
+     * end twice. A {@code CompletableFuture} ignores a second completion (it returns false), so without
+     * this count "every send future ends exactly once" could break unseen; the tests assert it stays 0
+     * ({@code SendFuturesEndOnce}). Costs nothing on the normal path: the increment runs only on the
+     * defect's.
+     */
+    static final LongAdder REPEATED_COMPLETIONS = new LongAdder();
 
     /**
      * TICK: sends what is queued now, on the caller's thread. IMMEDIATE: the I/O thread does it anyway;
