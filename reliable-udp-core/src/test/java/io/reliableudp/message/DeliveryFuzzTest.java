@@ -32,11 +32,12 @@ import org.jspecify.annotations.Nullable;
  *   <li>every message delivered is one the other side's application offered and the endpoint accepted,
  *       byte for byte (never one refused, never one that was not sent);</li>
  * </ul>
- * and, in a run where no injected datagram reached the message layer:
+ * and, in a run where no injected datagram changed the message layer's state ({@link #footprint}):
  * <ul>
  *   <li>reliable-ordered: what was delivered is exactly the first k accepted messages (no gap, no
- *       duplicate, no reordering), and every message whose completion said delivered is among them;
- *       with no connection end, all of them, all delivered;</li>
+ *       duplicate, no reordering), and the first one not delivered was not acknowledged (later ones may
+ *       have been: received behind it, they end with the connection; docs/reliability.md); with no
+ *       connection end, all of them, all acknowledged;</li>
  *   <li>reliable-unordered: at most once; every message whose completion said delivered was delivered;
  *       with no connection end, every one delivered and every completion said delivered;</li>
  *   <li>unreliable: at most once;</li>
