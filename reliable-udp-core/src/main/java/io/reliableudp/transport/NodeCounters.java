@@ -53,7 +53,10 @@ final class NodeCounters {
 
     void drop(DropReason reason) {
         drops.incrementAndGet(reason.ordinal());
-        LOG.log(Level.TRACE, () -> "dropped a datagram: " + reason.key());
+        if (LOG.isLoggable(Level.TRACE)) {
+            // not a supplier lambda: capturing the reason would allocate one for every garbage datagram
+            LOG.log(Level.TRACE, "dropped a datagram: " + reason.key());
+        }
         if (foreign(reason)) {
             long now = System.nanoTime();
             long next = nextReport.get();

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -356,6 +357,8 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
         private int channel;
         private int messageId;
         private @Nullable DeliveryException failure;
+        /** Whether the message layer told this message's end (it must, exactly once). */
+        private boolean told;
         /** The next future of the owner's list (under the owner's lock). */
         @Nullable DeliveryFuture nextDone;
 
@@ -366,15 +369,29 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
 
         @Override
         public void delivered(int channel, int messageId) {
-            this.channel = channel;
-            this.messageId = messageId;
-            later();
+            if (told()) {
+                this.channel = channel;
+                this.messageId = messageId;
+                later();
+            }
         }
 
         @Override
         public void failed(DeliveryException failure) {
-            this.failure = failure;
-            later();
+            if (told()) {
+                this.failure = failure;
+                later();
+            }
+        }
+
+        /** Whether this is the first time the message's end is told; a second time is a defect, counted. */
+        private boolean told() {
+            if (told) {
+                REPEATED_COMPLETIONS.increment();
+                return false;
+            }
+            told = true;
+            return true;
         }
 
         private void later() {
@@ -395,6 +412,15 @@ final class NodePeer extends PeerTimers.Entry implements Peer, Connection.Events
             }
         }
     }
+
+    /**
+     * Second tellings of a send's end, in this JVM: 0 unless a defect tells a message's end twice. A
+     * {@code CompletableFuture} ignores a second completion (it returns false), so without
+     * this count "every send future ends exactly once" could break unseen; the tests assert it stays 0
+     * ({@code SendFuturesEndOnce}). Costs nothing on the normal path: the increment runs only on the
+     * defect's.
+     */
+    static final LongAdder REPEATED_COMPLETIONS = new LongAdder();
 
     /**
      * TICK: sends what is queued now, on the caller's thread. IMMEDIATE: the I/O thread does it anyway;

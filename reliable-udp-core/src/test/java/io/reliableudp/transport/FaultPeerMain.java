@@ -21,6 +21,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The child JVM of the fault tests ({@link FaultTest}); one mode per fault, each printing one
@@ -78,9 +79,19 @@ public final class FaultPeerMain {
         final ReliableUdpNode server;
         final ReliableUdpNode client;
         final List<Integer> received = new CopyOnWriteArrayList<>();
+        /** The server's peer each received message came by, in the order received: one per connection. */
+        final List<Peer> receivedBy = new CopyOnWriteArrayList<>();
         final List<String> serverDisconnects = new CopyOnWriteArrayList<>();
         final List<String> clientDisconnects = new CopyOnWriteArrayList<>();
+        /** System.nanoTime (the nodes' clock) of the first disconnect event of each side, 0 before. */
+        volatile long serverDisconnectedAt;
+        volatile long clientDisconnectedAt;
         final Map<Integer, CompletableFuture<Delivery>> futures = new ConcurrentHashMap<>();
+        /** The messages each connection took (accepted by its send), in send order: one list per connect. */
+        final List<List<Integer>> sentOn = new ArrayList<>();
+        /** The reason of the send tried on each ended connection before connecting again (always refused). */
+        final List<String> refusedAfterEnd = new ArrayList<>();
+        final long repeatedCompletionsBefore = NodePeer.REPEATED_COMPLETIONS.sum();
         volatile Peer peer;
         int next;
         int connects;
@@ -91,11 +102,15 @@ public final class FaultPeerMain {
                 public void onMessage(Peer p, int channel, int id, byte[] payload) {
                     if (channel == 0) {
                         received.add(ByteBuffer.wrap(payload).getInt());
+                        receivedBy.add(p);
                     }
                 }
 
                 @Override
                 public void onDisconnected(Peer p, DisconnectReason reason) {
+                    if (serverDisconnects.isEmpty()) {
+                        serverDisconnectedAt = System.nanoTime();
+                    }
                     serverDisconnects.add(reason.name());
                 }
             });
@@ -106,6 +121,9 @@ public final class FaultPeerMain {
 
                 @Override
                 public void onDisconnected(Peer p, DisconnectReason reason) {
+                    if (clientDisconnects.isEmpty()) {
+                        clientDisconnectedAt = System.nanoTime();
+                    }
                     clientDisconnects.add(reason.name());
                 }
             });
@@ -119,6 +137,7 @@ public final class FaultPeerMain {
         private void connect() throws Exception {
             peer = client.connect(serverAddress()).get(30, TimeUnit.SECONDS);
             connects++;
+            sentOn.add(new ArrayList<>());
         }
 
         /** Sends for {@code seconds} at about {@code perSecond}; when the peer is gone, connects again (as an application would: the core does not). */
@@ -129,6 +148,10 @@ public final class FaultPeerMain {
             while (System.nanoTime() < end) {
                 Peer p = peer;
                 if (p.state() == PeerState.DISCONNECTED) {
+                    if (refusedAfterEnd.size() < connects) {
+                        // a send on the ended connection: refused at once, never sent
+                        refusedAfterEnd.add(String.valueOf(reason(p.send(0, ByteBuffer.allocate(16).putInt(-1).array()))));
+                    }
                     try {
                         connect();
                     } catch (ExecutionException e) {
@@ -137,7 +160,11 @@ public final class FaultPeerMain {
                     continue;
                 }
                 int id = next++;
-                futures.put(id, p.send(0, ByteBuffer.allocate(16).putInt(id).array()));
+                CompletableFuture<Delivery> f = p.send(0, ByteBuffer.allocate(16).putInt(id).array());
+                futures.put(id, f);
+                if (!f.isDone() || !f.isCompletedExceptionally()) {
+                    sentOn.get(sentOn.size() - 1).add(id);
+                }
                 if (id % 10 == 9) {
                     p.flush();
                 }
@@ -189,13 +216,54 @@ public final class FaultPeerMain {
                     ackedNotReceived.add(id);
                 }
             }
+            boolean prefixes = prefixes();
+            long repeated = NodePeer.REPEATED_COMPLETIONS.sum() - repeatedCompletionsBefore;
             boolean ok = duplicates == 0 && ordered && unresolved == 0 && ackedNotReceived.isEmpty()
-                    && !failures.containsKey("null");
+                    && !failures.containsKey("null") && prefixes && repeated == 0;
             OUT.printf("RESULT ok=%s sent=%d received=%d acked=%d failed=%s unresolved=%d duplicates=%d ordered=%s"
-                            + " acked_not_received=%d connects=%d server_disconnects=%s client_disconnects=%s %s%n",
+                            + " acked_not_received=%d connects=%d server_disconnects=%s client_disconnects=%s"
+                            + " prefixes=%s repeated_completions=%d refused_after_end=%s %s%n",
                     ok, next, received.size(), acked, failures, unresolved, duplicates, ordered, ackedNotReceived.size(),
-                    connects, serverDisconnects, clientDisconnects, extra);
+                    connects, serverDisconnects, clientDisconnects, prefixes, repeated, refusedAfterEnd, extra);
             return ok;
+        }
+
+        /**
+         * Whether each connection delivered exactly a prefix of what was sent on it: the messages the
+         * server received by one of its peers are exactly the first k the client's connection took, once
+         * each, in order (no gap), and the first one not delivered was not acknowledged.
+         */
+        boolean prefixes() {
+            Map<Peer, List<Integer>> byConnection = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < received.size(); i++) {
+                byConnection.computeIfAbsent(receivedBy.get(i), k -> new ArrayList<>()).add(received.get(i));
+            }
+            for (List<Integer> got : byConnection.values()) {
+                List<Integer> sent = sentOn.stream().filter(l -> l.contains(got.get(0))).findFirst().orElse(List.of());
+                if (got.size() > sent.size() || !got.equals(sent.subList(0, got.size()))) {
+                    OUT.println("not a prefix: received " + got + " of " + sent);
+                    return false;
+                }
+                if (got.size() < sent.size()) {
+                    CompletableFuture<Delivery> first = futures.get(sent.get(got.size()));
+                    if (first.isDone() && !first.isCompletedExceptionally()) {
+                        OUT.println("message " + sent.get(got.size()) + " acknowledged, the first not delivered");
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+
+        private static @Nullable DeliveryFailure reason(CompletableFuture<Delivery> f) throws InterruptedException {
+            try {
+                f.get(5, TimeUnit.SECONDS);
+                return null;
+            } catch (ExecutionException e) {
+                return e.getCause() instanceof DeliveryException de ? de.reason() : null;
+            } catch (TimeoutException e) {
+                return null;
+            }
         }
 
         @Override
@@ -225,9 +293,11 @@ public final class FaultPeerMain {
             nft("add", "rule", "inet", "rudp_bh", "out", "oif", "lo", "meta", "l4proto", "udp", "drop");
             long start = System.nanoTime();
             double[] outage = new double[1];
+            long[] healedAt = new long[1];
             Thread heal = Thread.ofPlatform().start(() -> {
                 try {
                     Thread.sleep((long) (seconds * 1000));
+                    healedAt[0] = System.nanoTime(); // before the rule goes: a disconnect before this was in the dark
                     nft("flush", "chain", "inet", "rudp_bh", "out");
                     outage[0] = (System.nanoTime() - start) / 1e9;
                 } catch (Exception e) {
@@ -236,7 +306,13 @@ public final class FaultPeerMain {
             });
             s.run(seconds + 2, 500); // reconnects after the outage when the connection timed out
             heal.join();
-            boolean ok = s.report(String.format("outage=%.1fs", outage[0]));
+            // when each side's first disconnect came, after the outage began (ms; -1: none), and whether before it healed
+            long server = s.serverDisconnectedAt == 0 ? -1 : (s.serverDisconnectedAt - start) / 1_000_000;
+            long client = s.clientDisconnectedAt == 0 ? -1 : (s.clientDisconnectedAt - start) / 1_000_000;
+            boolean inTheDark = s.serverDisconnectedAt != 0 && s.serverDisconnectedAt - healedAt[0] < 0
+                    && s.clientDisconnectedAt != 0 && s.clientDisconnectedAt - healedAt[0] < 0;
+            boolean ok = s.report(String.format("outage=%.1fs timeout_ms=%d server_disconnect_ms=%d client_disconnect_ms=%d"
+                    + " disconnects_before_heal=%s", outage[0], s.client.config().timeout().toMillis(), server, client, inTheDark));
             System.exit(ok ? 0 : 1);
         }
     }

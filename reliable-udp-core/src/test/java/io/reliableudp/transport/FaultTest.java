@@ -31,9 +31,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -49,6 +51,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * application would; the Spring starter's {@code ReconnectPolicy} is what reconnects by itself.
  */
 @Timeout(120)
+@ExtendWith(SendFuturesEndOnce.class)
 class FaultTest {
 
     private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -123,19 +126,24 @@ class FaultTest {
                         .containsExactly(DisconnectReason.TIMEOUT);
 
                 int acked = 0;
-                Set<Integer> got = new HashSet<>(printed);
-                assertThat(got).as("no message delivered twice").hasSameSizeAs(printed);
-                assertThat(printed).as("delivered in order").isSorted();
+                // exactly messages 0..k-1, each once, in order: a gap, a duplicate or a swap fails here
+                assertThat(printed).as("delivered: exactly the first %d messages, in order", printed.size())
+                        .containsExactlyElementsOf(IntStream.range(0, printed.size()).boxed().toList());
                 for (int i = 0; i < futures.size(); i++) {
                     DeliveryFailure why = outcome(futures.get(i));
                     if (why == null) {
                         acked++;
-                        assertThat(got).as("acknowledged message %d was delivered", i).contains(i);
                     } else {
                         assertThat(why).isIn(DeliveryFailure.TIMEOUT, DeliveryFailure.NOT_CONNECTED);
                     }
                 }
                 assertThat(acked).isGreaterThanOrEqualTo(1);
+                if (printed.size() < futures.size()) {
+                    // the first message not delivered was not acknowledged (later ones may have been: received
+                    // behind it and lost with the process; docs/reliability.md)
+                    assertThat(outcome(futures.get(printed.size()))).as("message %d, the first not delivered, was"
+                            + " not acknowledged", printed.size()).isNotNull();
+                }
                 System.out.printf("peer killed: sent=%d delivered=%d acked=%d%n", futures.size(), printed.size(), acked);
 
                 // a peer restarted on the same port: the core does not reconnect, the application connects again
@@ -203,6 +211,8 @@ class FaultTest {
             assertThat(r.get("ordered")).isEqualTo("true");
             assertThat(r.get("unresolved")).isEqualTo("0");
             assertThat(r.get("acked_not_received")).isEqualTo("0");
+            assertThat(r.get("prefixes")).as("each connection delivered exactly a prefix of what it took").isEqualTo("true");
+            assertThat(r.get("repeated_completions")).as("send futures told their end twice").isEqualTo("0");
             if (seconds < 5) {
                 assertThat(r.get("server_disconnects")).isEqualTo("[]");
                 assertThat(r.get("client_disconnects")).isEqualTo("[]");
@@ -213,6 +223,14 @@ class FaultTest {
                 assertThat(r.get("server_disconnects")).isEqualTo("[TIMEOUT]");
                 assertThat(r.get("client_disconnects")).startsWith("[TIMEOUT");
                 assertThat(r.get("failed")).contains("TIMEOUT=");
+                // a send on the timed-out connection is refused, never sent
+                assertThat(r.get("refused_after_end")).startsWith("[NOT_CONNECTED");
+                // each side timed out in the dark (before the path came back), and not before the configured
+                // timeout minus what may have passed between the last datagram heard and the outage (< 0.5 s)
+                long timeout = Long.parseLong(r.get("timeout_ms"));
+                assertThat(r.get("disconnects_before_heal")).isEqualTo("true");
+                assertThat(Long.parseLong(r.get("server_disconnect_ms"))).isGreaterThanOrEqualTo(timeout - 500);
+                assertThat(Long.parseLong(r.get("client_disconnect_ms"))).isGreaterThanOrEqualTo(timeout - 500);
                 assertThat(Integer.parseInt(r.get("connects"))).isGreaterThanOrEqualTo(2);
                 assertThat(Integer.parseInt(r.get("received"))).isGreaterThan(0);
             }

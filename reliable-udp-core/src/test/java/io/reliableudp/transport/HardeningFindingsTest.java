@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.connection.WireForTests;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryException;
@@ -17,14 +18,17 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Edge cases of connection ends and counters, on real nodes over the in-memory network (a repeated
  * response, sends after the end) and over loopback (the conditioner's drops and duplicates).
  */
 @Timeout(60)
+@ExtendWith(SendFuturesEndOnce.class)
 class HardeningFindingsTest {
 
     private static LinkConditionerConfig delay(double millis) {
@@ -93,7 +97,10 @@ class HardeningFindingsTest {
     /**
      * A peer that cannot keep up (its send queue stays full for a whole timeout) is
      * disconnected with PROTOCOL_ERROR; what was pending fails with DISCONNECTED (documented in
-     * connection.md), and later sends are refused with NOT_CONNECTED.
+     * connection.md), later sends are refused with NOT_CONNECTED, and the peer is told: its node
+     * reports CLOSED_BY_PEER. The client's messages never reach the server (its PAYLOAD frames are
+     * dropped on the way out, so nothing is acknowledged), while its keepalives and DISCONNECT frames
+     * pass, and the server's keepalives keep the client from timing out.
      */
     @Test
     void aPeerThatCannotKeepUpEndsWithProtocolErrorAndPendingSendsFailDisconnected() throws Exception {
@@ -101,16 +108,20 @@ class HardeningFindingsTest {
         MessageConfig small = MessageConfig.defaults().toBuilder()
                 .channels(List.of(new ChannelConfig(DeliveryMode.RELIABLE_ORDERED, 64, 1 << 20))).build();
         RecordingListener clientEvents = new RecordingListener();
+        RecordingListener serverEvents = new RecordingListener();
         // keepalives every 100 ms (not the 500 ms default): the client's 600 ms timeout must only end it through its full queue
         NodeConfig serverConfig = NodeConfig.builder().message(small).keepAliveInterval(Duration.ofMillis(100))
                 .timeout(Duration.ofSeconds(20)).build();
         NodeConfig clientConfig = NodeConfig.builder().message(small).acceptIncoming(false)
                 .keepAliveInterval(Duration.ofMillis(100)).timeout(Duration.ofMillis(600)).build();
-        try (ReliableUdpNode server = ReliableUdpNode.start(serverConfig, new RecordingListener(), network.open());
-             ReliableUdpNode client = ReliableUdpNode.start(clientConfig, clientEvents, network.open())) {
+        AtomicBoolean dropMessages = new AtomicBoolean();
+        DroppingPort clientPort = new DroppingPort(network.open(),
+                d -> dropMessages.get() && DroppingPort.type(d) == WireForTests.PAYLOAD);
+        try (ReliableUdpNode server = ReliableUdpNode.start(serverConfig, serverEvents, network.open());
+             ReliableUdpNode client = ReliableUdpNode.start(clientConfig, clientEvents, clientPort)) {
             Peer toServer = client.connect(server.localAddress()).get(5, TimeUnit.SECONDS);
-            // the server still sends keepalives (so the client does not time out) but hears nothing
-            network.condition(client.localAddress(), server.localAddress(), loss(1.0));
+            await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.connected.size() == 1);
+            dropMessages.set(true);
             List<CompletableFuture<Delivery>> pending = new ArrayList<>();
             for (int i = 0; i < 64; i++) {
                 pending.add(toServer.send(0, ("m" + i).getBytes(UTF_8)));
@@ -129,6 +140,12 @@ class HardeningFindingsTest {
                 assertThat(failure(f)).isEqualTo(DeliveryFailure.DISCONNECTED);
             }
             assertThat(failure(toServer.send(0, "after".getBytes(UTF_8)))).isEqualTo(DeliveryFailure.NOT_CONNECTED);
+            // the peer is told, well before its own 20 s timeout
+            await().atMost(Duration.ofSeconds(5)).until(() -> !serverEvents.disconnected.isEmpty());
+            assertThat(serverEvents.disconnected).extracting(RecordingListener.Disconnected::reason)
+                    .containsExactly(DisconnectReason.CLOSED_BY_PEER);
+            assertThat(serverEvents.messages).as("none of the client's messages reached the server").isEmpty();
+            assertThat(clientPort.dropped.get()).isPositive();
         }
     }
 

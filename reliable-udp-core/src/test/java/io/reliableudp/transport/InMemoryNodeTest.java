@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * no socket is opened, and the stack behaves as over UDP.
  */
 @Timeout(60)
+@ExtendWith(SendFuturesEndOnce.class)
 class InMemoryNodeTest {
 
     private static NodeConfig.Builder config(byte[] key) {

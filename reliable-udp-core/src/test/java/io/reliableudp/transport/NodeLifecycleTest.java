@@ -19,8 +19,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @Timeout(60)
+@ExtendWith(SendFuturesEndOnce.class)
 class NodeLifecycleTest {
 
     static NodeConfig.Builder fast() throws Exception {

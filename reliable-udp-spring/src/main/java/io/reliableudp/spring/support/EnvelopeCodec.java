@@ -238,14 +238,16 @@ public final class EnvelopeCodec {
     }
 
     /**
-     * Whether a payload is a reply (version 2 with the reply flag), read from its first three bytes
+     * Whether a payload is a reply (version 2 with the reply flag, at least the 4 bytes every envelope
+     * has), read from its first three bytes
      * without decoding or allocating: the receive thread routes replies to the template with it.
      *
      * @param payload a received payload
      * @return true for a reply
      */
     public static boolean isReply(byte[] payload) {
-        return payload.length >= 3 && (payload[0] & 0xFF) == MAGIC && payload[1] == VERSION_2 && (payload[2] & FLAG_REPLY) != 0;
+        // at least 4 bytes, as decode requires: a shorter payload is a raw body there, so it is no reply here
+        return payload.length >= 4 && (payload[0] & 0xFF) == MAGIC && payload[1] == VERSION_2 && (payload[2] & FLAG_REPLY) != 0;
     }
 
     /**
