@@ -155,7 +155,7 @@ class SendOrderWhileConnectingTests {
 
     /**
      * The deterministic form of the race: the connect completes on another thread, which blocks while
-     * handing over the waiting sends (at the 51st); meanwhile the sending thread issues 100 more. They
+     * handing over the waiting sends (at the 51st); meanwhile the sending thread sends 100 more. They
      * must queue behind the waiting ones rather than go straight to the now connected peer.
      */
     @Test
