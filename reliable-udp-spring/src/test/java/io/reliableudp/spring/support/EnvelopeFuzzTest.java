@@ -49,6 +49,7 @@ class EnvelopeFuzzTest {
     private static final Peer PEER = (Peer) Proxy.newProxyInstance(Peer.class.getClassLoader(), new Class<?>[] {Peer.class},
             (proxy, method, args) -> switch (method.getName()) {
                 case "address" -> new InetSocketAddress("127.0.0.1", 9000);
+                case "identity" -> null;
                 case "toString" -> "fuzz peer";
                 case "hashCode" -> 1;
                 case "equals" -> proxy == args[0];
