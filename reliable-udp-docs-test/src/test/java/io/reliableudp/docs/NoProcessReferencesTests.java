@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * that records what a run was given).
  *
  * <p>The one exemption ({@link #isExternal}): another project's issue is a fine reference
- * ("yojimbo issue 74"), so a match is allowed when the name of an external project ({@link #EXTERNAL_PROJECTS})
+ * (yojimbo's ticket number 74, say), so a match is allowed when the name of an external project ({@link #EXTERNAL_PROJECTS})
  * stands in the 40 characters before it on the same line, or when the line holds a URL (a link names
  * its project). Anything else is ours and must be rewritten as the current truth and its reason.
  */
