@@ -2,6 +2,7 @@ package io.reliableudp.spring.cloud;
 
 import io.reliableudp.spring.core.UdpAddresses;
 import io.reliableudp.spring.core.UdpPeerGroup;
+import io.reliableudp.transport.PeerKey;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,8 +55,19 @@ public final class DiscoveryPeerGroup implements UdpPeerGroup {
      *
      * @param id the discovery instance id (else {@code host:port})
      * @param address the UDP address
+     * @param publicKey the X25519 public key the instance registered in its metadata, or null when it registered none
      */
-    public record Instance(String id, InetSocketAddress address) {
+    public record Instance(String id, InetSocketAddress address, @Nullable PeerKey publicKey) {
+
+        /**
+         * An instance that registered no public key.
+         *
+         * @param id the discovery instance id
+         * @param address the UDP address
+         */
+        public Instance(String id, InetSocketAddress address) {
+            this(id, address, null);
+        }
     }
 
     /** Chooses an instance for a message without a key. */

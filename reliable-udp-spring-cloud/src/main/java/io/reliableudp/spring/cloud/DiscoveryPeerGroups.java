@@ -4,6 +4,7 @@ import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.UdpAddresses;
 import io.reliableudp.spring.core.UdpPeerGroupProvider;
 import io.reliableudp.transport.Peer;
+import io.reliableudp.transport.PeerKey;
 import io.reliableudp.transport.PeerState;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -47,6 +48,7 @@ public final class DiscoveryPeerGroups implements UdpPeerGroupProvider, SmartLif
     private final Map<String, DiscoveryPeerGroup> groups;
     private final DiscoveryClient discoveryClient;
     private final List<String> portMetadataKeys;
+    private String publicKeyMetadataKey = ReliableUdpServiceRegistration.PUBLIC_KEY_METADATA_KEY;
     private final Duration refreshInterval;
     private final Supplier<ManagedReliableUdpNode> node;
     private final Supplier<@Nullable TaskScheduler> scheduler;
@@ -97,6 +99,16 @@ public final class DiscoveryPeerGroups implements UdpPeerGroupProvider, SmartLif
         this.refreshInterval = refreshInterval;
         this.node = node;
         this.scheduler = scheduler;
+    }
+
+    /**
+     * Sets the metadata key of an instance's public key (an instance that registered one has it in
+     * {@link DiscoveryPeerGroup.Instance#publicKey()}).
+     *
+     * @param key the key, {@value ReliableUdpServiceRegistration#PUBLIC_KEY_METADATA_KEY} by default
+     */
+    public void setPublicKeyMetadataKey(String key) {
+        this.publicKeyMetadataKey = Objects.requireNonNull(key, "key");
     }
 
     @Override
@@ -288,7 +300,16 @@ public final class DiscoveryPeerGroups implements UdpPeerGroupProvider, SmartLif
         if (address.isUnresolved()) {
             return "host " + si.getHost() + " cannot be resolved";
         }
-        return new DiscoveryPeerGroup.Instance(id, address);
+        PeerKey publicKey = null;
+        String key = metadata.get(publicKeyMetadataKey);
+        if (key != null && !key.isBlank()) {
+            try {
+                publicKey = PeerKey.fromBase64(key.trim());
+            } catch (IllegalArgumentException e) {
+                return "metadata " + publicKeyMetadataKey + " is not an X25519 public key (32 bytes in Base64)";
+            }
+        }
+        return new DiscoveryPeerGroup.Instance(id, address, publicKey);
     }
 
     /** The node's connections as a group sees them. */

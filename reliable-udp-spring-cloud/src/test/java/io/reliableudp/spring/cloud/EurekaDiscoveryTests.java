@@ -3,12 +3,16 @@ package io.reliableudp.spring.cloud;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.transport.NodeIdentity;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -161,5 +165,58 @@ class EurekaDiscoveryTests {
         assertThat(outcome.failures()).as("a deregistered instance drains: nothing fails").isEmpty();
         assertThat(outcome.delivered()).isEqualTo(flow.sentCount());
         assertThat(groups.refreshCount()).as("heartbeats and the period re-resolved").isGreaterThan(3);
+    }
+
+    /**
+     * A server application with {@code reliable-udp.port=0} and an identity registers itself: its Eureka
+     * registration carries the port its node bound and its public key, with no metadata-map in its
+     * configuration; the client reads both and its sends to the service are acknowledged.
+     */
+    @Test
+    void aServerOnPortZeroRegistersItsBoundPortAndPublicKey() throws Exception {
+        String zone = startEureka();
+        NodeIdentity serverKey = NodeIdentity.generate();
+        NodeIdentity clientKey = NodeIdentity.generate();
+        ConfigurableApplicationContext server = new SpringApplicationBuilder(OrdersInstanceApp.class).web(WebApplicationType.NONE)
+                .properties("spring.main.banner-mode=off", "spring.application.name=orders",
+                        "spring.cloud.kubernetes.enabled=false",
+                        "reliable-udp.bind-address=127.0.0.1", "reliable-udp.port=0",
+                        "reliable-udp.security.identity.private-key=" + serverKey.privateKeyBase64(),
+                        "reliable-udp.security.allowed-peers.orders-client.public-keys[0]=" + clientKey.publicKey().toBase64(),
+                        "eureka.client.service-url.defaultZone=" + zone,
+                        "eureka.client.fetch-registry=false",
+                        JERSEY_OFF,
+                        "eureka.client.should-enforce-registration-at-init=true",
+                        "eureka.client.initial-instance-info-replication-interval-seconds=1",
+                        "eureka.client.instance-info-replication-interval-seconds=1",
+                        "eureka.instance.instance-id=orders-self",
+                        "eureka.instance.hostname=127.0.0.1", "eureka.instance.ip-address=127.0.0.1",
+                        "eureka.instance.prefer-ip-address=true",
+                        "eureka.instance.lease-renewal-interval-in-seconds=1")
+                .run();
+        registrations.put("self", server);
+        int boundPort = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
+        assertThat(boundPort).isPositive();
+
+        ConfigurableApplicationContext client = ClientApp.start(
+                "eureka.client.service-url.defaultZone=" + zone,
+                "eureka.client.register-with-eureka=false",
+                "eureka.client.fetch-registry=true",
+                JERSEY_OFF,
+                "eureka.client.registry-fetch-interval-seconds=1",
+                "spring.cloud.kubernetes.enabled=false",
+                "reliable-udp.discovery.refresh-interval=1s",
+                "reliable-udp.discovery.register=false",
+                "reliable-udp.security.identity.private-key=" + clientKey.privateKeyBase64(),
+                "reliable-udp.security.allowed-peers.orders.public-keys[0]=" + serverKey.publicKey().toBase64());
+        contexts.add(client);
+        DiscoveryPeerGroup orders = client.getBean(DiscoveryPeerGroups.class).group("orders");
+        await().atMost(Duration.ofSeconds(30)).until(() -> orders.instances().size() == 1);
+
+        DiscoveryPeerGroup.Instance instance = orders.members().keySet().iterator().next();
+        assertThat(instance.address().getPort()).as("the port the server's node bound, from its own registration").isEqualTo(boundPort);
+        assertThat(instance.publicKey()).as("the server's public key, from its own registration").isEqualTo(serverKey.publicKey());
+        SendResult sent = client.getBean(ReliableUdpTemplate.class).send("orders", "0", "hello").get(10, TimeUnit.SECONDS);
+        assertThat(sent.peerAddress().getPort()).isEqualTo(boundPort);
     }
 }

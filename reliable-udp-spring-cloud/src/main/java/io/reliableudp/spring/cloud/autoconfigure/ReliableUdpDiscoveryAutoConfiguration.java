@@ -9,9 +9,11 @@ import io.reliableudp.spring.cloud.DiscoveryPeerGroups;
 import io.reliableudp.spring.cloud.LoadBalancerClientBalancer;
 import io.reliableudp.spring.cloud.ReliableUdpDiscoveryHealthIndicator;
 import io.reliableudp.spring.cloud.ReliableUdpDiscoveryMetrics;
+import io.reliableudp.spring.cloud.ReliableUdpServiceRegistration;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,6 +24,9 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.cloud.client.discovery.DiscoveryClient;
 import org.springframework.cloud.client.loadbalancer.LoadBalancerClient;
+import org.springframework.cloud.client.serviceregistry.AbstractAutoServiceRegistration;
+import org.springframework.cloud.client.serviceregistry.Registration;
+import org.springframework.cloud.client.serviceregistry.ServiceRegistry;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.TaskScheduler;
@@ -29,7 +34,8 @@ import org.springframework.scheduling.TaskScheduler;
 /**
  * Auto-configuration of peers from Spring Cloud discovery: every {@code reliable-udp.peers.<name>} with a
  * {@code service-id} becomes a {@link DiscoveryPeerGroup} of the node's peer directory, refreshed from the
- * application's {@link DiscoveryClient}; with Micrometer, meters per service and instance; with Boot's
+ * application's {@link DiscoveryClient}; the node's own bound port and public key in this application's
+ * registration ({@link ReliableUdpServiceRegistration}); with Micrometer, meters per service and instance; with Boot's
  * health, the {@code reliableUdpDiscovery} indicator.
  */
 @AutoConfiguration(beforeName = "io.reliableudp.spring.boot.autoconfigure.ReliableUdpAutoConfiguration",
@@ -88,8 +94,95 @@ public final class ReliableUdpDiscoveryAutoConfiguration {
             client = new org.springframework.cloud.client.discovery.simple.SimpleDiscoveryClient(
                     new org.springframework.cloud.client.discovery.simple.SimpleDiscoveryProperties());
         }
-        return new DiscoveryPeerGroups(groups, client, discovery.portMetadataKeys(), discovery.refreshInterval(),
+        DiscoveryPeerGroups peerGroups = new DiscoveryPeerGroups(groups, client, discovery.portMetadataKeys(), discovery.refreshInterval(),
                 node::getObject, () -> ReliableUdpAutoConfiguration.scheduler(schedulers, ownScheduler));
+        peerGroups.setPublicKeyMetadataKey(discovery.publicKeyMetadataKey());
+        return peerGroups;
+    }
+
+    /**
+     * The node's bound port and public key in this application's own registration metadata, through
+     * every {@link ReliableUdpServiceRegistration.MetadataPublisher} bean.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(prefix = "reliable-udp.discovery", name = "register", havingValue = "true", matchIfMissing = true)
+    ReliableUdpServiceRegistration reliableUdpServiceRegistration(ReliableUdpDiscoveryProperties discovery,
+            ObjectProvider<ManagedReliableUdpNode> node, ObjectProvider<ReliableUdpServiceRegistration.MetadataPublisher> publishers) {
+        String portKey = discovery.portMetadataKeys().isEmpty() ? ReliableUdpServiceRegistration.PORT_METADATA_KEY
+                : discovery.portMetadataKeys().get(0);
+        return new ReliableUdpServiceRegistration(node::getObject, portKey, discovery.publicKeyMetadataKey(),
+                publishers.orderedStream().toList());
+    }
+
+    /**
+     * Eureka: the metadata goes in through {@code ApplicationInfoManager.registerAppMetadata}, which marks
+     * the instance dirty; the Eureka client sends it with its next instance-info replication
+     * ({@code eureka.client.instance-info-replication-interval-seconds}).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "com.netflix.appinfo.ApplicationInfoManager")
+    static final class EurekaRegistrationConfiguration {
+
+        @Bean
+        ReliableUdpServiceRegistration.MetadataPublisher reliableUdpEurekaMetadataPublisher(
+                ObjectProvider<com.netflix.appinfo.ApplicationInfoManager> applicationInfoManager) {
+            return new EurekaMetadataPublisher(applicationInfoManager);
+        }
+    }
+
+    /**
+     * Any other Spring Cloud {@link Registration} (Consul's, Zookeeper's): the metadata goes into the
+     * registration's metadata map, and when its auto-registration has already registered the
+     * application (a web application registers when its web server started, before the node binds), the
+     * registration is sent again so that the registry has the entries.
+     */
+    @Bean
+    ReliableUdpServiceRegistration.MetadataPublisher reliableUdpRegistrationMetadataPublisher(ObjectProvider<Registration> registrations,
+            ObjectProvider<ServiceRegistry<?>> serviceRegistry, ObjectProvider<AbstractAutoServiceRegistration<?>> autoRegistrations) {
+        return new RegistrationMetadataPublisher(registrations, serviceRegistry, autoRegistrations);
+    }
+
+    /** Through Eureka's {@code ApplicationInfoManager}. */
+    private record EurekaMetadataPublisher(ObjectProvider<com.netflix.appinfo.ApplicationInfoManager> manager)
+            implements ReliableUdpServiceRegistration.MetadataPublisher {
+
+        @Override
+        public void publish(Map<String, String> metadata) {
+            manager.ifAvailable(m -> m.registerAppMetadata(metadata));
+        }
+
+        @Override
+        public String toString() {
+            return "Eureka ApplicationInfoManager";
+        }
+    }
+
+    /** Through a Spring Cloud {@link Registration}, sent again when already registered. */
+    private record RegistrationMetadataPublisher(ObjectProvider<Registration> registrations, ObjectProvider<ServiceRegistry<?>> serviceRegistry,
+            ObjectProvider<AbstractAutoServiceRegistration<?>> autoRegistrations) implements ReliableUdpServiceRegistration.MetadataPublisher {
+
+        @Override
+        @SuppressWarnings({ "unchecked", "rawtypes" })
+        public void publish(Map<String, String> metadata) {
+            boolean registered = autoRegistrations.stream().anyMatch(AbstractAutoServiceRegistration::isRunning);
+            ServiceRegistry registry = serviceRegistry.getIfUnique();
+            registrations.forEach(r -> {
+                Map<String, String> m = r.getMetadata();
+                if (m == null) {
+                    return;
+                }
+                m.putAll(metadata);
+                if (registered && registry != null) {
+                    registry.register(r);
+                }
+            });
+        }
+
+        @Override
+        public String toString() {
+            return "Spring Cloud Registration";
+        }
     }
 
     /** Meters per service and instance. */
