@@ -2,9 +2,9 @@ package io.reliableudp.spring.boot.metrics;
 
 import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,8 +33,14 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The meters of one node. {@link #refresh()} snapshots the node and its peers, publishes the values
- * into cells the meters read, registers meters that appeared and removes meters whose peers went.
+ * The meters of one node in one registry. {@link #refresh()} snapshots the node and its peers and
+ * publishes the values into cells the meters read. The gauges of a meter name are the rows of one
+ * Micrometer {@link MultiGauge} (tags {@code node}, then {@code peer} and the extra tags of each row):
+ * every refresh hands it the rows that exist now, and it registers the new ones and removes those whose
+ * peer or channel went. Counters and time gauges have no such multi-row meter in Micrometer (a
+ * {@code MultiGauge} row is a plain {@code Gauge}: a counter there would lose its counter type, the
+ * {@code _total} of Prometheus and its rate semantics; a time gauge its unit conversion), so they are
+ * registered and removed here along the same rows.
  *
  * <p>Peers are grouped by name: a configured peer is its own group; every other peer falls in the
  * group {@value io.reliableudp.spring.core.UdpPeerDirectory#OTHER}, whose counters are the sum over its peers (kept monotonic:
@@ -59,6 +66,8 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
     private final UdpPeerDirectory names;
     private final boolean expectEveryConfiguredPeer;
     private final MeterSet nodeMeters;
+    /** One multi-row gauge per gauge meter name. */
+    private final Map<MeterSpec, MultiGauge> multiGauges = new LinkedHashMap<>();
     private final Map<String, Group> groups = new TreeMap<>();
     private final Set<String> seenConfiguredPeers = new HashSet<>();
     private Map<Key, Double> lastNodeCounters = Map.of();
@@ -74,7 +83,13 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
         this.registry = registry;
         this.names = names;
         this.expectEveryConfiguredPeer = expectEveryConfiguredPeer;
-        this.nodeMeters = new MeterSet(Tags.of("node", nodeName));
+        this.nodeMeters = new MeterSet(Tags.empty());
+        for (MeterSpec spec : MeterSpec.ALL.values()) {
+            if (spec.type() == MeterSpec.Type.GAUGE) {
+                multiGauges.put(spec, MultiGauge.builder(spec.name()).tags("node", nodeName)
+                        .baseUnit(spec.baseUnit()).description(spec.description()).register(registry));
+            }
+        }
     }
 
     String nodeName() {
@@ -167,6 +182,13 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
         for (Group group : groups.values()) {
             group.update(live.getOrDefault(group.name, List.of()));
         }
+        // every gauge row that exists now: the multi-gauges register new rows and remove the rows that went
+        Map<MeterSpec, List<MultiGauge.Row<?>>> rows = new HashMap<>();
+        nodeMeters.addRows(rows);
+        for (Group group : groups.values()) {
+            group.meters.addRows(rows);
+        }
+        multiGauges.forEach((spec, gauge) -> gauge.register(rows.getOrDefault(spec, List.of()), false));
     }
 
     /** Stops taking RTT samples and removes every meter of this node. */
@@ -183,6 +205,7 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
         for (Group group : groups.values()) {
             group.meters.removeAll();
         }
+        multiGauges.values().forEach(gauge -> gauge.register(List.of(), false));
     }
 
     /** The peers of one name, with the counts of departed ones. */
@@ -195,7 +218,7 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
 
         Group(String name) {
             this.name = name;
-            this.meters = new MeterSet(Tags.of("node", nodeName, "peer", name));
+            this.meters = new MeterSet(Tags.of("peer", name));
         }
 
         void update(List<Peer> livePeers) {
@@ -295,29 +318,36 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
         }
     }
 
-    /** The registered meters of one tag set, keyed by meter and extra tags. */
+    /**
+     * The cells of one tag set (the node's, or one peer group's), keyed by meter and extra tags; the
+     * counters and time gauges among them registered here, the gauges handed to the multi-gauges as rows.
+     */
     private final class MeterSet {
-        final Tags baseTags;
+        /** Tags beyond {@code node}: the {@code peer} of a group, none for the node's own meters. */
+        final Tags rowTags;
         private final Map<Key, Cell> cells = new HashMap<>();
         private final Map<Key, Meter> registered = new HashMap<>();
+        private Set<Key> present = Set.of();
         private boolean warned;
 
-        MeterSet(Tags baseTags) {
-            this.baseTags = baseTags;
+        MeterSet(Tags rowTags) {
+            this.rowTags = rowTags;
         }
 
-        /** Registers what is new, updates values, removes what is no longer produced. */
+        /** Drops what is no longer produced, updates values, creates cells (and meters) for what is new. */
         void publish(Map<Key, Double> counters, Map<Key, Double> gauges) {
-            Set<Key> present = new HashSet<>(counters.keySet());
+            present = new HashSet<>(counters.keySet());
             present.addAll(gauges.keySet());
-            for (Iterator<Map.Entry<Key, Meter>> it = registered.entrySet().iterator(); it.hasNext();) {
-                Map.Entry<Key, Meter> e = it.next();
-                if (!present.contains(e.getKey())) {
-                    registry.remove(e.getValue());
-                    cells.remove(e.getKey());
-                    it.remove();
+            cells.keySet().removeIf(k -> {
+                if (present.contains(k) || k.spec().type() == MeterSpec.Type.GAUGE) {
+                    return false;   // a gauge's cell goes with its row (addRows)
                 }
-            }
+                Meter meter = registered.remove(k);
+                if (meter != null) {
+                    registry.remove(meter);
+                }
+                return true;
+            });
             counters.forEach((k, v) -> {
                 Cell cell = cell(k);
                 if (cell != null) {
@@ -332,6 +362,19 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
             });
         }
 
+        /**
+         * Adds a row per gauge published last, by meter; the cells of gauges no longer published go, and
+         * their rows, left out, are removed by the multi-gauge.
+         */
+        void addRows(Map<MeterSpec, List<MultiGauge.Row<?>>> rows) {
+            cells.keySet().removeIf(k -> k.spec().type() == MeterSpec.Type.GAUGE && !present.contains(k));
+            cells.forEach((key, cell) -> {
+                if (key.spec().type() == MeterSpec.Type.GAUGE) {
+                    rows.computeIfAbsent(key.spec(), s -> new ArrayList<>()).add(MultiGauge.Row.of(rowTags.and(key.tags()), cell, Cell::get));
+                }
+            });
+        }
+
         private @Nullable Cell cell(Key key) {
             Cell cell = cells.get(key);
             if (cell != null) {
@@ -340,28 +383,28 @@ final class NodeMetrics implements UdpRttSampleSubscriber {
             if (cells.size() >= MAX_METERS_PER_GROUP) {
                 if (!warned) {
                     warned = true;
-                    LOG.log(System.Logger.Level.WARNING, "reliable-udp metrics: more than {0} meters for {1}; ignoring {2}{3}",
-                            MAX_METERS_PER_GROUP, baseTags, key.spec().name(), key.tags());
+                    LOG.log(System.Logger.Level.WARNING, "reliable-udp metrics: more than {0} meters for node {1} {2}; ignoring {3}{4}",
+                            MAX_METERS_PER_GROUP, nodeName, rowTags, key.spec().name(), key.tags());
                 }
                 return null;
             }
             cell = new Cell();
             cells.put(key, cell);
-            registered.put(key, register(key, cell));
+            if (key.spec().type() != MeterSpec.Type.GAUGE) {
+                registered.put(key, register(key, cell));
+            }
             return cell;
         }
 
         private Meter register(Key key, Cell cell) {
             MeterSpec spec = key.spec();
-            Tags tags = baseTags.and(key.tags());
+            Tags tags = Tags.of("node", nodeName).and(rowTags).and(key.tags());
             return switch (spec.type()) {
                 case COUNTER -> FunctionCounter.builder(spec.name(), cell, Cell::get)
                         .tags(tags).baseUnit(spec.baseUnit()).description(spec.description()).register(registry);
-                case GAUGE -> Gauge.builder(spec.name(), cell, Cell::get)
-                        .tags(tags).baseUnit(spec.baseUnit()).description(spec.description())
-                        .strongReference(true).register(registry);
                 case TIME_GAUGE -> TimeGauge.builder(spec.name(), cell, TimeUnit.SECONDS, Cell::get)
                         .tags(tags).description(spec.description()).strongReference(true).register(registry);
+                case GAUGE -> throw new IllegalStateException("gauges are rows of their multi-gauge: " + spec.name());
                 case TIMER -> throw new IllegalStateException("timers are registered by their group: " + spec.name());
             };
         }

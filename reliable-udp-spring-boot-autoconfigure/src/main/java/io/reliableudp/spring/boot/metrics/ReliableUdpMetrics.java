@@ -2,6 +2,7 @@ package io.reliableudp.spring.boot.metrics;
 
 import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,13 +29,18 @@ import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
  * the peer ({@code reliable-udp.peers.<name>.address}) or {@value io.reliableudp.spring.core.UdpPeerDirectory#OTHER} (the sum or
  * mean over all unnamed peers), {@code channel} the channel index.
  *
- * <p>A {@link SmartLifecycle}: starts after the nodes exist, stops (removing its meters) before
- * they close. A failing refresh is logged and counted; it never stops the schedule.
+ * <p>A {@link MeterBinder}: Boot binds it to the application's registry (each registry, when there
+ * are several and no composite) as it binds every binder bean. A {@link SmartLifecycle}: starts after
+ * the nodes exist, stops (removing its meters) before they close. A failing refresh is logged and
+ * counted; it never stops the schedule.
  */
-public final class ReliableUdpMetrics implements SmartLifecycle {
+public final class ReliableUdpMetrics implements MeterBinder, SmartLifecycle {
 
     private static final System.Logger LOG = System.getLogger(ReliableUdpMetrics.class.getName());
 
+    private final Map<String, ReliableUdpNode> nodeBeans;
+    private final UdpPeerDirectory names;
+    private final List<MeterRegistry> registries = new ArrayList<>();
     private final List<NodeMetrics> nodes = new ArrayList<>();
     private final Duration refreshInterval;
     private final AtomicLong refreshFailures = new AtomicLong();
@@ -46,31 +52,57 @@ public final class ReliableUdpMetrics implements SmartLifecycle {
     /**
      * Creates the meters' publisher.
      *
-     * @param registry where the meters go
      * @param nodes the nodes by name (the {@code node} tag)
      * @param names the configured peer names
      * @param refreshInterval how often statistics are read
      * @param taskScheduler runs the refresh (the application's scheduler), or null for one of its own
      */
-    public ReliableUdpMetrics(MeterRegistry registry, Map<String, ReliableUdpNode> nodes, UdpPeerDirectory names,
+    public ReliableUdpMetrics(Map<String, ReliableUdpNode> nodes, UdpPeerDirectory names,
             Duration refreshInterval, @Nullable TaskScheduler taskScheduler) {
+        this.nodeBeans = Map.copyOf(nodes);
+        this.names = names;
         this.taskScheduler = taskScheduler;
-        boolean single = nodes.size() == 1;
-        nodes.forEach((name, node) -> this.nodes.add(new NodeMetrics(name, node, registry, names, single)));
         this.refreshInterval = refreshInterval;
+    }
+
+    /**
+     * Adds the meters of every node to a registry (once per registry); when already started, they are
+     * refreshed at once.
+     *
+     * @param registry where the meters go
+     */
+    @Override
+    public synchronized void bindTo(MeterRegistry registry) {
+        if (registries.stream().anyMatch(r -> r == registry)) {
+            return;
+        }
+        registries.add(registry);
+        boolean single = nodeBeans.size() == 1;
+        nodeBeans.forEach((name, node) -> {
+            NodeMetrics metrics = new NodeMetrics(name, node, registry, names, single);
+            nodes.add(metrics);
+            if (running) {
+                metrics.subscribe();
+                refresh(metrics);
+            }
+        });
     }
 
     /** Reads every node's statistics into the meters now (also called on schedule). Never throws. */
     public synchronized void refresh() {
         for (NodeMetrics node : nodes) {
-            try {
-                node.refresh();
-            } catch (RuntimeException e) {
-                long n = refreshFailures.incrementAndGet();
-                if (n == 1 || n % 1000 == 0) {
-                    LOG.log(System.Logger.Level.WARNING, "reliable-udp metrics: refresh of node " + node.nodeName()
-                            + " failed (" + n + " failures so far)", e);
-                }
+            refresh(node);
+        }
+    }
+
+    private void refresh(NodeMetrics node) {
+        try {
+            node.refresh();
+        } catch (RuntimeException e) {
+            long n = refreshFailures.incrementAndGet();
+            if (n == 1 || n % 1000 == 0) {
+                LOG.log(System.Logger.Level.WARNING, "reliable-udp metrics: refresh of node " + node.nodeName()
+                        + " failed (" + n + " failures so far)", e);
             }
         }
     }

@@ -37,7 +37,9 @@ class ReliableUdpMetricsTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ReliableUdpMetricsAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(ReliableUdpMetricsAutoConfiguration.class,
+                    // binds the MeterBinder beans to the registry bean, as in an application
+                    org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration.class))
             .withBean("udp", ReliableUdpNode.class, () -> node)
             .withBean(MeterRegistry.class, () -> registry)
             .withBean(UdpPeerDirectory.class, () -> FakeNode.names("server", "127.0.0.1:40000", "backup", "localhost:40009"))
@@ -239,9 +241,10 @@ class ReliableUdpMetricsTest {
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         node.connect(40000).traffic(3);
         node.connect(50000).traffic(3);
-        ReliableUdpMetrics metrics = new ReliableUdpMetrics(prometheus, Map.of("udp", node),
+        ReliableUdpMetrics metrics = new ReliableUdpMetrics(Map.of("udp", node),
                 UdpPeerDirectory.of(Map.of("server", new java.net.InetSocketAddress("127.0.0.1", 40000))),
                 Duration.ofSeconds(1), null);
+        metrics.bindTo(prometheus);
         metrics.refresh();
         String scrape = prometheus.scrape();
         Map<String, List<String>> documented = MetricsDocumentation.prometheusNames();

@@ -33,9 +33,9 @@ import org.springframework.scheduling.TaskScheduler;
 public final class ReliableUdpMetricsAutoConfiguration {
 
     /**
-     * The meters of every node bean, tagged with its bean name.
+     * The meters of every node bean, tagged with its bean name: a {@code MeterBinder} that Boot binds to
+     * the application's registry.
      *
-     * @param registry the application's registry
      * @param directories the peer directory beans (names of peers)
      * @param nodes the node beans by name
      * @param properties refresh interval
@@ -45,10 +45,10 @@ public final class ReliableUdpMetricsAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    ReliableUdpMetrics reliableUdpMetrics(MeterRegistry registry, Map<String, ReliableUdpNode> nodes, ObjectProvider<UdpPeerDirectory> directories,
+    ReliableUdpMetrics reliableUdpMetrics(Map<String, ReliableUdpNode> nodes, ObjectProvider<UdpPeerDirectory> directories,
             ReliableUdpMetricsProperties properties, ObjectProvider<TaskScheduler> schedulers,
             @Qualifier(ReliableUdpAutoConfiguration.TASK_SCHEDULER_BEAN_NAME) ObjectProvider<TaskScheduler> ownScheduler) {
-        return new ReliableUdpMetrics(registry, nodes, ReliableUdpAutoConfiguration.peerNames(directories, nodes), properties.refreshInterval(),
+        return new ReliableUdpMetrics(nodes, ReliableUdpAutoConfiguration.peerNames(directories, nodes), properties.refreshInterval(),
                 ReliableUdpAutoConfiguration.scheduler(schedulers, ownScheduler));
     }
 

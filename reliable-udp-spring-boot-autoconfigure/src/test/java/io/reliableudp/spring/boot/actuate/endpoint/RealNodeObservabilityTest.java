@@ -53,7 +53,8 @@ class RealNodeObservabilityTest {
                     .withConfiguration(AutoConfigurations.of(ReliableUdpAutoConfiguration.class,
                             ReliableUdpMetricsAutoConfiguration.class, ReliableUdpHealthContributorAutoConfiguration.class,
                             ReliableUdpEndpointAutoConfiguration.class, EndpointAutoConfiguration.class,
-                            JacksonEndpointAutoConfiguration.class))
+                            JacksonEndpointAutoConfiguration.class,
+                            org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration.class))
                     .withBean(MeterRegistry.class, () -> registry)
                     .withPropertyValues("reliable-udp.bind-address=127.0.0.1", "reliable-udp.accept-incoming=false",
                             "reliable-udp.timeout=1s", "reliable-udp.keep-alive-interval=100ms",
