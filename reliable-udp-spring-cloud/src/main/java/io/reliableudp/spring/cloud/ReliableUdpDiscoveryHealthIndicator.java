@@ -3,6 +3,7 @@ package io.reliableudp.spring.cloud;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.UdpAddresses;
 import io.reliableudp.transport.Peer;
+import io.reliableudp.transport.PeerIdentity;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -52,6 +53,14 @@ public final class ReliableUdpDiscoveryHealthIndicator implements HealthIndicato
                 Peer p = n != null && n.isRunning() ? n.peer(instance.address()) : null;
                 d.put("connection", p == null ? "none" : p.state().name().toLowerCase(java.util.Locale.ROOT));
                 d.put("inFlight", g.inFlight(instance.address()));
+                if (instance.publicKey() != null) {
+                    // the key the instance registered, and whether its handshake proved that key
+                    d.put("publicKey", instance.publicKey().toBase64());
+                    PeerIdentity proved = p == null ? null : p.identity();
+                    if (proved != null) {
+                        d.put("provedRegisteredKey", proved.key().equals(instance.publicKey()));
+                    }
+                }
                 instances.put(instance.id(), d);
             });
             Map<String, Object> service = new LinkedHashMap<>();

@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.cloud.netflix.eureka.server.EnableEurekaServer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
@@ -218,5 +220,9 @@ class EurekaDiscoveryTests {
         assertThat(instance.publicKey()).as("the server's public key, from its own registration").isEqualTo(serverKey.publicKey());
         SendResult sent = client.getBean(ReliableUdpTemplate.class).send("orders", "0", "hello").get(10, TimeUnit.SECONDS);
         assertThat(sent.peerAddress().getPort()).isEqualTo(boundPort);
+        // the health details show the registered key and that the handshake proved it
+        Health health = client.getBean("reliableUdpDiscoveryHealthIndicator", HealthIndicator.class).health();
+        assertThat(health.getDetails()).extractingByKey("services").asString()
+                .contains("publicKey=" + serverKey.publicKey().toBase64()).contains("provedRegisteredKey=true");
     }
 }
