@@ -57,7 +57,8 @@ class ObservationTests {
 
     private ConfigurableApplicationContext start(Class<?> app, String... properties) {
         ReliableUdpNodeFactory factory = network.nodeFactory();
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties("spring.main.banner-mode=off", "reliable-udp.headers.inbound=" + TRACE_HEADER)
+        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties("spring.main.banner-mode=off", "reliable-udp.headers.inbound=" + TRACE_HEADER,
+                        "reliable-udp.template.observation-enabled=true")
                 // the apps register their handler by hand; Boot's observation auto-configuration (on the test
                 // classpath through the observability module) would register the handler bean a second time
                 .properties("spring.autoconfigure.exclude=org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")

@@ -66,6 +66,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     private @Nullable String defaultChannel;
     private @Nullable String defaultUnreliableChannel;
     private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+    private volatile boolean observationEnabled = true;
     private Duration replyTimeout = Duration.ofSeconds(5);
     private Executor replyExecutor = task -> Thread.ofVirtual().name("rudp-reply").start(task);
     private @Nullable ReliableUdpTemplateObservationConvention observationConvention;
@@ -154,6 +155,16 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
      */
     public void setObservationRegistry(ObservationRegistry observationRegistry) {
         this.observationRegistry = Objects.requireNonNull(observationRegistry, "observationRegistry");
+    }
+
+    /**
+     * Turns send observations on or off without changing the registry (on by default: a send is
+     * observed once a registry is set).
+     *
+     * @param observationEnabled false: sends are not observed
+     */
+    public void setObservationEnabled(boolean observationEnabled) {
+        this.observationEnabled = observationEnabled;
     }
 
     /**
@@ -738,7 +749,8 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         Map<String, Object> carried = outbound.headers();
         ReliableUdpSenderContext context = new ReliableUdpSenderContext(carried, peerLabel, channel);
         Observation observation = ReliableUdpObservation.TEMPLATE_OBSERVATION.observation(observationConvention,
-                DefaultReliableUdpTemplateObservationConvention.INSTANCE, () -> context, observationRegistry).start();
+                DefaultReliableUdpTemplateObservationConvention.INSTANCE, () -> context,
+                observationEnabled ? observationRegistry : ObservationRegistry.NOOP).start();
         byte[] wire;
         try {
             wire = outbound.encode(flags, correlationId);

@@ -15,6 +15,8 @@ import io.reliableudp.spring.core.UdpPeerGroupProvider;
 import io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory;
 import io.reliableudp.spring.listener.UdpListenerErrorHandler;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
+import io.reliableudp.spring.observation.OpenTelemetryReliableUdpListenerObservationConvention;
+import io.reliableudp.spring.observation.OpenTelemetryReliableUdpTemplateObservationConvention;
 import io.reliableudp.spring.observation.ReliableUdpTemplateObservationConvention;
 import io.reliableudp.spring.support.DefaultUdpHeaderMapper;
 import io.reliableudp.spring.support.ReliableUdpMessageConverters;
@@ -302,7 +304,9 @@ public final class ReliableUdpAutoConfiguration {
         });
         if (t.observationEnabled()) {
             template.setObservationRegistry(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
-            template.setObservationConvention(convention.getIfUnique());
+            template.setObservationConvention(convention.getIfUnique(() ->
+                    properties.observation().convention() == ReliableUdpProperties.ObservationConventionKind.OPEN_TELEMETRY
+                            ? OpenTelemetryReliableUdpTemplateObservationConvention.INSTANCE : null));
         }
         return template;
     }
@@ -393,7 +397,9 @@ public final class ReliableUdpAutoConfiguration {
                     properties.drainTimeout(), errorHandler.getIfUnique(),
                     properties.listener().observationEnabled() ? observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP)
                             : ObservationRegistry.NOOP,
-                    convention.getIfUnique());
+                    convention.getIfUnique(() ->
+                            properties.observation().convention() == ReliableUdpProperties.ObservationConventionKind.OPEN_TELEMETRY
+                                    ? OpenTelemetryReliableUdpListenerObservationConvention.INSTANCE : null));
         }
 
         @Bean(name = UdpListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)

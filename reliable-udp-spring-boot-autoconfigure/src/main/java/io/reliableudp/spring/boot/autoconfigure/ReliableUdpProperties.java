@@ -47,6 +47,7 @@ import org.springframework.util.unit.DataSize;
  * @param template Defaults of the ReliableUdpTemplate.
  * @param listener Settings of @UdpMessageListener containers.
  * @param headers Which message headers travel in the envelope (outbound) and which carried headers listeners see (inbound).
+ * @param observation The keys of send and listener observations.
  */
 @ConfigurationProperties("reliable-udp")
 public record ReliableUdpProperties(
@@ -78,7 +79,8 @@ public record ReliableUdpProperties(
         @DefaultValue LinkConditioner linkConditioner,
         @DefaultValue Template template,
         @DefaultValue Listener listener,
-        @DefaultValue Headers headers) {
+        @DefaultValue Headers headers,
+        @DefaultValue Observation observation) {
 
     /**
      * Message-layer settings.
@@ -247,19 +249,35 @@ public record ReliableUdpProperties(
     }
 
     /**
+     * Which keys send and listener observations carry (an ObservationConvention bean of the application replaces either).
+     *
+     * @param convention reliable-udp: reliable-udp's own keys (reliable.udp.channel, reliable.udp.peer, ...); open-telemetry: the keys of OpenTelemetry's messaging semantic conventions (messaging.system, messaging.operation.type, messaging.destination.name, messaging.message.id, network.peer.address, ...). The observation and timer names (reliable.udp.send, reliable.udp.process) stay the same.
+     */
+    public record Observation(@DefaultValue("reliable-udp") ObservationConventionKind convention) {
+    }
+
+    /** The key sets of observations. */
+    public enum ObservationConventionKind {
+        /** reliable-udp's own keys: reliable.udp.*. */
+        RELIABLE_UDP,
+        /** OpenTelemetry's messaging semantic conventions: messaging.*, network.peer.*. */
+        OPEN_TELEMETRY
+    }
+
+    /**
      * Template defaults.
      *
      * @param defaultPeer Peer used when a send names none (a peer name or host:port).
      * @param defaultChannel Channel used when a send names none (a channel name; the channel with index 0 when unset).
      * @param defaultUnreliableChannel Channel used by sendUnreliable when none is named (the first unreliable channel when unset).
-     * @param observationEnabled Whether sends are observed (Micrometer Observation) when an ObservationRegistry is available.
+     * @param observationEnabled Whether sends are observed (Micrometer Observation: a reliable.udp.send timer and a span per send) when an ObservationRegistry is available. Off by default: with Boot's meter handler an observation costs two to three times a send's own CPU time, on the node's I/O thread (docs/spring.md, "Observations").
      * @param replyTimeout How long sendAndReceive waits for the reply when no timeout is given.
      */
     public record Template(
             @Nullable String defaultPeer,
             @Nullable String defaultChannel,
             @Nullable String defaultUnreliableChannel,
-            @DefaultValue("true") boolean observationEnabled,
+            @DefaultValue("false") boolean observationEnabled,
             @DefaultValue("5s") Duration replyTimeout) {
     }
 

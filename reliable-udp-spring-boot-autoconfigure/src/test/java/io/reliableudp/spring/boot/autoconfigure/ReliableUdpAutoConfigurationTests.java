@@ -306,11 +306,11 @@ class ReliableUdpAutoConfigurationTests {
     }
 
     @Test
-    void observationRegistryIsUsedWhenPresentAndCanBeSwitchedOff() {
+    void sendObservationsAreOffByDefaultAndUseTheRegistryWhenSwitchedOn() {
         TestObservationRegistry registry = TestObservationRegistry.create();
-        runner.withBean(TestObservationRegistry.class, () -> registry).run(context ->
-                assertThat(context.getBean(ReliableUdpTemplate.class)).extracting("observationRegistry").isSameAs(registry));
-        runner.withBean(TestObservationRegistry.class, () -> registry).withPropertyValues("reliable-udp.template.observation-enabled=false")
+        runner.withBean(TestObservationRegistry.class, () -> registry).withPropertyValues("reliable-udp.template.observation-enabled=true")
+                .run(context -> assertThat(context.getBean(ReliableUdpTemplate.class)).extracting("observationRegistry").isSameAs(registry));
+        runner.withBean(TestObservationRegistry.class, () -> registry)
                 .run(context -> assertThat(context.getBean(ReliableUdpTemplate.class)).extracting("observationRegistry")
                         .isSameAs(io.micrometer.observation.ObservationRegistry.NOOP));
     }
