@@ -11,8 +11,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code report} subcommand: writes the benchmark tables of {@code docs/benchmarks.md} and the headline
@@ -41,47 +44,52 @@ public final class DocsReport {
     private DocsReport() {
     }
 
-    /** {@code report [--root DIR] [--check]}. */
-    public static void main(String[] args) throws IOException {
-        Path root = Path.of(".");
-        boolean check = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--root" -> {
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException("--root needs a directory");
+    /** {@code report [--root DIR] [--check]}; exit status 1 when {@code --check} finds a stale region. */
+    public static void main(String[] args) {
+        int status = BenchCommand.commandLine(new Command()).execute(args);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /** The {@code report} subcommand. */
+    @CommandLine.Command(name = "report", description = "rewrite the generated tables of docs/benchmarks.md and README.md from "
+            + "docs/benchmarks/*.json (--check: only compare)")
+    public static final class Command implements Callable<Integer> {
+
+        @Option(names = "--help", usageHelp = true, description = "this list of options")
+        private boolean help;
+
+        @Option(names = "--root", paramLabel = "DIR", defaultValue = ".", description = "the repository's root")
+        private Path root;
+
+        @Option(names = "--check", description = "rewrite nothing; exit status 1 when a region differs from what its JSON gives")
+        private boolean check;
+
+        @Override
+        public Integer call() throws IOException {
+            List<String> stale = new ArrayList<>();
+            for (String doc : DOCUMENTS) {
+                Path file = root.resolve(doc);
+                if (!Files.exists(file)) {
+                    continue;
+                }
+                String text = Files.readString(file, StandardCharsets.UTF_8);
+                String regenerated = regenerate(text, root, doc);
+                if (!regenerated.equals(text)) {
+                    stale.add(doc);
+                    if (!check) {
+                        Files.writeString(file, regenerated, StandardCharsets.UTF_8);
                     }
-                    root = Path.of(args[++i]);
                 }
-                case "--check" -> check = true;
-                case "--help" -> {
-                    System.out.println("report [--root DIR] [--check]: regenerate the marked regions of "
-                            + String.join(", ", DOCUMENTS) + " from " + RESULTS_DIR + "/*.json (--check: only compare, exit 1 when stale)");
-                    return;
-                }
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--root DIR, --check)");
+                System.out.println(doc + ": " + regions(text).size() + " generated region(s)"
+                        + (regenerated.equals(text) ? ", up to date" : check ? ", STALE" : ", rewritten"));
             }
-        }
-        List<String> stale = new ArrayList<>();
-        for (String doc : DOCUMENTS) {
-            Path file = root.resolve(doc);
-            if (!Files.exists(file)) {
-                continue;
+            if (check && !stale.isEmpty()) {
+                System.err.println("stale generated regions in " + stale + ": run java -jar benchmarks/target/benchmarks.jar report");
+                return 1;
             }
-            String text = Files.readString(file, StandardCharsets.UTF_8);
-            String regenerated = regenerate(text, root, doc);
-            if (!regenerated.equals(text)) {
-                stale.add(doc);
-                if (!check) {
-                    Files.writeString(file, regenerated, StandardCharsets.UTF_8);
-                }
-            }
-            System.out.println(doc + ": " + regions(text).size() + " generated region(s)"
-                    + (regenerated.equals(text) ? ", up to date" : check ? ", STALE" : ", rewritten"));
-        }
-        if (check && !stale.isEmpty()) {
-            System.err.println("stale generated regions in " + stale + ": run java -jar benchmarks/target/benchmarks.jar report");
-            System.exit(1);
+            return 0;
         }
     }
 
@@ -180,7 +188,7 @@ public final class DocsReport {
             if (!Files.exists(file)) {
                 throw new IllegalArgumentException("no result file " + RESULTS_DIR + "/" + name + ".json");
             }
-            Map<String, Object> json = JsonReader.object(Files.readString(file, StandardCharsets.UTF_8).trim());
+            Map<String, Object> json = Json.object(Files.readString(file, StandardCharsets.UTF_8).trim());
             boolean plot = Files.exists(root.resolve(RESULTS_DIR).resolve(name + ".png"));
             return new Result(name, RESULTS_DIR + "/" + name, plot, json);
         }
