@@ -24,8 +24,8 @@ import picocli.CommandLine.Option;
  *
  * <p>A region is {@code <!-- generated: SPEC -->} ... {@code <!-- end generated -->}, both markers on
  * lines of their own; everything between them is replaced. {@code SPEC} is either the base name of one
- * result file ({@code loss}: its machine, JDK, load averages, command, median tables, every run and a
- * link to the plot stored beside it) or {@code headline NAME...} (the README's comparison: this library
+ * result file ({@code loss}: its machine, JDK, load averages, command, median tables and a link to the
+ * plot stored beside it; every run stays in the JSON) or {@code headline NAME...} (the README's comparison: this library
  * against every baseline of each named file). A subcommand writes {@code DIR/NAME.json} and
  * {@code DIR/NAME.png} with the names the documents use ({@code loss}, {@code throughput}, ...), so a new
  * run replaces the files in {@code docs/benchmarks/} and {@code report} rewrites the tables.
@@ -265,15 +265,15 @@ public final class DocsReport {
                 b.append(", ").append(loadAverage(range[0])).append("-").append(loadAverage(range[1])).append(" before the measurements");
             }
             b.append(range.length == 2 && range[1] < 0.5 ? " (quiet)" : " (**not a quiet machine**: below 0.5 before every measurement counts as quiet)");
-            b.append(".\n\n");
             Object cl = env.get("command_line");
             if (cl instanceof List<?> args && !args.isEmpty()) {
                 StringBuilder c = new StringBuilder("java");
                 for (Object a : args) {
                     c.append(' ').append(a);
                 }
-                b.append("```sh\n").append(c).append("\n```\n\n");
+                b.append(". Command: `").append(c).append('`');
             }
+            b.append(".\n\n");
             Map<String, Object> skipped = map("skipped");
             if (!skipped.isEmpty()) {
                 b.append("Skipped: ");
@@ -309,7 +309,10 @@ public final class DocsReport {
                 case "pingpong" -> pingpong(r, b);
                 default -> generic(r, b);
             }
-            b.append('\n').append(r.plotLine(prefix));
+            if (!b.toString().endsWith("\n\n")) {
+                b.append('\n');
+            }
+            b.append(r.plotLine(prefix));
             return b.toString();
         }
 
@@ -367,33 +370,6 @@ public final class DocsReport {
                 }
                 b.append(t).append('\n');
             }
-            b.append("Every run in order (msgs/s, the 1-minute load before it in brackets):\n\n");
-            List<String> head = new ArrayList<>(List.of("system"));
-            cells.forEach(cell -> head.add(cellTitle(cell)));
-            MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));
-            for (String s : r.systems()) {
-                List<String> row = new ArrayList<>(List.of("`" + s + "`"));
-                for (String cell : cells) {
-                    List<String> values = new ArrayList<>();
-                    for (Map<String, Object> run : r.runs(s)) {
-                        Object err = run.get(cell + "/error");
-                        double v = number(run.get(cell + "/msgs_per_s"));
-                        if (err != null) {
-                            values.add("error: " + err);
-                        } else if (!Double.isNaN(v)) {
-                            values.add(format(v) + complete(run, cell) + " (" + loadAverage(number(run.get(cell + "/load1"))) + ")");
-                        }
-                    }
-                    row.add(String.join(" / ", values));
-                }
-                t.row(row.toArray(String[]::new));
-            }
-            b.append(t);
-        }
-
-        private static String complete(Map<String, Object> run, String cell) {
-            double c = number(run.get(cell + "/complete"));
-            return c == 0 ? " !" : "";
         }
 
         private static void medianTable(Result r, StringBuilder b, String title, List<String> systems, List<String> cells) {
@@ -432,38 +408,6 @@ public final class DocsReport {
                 }
             }
             b.append(t).append('\n');
-            b.append("Every run: p50 / p99 / max (ms), bytes per delivered event, the 1-minute load before it in brackets;"
-                    + " the delivered count where events were lost:\n\n");
-            List<String> head = new ArrayList<>(List.of("loss", "system"));
-            for (int i = 1; i <= maxRuns(r); i++) {
-                head.add("run " + i);
-            }
-            MarkdownTable runs = new MarkdownTable(head.toArray(String[]::new));
-            for (Object rate : rates) {
-                String c = "loss" + integer(rate) + "/";
-                for (String s : r.systems()) {
-                    List<String> row = new ArrayList<>(List.of(integer(rate) + "%", "`" + s + "`"));
-                    for (Map<String, Object> run : r.runs(s)) {
-                        String load = " (" + loadAverage(number(run.get(c + "load1"))) + ")";
-                        if (run.get(c + "error") != null) {
-                            row.add("error: " + run.get(c + "error") + load);
-                        } else if (run.get(c + "expected") != null) {
-                            double delivered = number(run.get(c + "delivered"));
-                            double expected = number(run.get(c + "expected"));
-                            row.add(format(number(run.get(c + "p50_ms"))) + " / " + format(number(run.get(c + "p99_ms"))) + " / "
-                                    + format(number(run.get(c + "max_ms"))) + ", " + format(number(run.get(c + "bytes_per_event"))) + " B"
-                                    + (delivered == expected ? "" : ", " + format(delivered) + "/" + format(expected) + " delivered") + load);
-                        }
-                    }
-                    if (row.size() > 2) {
-                        while (row.size() < head.size()) {
-                            row.add("");
-                        }
-                        runs.row(row.toArray(String[]::new));
-                    }
-                }
-            }
-            b.append(runs);
         }
 
         private static void pingpong(Result r, StringBuilder b) {
@@ -475,30 +419,6 @@ public final class DocsReport {
                         format(r.figure(s, "round_trips")), format(r.figure(s, "cpu_cores")));
             }
             b.append(t).append('\n');
-            b.append("Every run: p50 / p99 / p99.9 / max (us), round trips, the 1-minute load before it in brackets:\n\n");
-            List<String> head = new ArrayList<>(List.of("system"));
-            for (int i = 1; i <= maxRuns(r); i++) {
-                head.add("run " + i);
-            }
-            MarkdownTable runs = new MarkdownTable(head.toArray(String[]::new));
-            for (String s : r.systems()) {
-                List<String> row = new ArrayList<>(List.of("`" + s + "`"));
-                for (Map<String, Object> run : r.runs(s)) {
-                    String load = " (" + loadAverage(number(run.get("load1"))) + ")";
-                    if (run.get("error") != null) {
-                        row.add("error: " + run.get("error") + load);
-                    } else {
-                        row.add(format(number(run.get("p50_us"))) + " / " + format(number(run.get("p99_us"))) + " / "
-                                + format(number(run.get("p99_9_us"))) + " / " + format(number(run.get("max_us"))) + ", "
-                                + format(number(run.get("round_trips"))) + load);
-                    }
-                }
-                while (row.size() < head.size()) {
-                    row.add("");
-                }
-                runs.row(row.toArray(String[]::new));
-            }
-            b.append(runs);
         }
 
         /**
