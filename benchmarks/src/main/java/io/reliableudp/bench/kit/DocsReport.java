@@ -237,7 +237,7 @@ public final class DocsReport {
                 for (Map<String, Object> run : runs(s)) {
                     for (Map.Entry<String, Object> e : run.entrySet()) {
                         String k = e.getKey();
-                        if (k.equals("load1") || k.endsWith("/load1") || k.equals("load_average")) {
+                        if (isLoad(k)) {
                             double v = number(e.getValue());
                             if (!Double.isNaN(v)) {
                                 min = Math.min(min, v);
@@ -250,7 +250,7 @@ public final class DocsReport {
             return min > max ? new double[0] : new double[] {min, max};
         }
 
-        /** Where the JSON came from, its machine, JDK, load and command (ends with a blank line). */
+        /** Where the JSON came from, its machine, JDK, load, command and skipped systems: one paragraph, ended by a line break. */
         String header(String prefix) {
             Map<String, Object> env = map("environment");
             StringBuilder b = new StringBuilder();
@@ -273,15 +273,16 @@ public final class DocsReport {
                 }
                 b.append(". Command: `").append(c).append('`');
             }
-            b.append(".\n\n");
+            b.append('.');
             Map<String, Object> skipped = map("skipped");
             if (!skipped.isEmpty()) {
-                b.append("Skipped: ");
+                b.append(" Skipped: ");
                 List<String> parts = new ArrayList<>();
                 skipped.forEach((s, why) -> parts.add("`" + s + "` (" + why + ")"));
-                b.append(String.join("; ", parts)).append(".\n\n");
+                b.append(String.join("; ", parts)).append('.');
             }
-            return b.toString();
+            // the table's own introduction follows on the next line, in the same paragraph
+            return b.append('\n').toString();
         }
 
         String plotLine(String prefix) {
@@ -301,7 +302,7 @@ public final class DocsReport {
         static String write(Result r, String prefix) {
             StringBuilder b = new StringBuilder();
             b.append("<!-- written by `java -jar benchmarks/target/benchmarks.jar report` from ").append(r.link())
-                    .append(".json: edit the JSON (re-run the benchmark), not this region -->\n\n");
+                    .append(".json: edit the JSON (re-run the benchmark), not this region -->\n");
             b.append(r.header(prefix));
             switch (r.benchmark()) {
                 case "throughput" -> throughput(r, b);
@@ -430,7 +431,7 @@ public final class DocsReport {
             Set<String> figures = new LinkedHashSet<>();
             for (String s : systems) {
                 for (Map<String, Object> run : r.runs(s)) {
-                    run.keySet().stream().filter(k -> !k.equals("run")).forEach(figures::add);
+                    run.keySet().stream().filter(k -> !k.equals("run") && !isLoad(k)).forEach(figures::add);
                 }
             }
             b.append(maxRuns(r) > 1 ? "Median of the runs per system, every run in brackets:\n\n" : "One run per system:\n\n");
@@ -547,6 +548,11 @@ public final class DocsReport {
     }
 
     // ------------------------------------------------------------------------------------------ values
+
+    /** A 1-minute load average recorded before a measurement: summed up in the source line, not a figure row. */
+    static boolean isLoad(String figure) {
+        return figure.equals("load1") || figure.endsWith("/load1") || figure.equals("load_average");
+    }
 
     static double number(Object v) {
         return v instanceof Number n ? n.doubleValue() : Double.NaN;
