@@ -1,9 +1,9 @@
 package io.reliableudp.bench.flood;
 
+import io.reliableudp.bench.kit.BenchCommand;
 import io.reliableudp.bench.kit.ChildProcess;
 import io.reliableudp.bench.kit.JavaCommand;
 import io.reliableudp.bench.kit.LoadAverage;
-import io.reliableudp.bench.kit.Options;
 import io.reliableudp.bench.kit.Plot;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
@@ -18,6 +18,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code flood} subcommand: a real client and server (two child JVMs)
@@ -30,49 +32,40 @@ import java.util.regex.Pattern;
  * RcvbufErrors} and {@code InErrors}: machine-wide, so other traffic on the machine counts too), and
  * whether the target holds: flooded p99 at most max(2 x quiet p99, quiet p99 + 5 ms) and no QUEUE_FULL.
  */
-public final class FloodBench {
+@Command(name = FloodBench.NAME, description = "a client/server pair at 2,000 msg/s while child JVMs flood the server with 200k garbage "
+        + "datagrams/s: latency and QUEUE_FULL quiet vs flooded, with and without dedicated sockets")
+public final class FloodBench extends BenchCommand {
 
     /** The subcommand's name. */
     public static final String NAME = "flood";
     private static final long SECOND = 1_000_000_000L;
     private static final Pattern FIGURE = Pattern.compile("(\\w+)=([-\\w.{}=,]+)");
 
-    private final double rate;
-    private final double seconds;
-    private final double quietSeconds;
-    private final double warmupSeconds;
-    private final double msgRate;
-    private final int size;
-    private final int flooders;
-    private final int sockets;
-    private final int ioThreads;
-    private final int receiveBuffer;
-    private final List<String> dedicated;
-    private final Path out;
-
-    private FloodBench(Options o) {
-        rate = o.number("rate", 200_000, "garbage datagrams per second, all flooders together (paced)");
-        seconds = o.number("seconds", 5, "how long the flood lasts");
-        quietSeconds = o.number("quiet-seconds", 5, "how long the pair runs before the flood (the quiet figures)");
-        warmupSeconds = o.number("warmup-seconds", 3, "traffic before the quiet phase, not measured (JIT)");
-        msgRate = o.number("msg-rate", 2000, "reliable messages per second from the client to the server");
-        size = o.integer("size", 64, "bytes of one garbage datagram");
-        flooders = o.integer("flooders", 2, "flooder child JVMs (the rate is split among them)");
-        sockets = o.integer("sockets", 8, "source sockets per flooder (different source ports)");
-        ioThreads = o.integer("io-threads", 1, "the server's ioThreads");
-        receiveBuffer = (int) o.number("rcvbuf", 4 * 1024 * 1024, "the server's socketReceiveBufferSize in bytes (the kernel caps it at net.core.rmem_max)");
-        dedicated = o.names("dedicated", "0,1", "server dedicatedSockets settings to run, one measurement each");
-        o.runs(1);
-        out = o.outDir(NAME);
-        if (rate <= 0 || seconds <= 0 || msgRate <= 0 || flooders < 1 || sockets < 1 || size < 1) {
-            throw new IllegalArgumentException("flood: --rate, --seconds, --msg-rate, --flooders, --sockets and --size must be positive");
-        }
-    }
-
-    /** {@code java -jar benchmarks.jar flood [options]}. */
-    public static void main(String[] args) throws Exception {
-        run(args);
-    }
+    @Option(names = "--rate", defaultValue = "200000", description = "garbage datagrams per second, all flooders together (paced)")
+    private double rate;
+    @Option(names = "--seconds", defaultValue = "5", description = "how long the flood lasts")
+    private double seconds;
+    @Option(names = "--quiet-seconds", defaultValue = "5", description = "how long the pair runs before the flood (the quiet figures)")
+    private double quietSeconds;
+    @Option(names = "--warmup-seconds", defaultValue = "3", description = "traffic before the quiet phase, not measured (JIT)")
+    private double warmupSeconds;
+    @Option(names = "--msg-rate", defaultValue = "2000", description = "reliable messages per second from the client to the server")
+    private double msgRate;
+    @Option(names = "--size", defaultValue = "64", description = "bytes of one garbage datagram")
+    private int size;
+    @Option(names = "--flooders", defaultValue = "2", description = "flooder child JVMs (the rate is split among them)")
+    private int flooders;
+    @Option(names = "--sockets", defaultValue = "8", description = "source sockets per flooder (different source ports)")
+    private int sockets;
+    @Option(names = "--io-threads", defaultValue = "1", description = "the server's ioThreads")
+    private int ioThreads;
+    @Option(names = "--rcvbuf", defaultValue = "4194304",
+            description = "the server's socketReceiveBufferSize in bytes (the kernel caps it at net.core.rmem_max)")
+    private int receiveBuffer;
+    @Option(names = "--dedicated", split = ",", defaultValue = "0,1", description = "server dedicatedSockets settings to run, one measurement each")
+    private List<String> dedicated;
+    @Option(names = "--runs", defaultValue = "1", converter = Runs.class, description = "accepted for symmetry; the flood runs once")
+    private int runs;
 
     /**
      * Runs every setting, prints the tables and, last, the JSON line.
@@ -80,13 +73,14 @@ public final class FloodBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        return Options.run(NAME, args, o -> {
-            FloodBench bench = new FloodBench(o);
-            return bench::execute;
-        });
+        return run(new FloodBench(), args);
     }
 
-    private String execute() throws Exception {
+    @Override
+    public String call() throws Exception {
+        if (rate <= 0 || seconds <= 0 || msgRate <= 0 || flooders < 1 || sockets < 1 || size < 1) {
+            throw new IllegalArgumentException("flood: --rate, --seconds, --msg-rate, --flooders, --sockets and --size must be positive");
+        }
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("garbage_rate", rate);
         params.put("flood_seconds", seconds);
@@ -123,17 +117,13 @@ public final class FloodBench {
         }
         table.print(System.out, String.format(Locale.ROOT, "flood: %,.0f garbage datagrams/s for %.0f s while a pair exchanges %,.0f msg/s",
                 rate, seconds, msgRate));
-        Path json = report.writeJson(out);
         try {
-            Plot.write(out.resolve(NAME + ".png"), "Flood: delivery p99 quiet (0) and flooded (1)", "phase",
+            Plot.write(out().resolve(NAME + ".png"), "Flood: delivery p99 quiet (0) and flooded (1)", "phase",
                     List.of(new Plot.Panel("p99 (ms)", true, p99Series)), 800, 500);
-            System.out.println("wrote " + json + " and " + out.resolve(NAME + ".png"));
         } catch (IOException | RuntimeException | Error e) { // headless AWT without fonts fails with an Error
-            System.out.println("wrote " + json + "; could not draw the plot: " + e);
+            System.out.println("could not draw the plot: " + e);
         }
-        String line = report.jsonLine();
-        System.out.println(line);
-        return line;
+        return finish(report);
     }
 
     private static String triple(Map<String, Object> f, String phase) {
@@ -156,7 +146,7 @@ public final class FloodBench {
 
     private void measure(int dedicatedSockets, Map<String, Object> f) throws Exception {
         String tag = "dedicated" + dedicatedSockets;
-        Path logs = out.resolve("logs");
+        Path logs = out().resolve("logs");
         Files.createDirectories(logs);
         String life = String.format(Locale.ROOT, "%.0f", warmupSeconds + quietSeconds + seconds + 180);
         List<ChildProcess> floods = new ArrayList<>();

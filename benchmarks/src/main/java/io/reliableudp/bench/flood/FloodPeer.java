@@ -1,6 +1,7 @@
 package io.reliableudp.bench.flood;
 
 import io.reliableudp.bench.kit.Latency;
+import io.reliableudp.bench.kit.Loopback;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.NodeStats;
@@ -9,7 +10,6 @@ import io.reliableudp.transport.PeerState;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
@@ -96,10 +96,6 @@ public final class FloodPeer {
         return wait <= 0 ? STDIN.poll() : STDIN.poll(wait, TimeUnit.NANOSECONDS);
     }
 
-    private static InetSocketAddress loopback(int port) {
-        return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
-    }
-
     // ------------------------------------------------------------------------------------------ server
 
     private static void server(int dedicated, int ioThreads, int receiveBuffer, long deadline) throws Exception {
@@ -123,7 +119,7 @@ public final class FloodPeer {
                 received[phase]++;
             }
         };
-        NodeConfig config = NodeConfig.builder().bindAddress(loopback(0)).dedicatedSockets(dedicated).ioThreads(ioThreads)
+        NodeConfig config = Loopback.node().dedicatedSockets(dedicated).ioThreads(ioThreads)
                 .socketReceiveBufferSize(receiveBuffer).timeout(Duration.ofSeconds(10)).build();
         try (ReliableUdpNode node = ReliableUdpNode.start(config, listener)) {
             System.out.println("READY port=" + node.localAddress().getPort());
@@ -165,7 +161,7 @@ public final class FloodPeer {
     // ------------------------------------------------------------------------------------------ client
 
     private static void client(int port, double rate, long deadline) throws Exception {
-        NodeConfig config = NodeConfig.builder().bindAddress(loopback(0)).acceptIncoming(false).timeout(Duration.ofSeconds(10)).build();
+        NodeConfig config = Loopback.client().timeout(Duration.ofSeconds(10)).build();
         try (ReliableUdpNode node = ReliableUdpNode.start(config, (p, c, i, d) -> { })) {
             System.out.println("READY");
             String line = nextLine(deadline);
@@ -173,7 +169,7 @@ public final class FloodPeer {
                 System.out.println("ERROR no GO: " + line);
                 return;
             }
-            Peer peer = node.connect(loopback(port)).get(30, TimeUnit.SECONDS);
+            Peer peer = node.connect(Loopback.address(port)).get(30, TimeUnit.SECONDS);
             System.out.println("CONNECTED");
             long[] sent = new long[PHASES];
             long[] refused = new long[PHASES];
@@ -227,10 +223,10 @@ public final class FloodPeer {
         DatagramChannel[] out = new DatagramChannel[sockets];
         for (int i = 0; i < sockets; i++) {
             out[i] = DatagramChannel.open();
-            out[i].bind(loopback(0));
+            out[i].bind(Loopback.address(0));
             out[i].configureBlocking(false);
         }
-        InetSocketAddress to = loopback(port);
+        InetSocketAddress to = Loopback.address(port);
         // 256 random datagrams, sent in turn: garbage without a random number generator in the paced loop
         SplittableRandom random = new SplittableRandom(seed);
         ByteBuffer[] pool = new ByteBuffer[256];

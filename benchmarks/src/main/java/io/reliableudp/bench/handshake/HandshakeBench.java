@@ -1,7 +1,8 @@
 package io.reliableudp.bench.handshake;
 
+import io.reliableudp.bench.kit.BenchCommand;
 import io.reliableudp.bench.kit.LoadAverage;
-import io.reliableudp.bench.kit.Options;
+import io.reliableudp.bench.kit.Loopback;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
 import io.reliableudp.transport.NodeConfig;
@@ -10,9 +11,7 @@ import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.Peer;
 import io.reliableudp.transport.PeerIdentity;
 import io.reliableudp.transport.ReliableUdpNode;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,6 +21,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code handshakes} subcommand: one server node on loopback and {@code --clients} client nodes in
@@ -33,31 +34,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * multiplications per handshake with a PSK only, 5 with identities) plus the clients' in the same
  * JVM: on a 2-core machine both compete for the cores, so the figure is a floor, not a server's ceiling.
  */
-public final class HandshakeBench {
+@Command(name = HandshakeBench.NAME, description = "handshakes per second a node completes over loopback, by mode (psk, identity, both, plain) in one run")
+public final class HandshakeBench extends BenchCommand {
 
     /** The subcommand's name. */
     public static final String NAME = "handshakes";
 
-    private final List<String> modes;
-    private final int clients;
-    private final double seconds;
-    private final double warmup;
-    private final int runs;
-    private final Path out;
-
-    private HandshakeBench(Options o) {
-        modes = o.names("modes", "psk,identity", "security modes, one measurement each: plain, psk, identity, both");
-        clients = o.integer("clients", 8, "client nodes connecting and disconnecting in a loop");
-        seconds = o.seconds(5);
-        warmup = o.number("warmup", 10, "seconds of handshakes in every mode before the first measurement (the JIT compiles the X25519 arithmetic)");
-        runs = o.runs(1);
-        out = o.outDir(NAME);
-    }
-
-    /** {@code java -jar benchmarks.jar handshakes [options]}. */
-    public static void main(String[] args) throws Exception {
-        run(args);
-    }
+    @Option(names = "--modes", split = ",", defaultValue = "psk,identity", description = "security modes, one measurement each: plain, psk, identity, both")
+    private List<String> modes;
+    @Option(names = "--clients", defaultValue = "8", description = "client nodes connecting and disconnecting in a loop")
+    private int clients;
+    @Option(names = "--seconds", defaultValue = "5", converter = Seconds.class, description = SECONDS)
+    private double seconds;
+    @Option(names = "--warmup", defaultValue = "10",
+            description = "seconds of handshakes in every mode before the first measurement (the JIT compiles the X25519 arithmetic)")
+    private double warmup;
+    @Option(names = "--runs", defaultValue = "1", converter = Runs.class, description = RUNS)
+    private int runs;
 
     /**
      * Runs the measurements, prints a table and, last, the JSON line.
@@ -65,13 +58,11 @@ public final class HandshakeBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        return Options.run(NAME, args, o -> {
-            HandshakeBench bench = new HandshakeBench(o);
-            return bench::execute;
-        });
+        return run(new HandshakeBench(), args);
     }
 
-    private String execute() throws Exception {
+    @Override
+    public String call() throws Exception {
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("modes", modes);
         params.put("clients", clients);
@@ -94,15 +85,10 @@ public final class HandshakeBench {
             }
         }
         table.print(System.out, "handshakes a node completes per second (server connections opened / s)");
-        Path json = report.writeJson(out);
-        System.out.println("wrote " + json);
-        String line = report.jsonLine();
-        System.out.println(line);
-        return line;
+        return finish(report);
     }
 
     private void measure(String mode, Map<String, Object> f, double measureSeconds) throws Exception {
-        InetAddress lo = InetAddress.getLoopbackAddress();
         byte[] psk = new byte[32];
         new SecureRandom().nextBytes(psk);
         NodeIdentity serverKey = NodeIdentity.generate();
@@ -112,8 +98,8 @@ public final class HandshakeBench {
         if (!withPsk && !withIdentity && !mode.equals("plain")) {
             throw new IllegalArgumentException(NAME + ": unknown mode '" + mode + "' (plain, psk, identity, both)");
         }
-        NodeConfig.Builder server = NodeConfig.builder().bindAddress(new InetSocketAddress(lo, 0)).maxConnections(65_536);
-        NodeConfig.Builder client = NodeConfig.builder().bindAddress(new InetSocketAddress(lo, 0)).acceptIncoming(false);
+        NodeConfig.Builder server = Loopback.node().maxConnections(65_536);
+        NodeConfig.Builder client = Loopback.client();
         if (withPsk) {
             server.preSharedKey(psk);
             client.preSharedKey(psk);
@@ -126,7 +112,7 @@ public final class HandshakeBench {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong failed = new AtomicLong();
         try (ReliableUdpNode s = ReliableUdpNode.start(server.build(), quiet)) {
-            InetSocketAddress target = new InetSocketAddress(lo, s.localAddress().getPort());
+            InetSocketAddress target = Loopback.address(s.localAddress().getPort());
             List<ReliableUdpNode> nodes = new ArrayList<>();
             List<Thread> loops = new ArrayList<>();
             try {

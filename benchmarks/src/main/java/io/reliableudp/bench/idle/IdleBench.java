@@ -1,20 +1,17 @@
 package io.reliableudp.bench.idle;
 
+import io.reliableudp.bench.kit.BenchCommand;
 import io.reliableudp.bench.kit.ChildProcess;
 import io.reliableudp.bench.kit.JavaCommand;
 import io.reliableudp.bench.kit.LoadAverage;
-import io.reliableudp.bench.kit.Options;
+import io.reliableudp.bench.kit.Loopback;
+import io.reliableudp.bench.kit.ProcessCpu;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.ReceiveThreadMode;
 import io.reliableudp.transport.ReliableUdpNode;
-import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,6 +21,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code idle} subcommand: what an idle node costs. A child JVM runs one node ({@link IdleServer},
@@ -35,40 +34,31 @@ import java.util.regex.Pattern;
  * {@code 0} row is the same JVM and node with no connection: the floor of the JVM itself. Counts
  * (datagrams per second) hold on a busy machine; the CPU fraction only on a quiet one.
  */
-public final class IdleBench {
+@Command(name = IdleBench.NAME, description = "CPU of a node's JVM with N idle connections over 10 s, from /proc (target < 1%% of a core at 100)")
+public final class IdleBench extends BenchCommand {
 
     /** The subcommand's name. */
     public static final String NAME = "idle";
 
     private static final Pattern STATS = Pattern.compile("STATS in=(\\d+) out=(\\d+) peers=(\\d+)");
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
-    /** USER_HZ of Linux on every architecture we run: /proc's tick unit. */
-    private static final double CLOCK_TICKS = 100;
     /** The node's I/O thread's name as {@code /proc/PID/task/TID/comm} shows it (15 characters of reliable-udp-io-PORT). */
     private static final String IO_THREAD = "reliable-udp-io";
 
-    private final List<Double> connections;
-    private final double seconds;
-    private final double settle;
-    private final int runs;
-    private final long keepAliveMs;
-    private final ReceiveThreadMode mode;
-    private final Path out;
-
-    private IdleBench(Options o) {
-        connections = o.numbers("connections", "0,100", "idle connections to the measured node, one measurement each (0: the JVM's floor)");
-        seconds = o.seconds(10);
-        settle = o.number("settle", 3, "seconds after the last connect before the measurement (JIT, handshakes)");
-        runs = o.runs(1);
-        keepAliveMs = (long) o.number("keepalive", 0, "keepAliveInterval in ms on both sides (0: the node's default)");
-        mode = ReceiveThreadMode.valueOf(o.string("thread", "platform", "I/O thread of every node: platform or virtual").toUpperCase(Locale.ROOT));
-        out = o.outDir(NAME);
-    }
-
-    /** {@code java -jar benchmarks.jar idle [options]}. */
-    public static void main(String[] args) throws Exception {
-        run(args);
-    }
+    @Option(names = "--connections", split = ",", defaultValue = "0,100",
+            description = "idle connections to the measured node, one measurement each (0: the JVM's floor)")
+    private List<Integer> connections;
+    @Option(names = "--seconds", defaultValue = "10", converter = Seconds.class, description = SECONDS)
+    private double seconds;
+    @Option(names = "--settle", defaultValue = "3", description = "seconds after the last connect before the measurement (JIT, handshakes)")
+    private double settle;
+    @Option(names = "--runs", defaultValue = "1", converter = Runs.class, description = RUNS)
+    private int runs;
+    @Option(names = "--keepalive", defaultValue = "0", description = "keepAliveInterval in ms on both sides (0: the node's default)")
+    private long keepAliveMs;
+    @Option(names = "--thread", defaultValue = "platform", description = "I/O thread of every node: platform or virtual")
+    private String thread;
+    private ReceiveThreadMode mode;
 
     /**
      * Runs the measurements, prints a table and, last, the JSON line.
@@ -76,13 +66,12 @@ public final class IdleBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        return Options.run(NAME, args, o -> {
-            IdleBench bench = new IdleBench(o);
-            return bench::execute;
-        });
+        return run(new IdleBench(), args);
     }
 
-    private String execute() throws Exception {
+    @Override
+    public String call() throws Exception {
+        mode = ReceiveThreadMode.valueOf(thread.toUpperCase(Locale.ROOT));
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("connections", connections);
         params.put("seconds", seconds);
@@ -97,8 +86,7 @@ public final class IdleBench {
         Table table = new Table("connections", "run", "cores (schedstat)", "cores (stat)", "I/O thread", "datagrams in/s", "datagrams out/s",
                 "per connection /s", "load");
         for (int run = 1; run <= runs; run++) {
-            for (double c : connections) {
-                int n = (int) c;
+            for (int n : connections) {
                 String system = "reliable-udp-" + n;
                 Map<String, Object> f = report.run(system, run);
                 double load = LoadAverage.oneMinute();
@@ -118,25 +106,20 @@ public final class IdleBench {
             }
         }
         table.print(System.out, "idle node: CPU of its JVM as a fraction of one core (target < 0.01 at 100 connections)");
-        Path json = report.writeJson(out);
-        System.out.println("wrote " + json);
-        String line = report.jsonLine();
-        System.out.println(line);
-        return line;
+        return finish(report);
     }
 
     private void measure(int n, int run, Map<String, Object> f) throws Exception {
         List<String> command = JavaCommand.command(JavaCommand.currentJava(), JavaCommand.harnessClassPath(),
                 List.of("-Xmx256m", "-XX:+UseSerialGC"), IdleServer.class.getName(), List.of(String.valueOf(keepAliveMs), mode.name()));
         List<ReliableUdpNode> clients = new ArrayList<>();
-        try (ChildProcess child = ChildProcess.start("idle-node", command, out.resolve("idle-node-" + n + "-" + run + ".log"))) {
+        try (ChildProcess child = ChildProcess.start("idle-node", command, out().resolve("idle-node-" + n + "-" + run + ".log"))) {
             String portLine = child.awaitLine("PORT ", System.nanoTime() + 60 * SECOND);
             if (portLine == null) {
                 throw new IllegalStateException("the node did not start (see " + child.log() + ")");
             }
-            InetAddress lo = InetAddress.getLoopbackAddress();
-            InetSocketAddress target = new InetSocketAddress(lo, Integer.parseInt(portLine.substring(5).trim()));
-            NodeConfig.Builder cfg = NodeConfig.builder().bindAddress(new InetSocketAddress(lo, 0)).acceptIncoming(false).receiveThreadMode(mode);
+            InetSocketAddress target = Loopback.address(Integer.parseInt(portLine.substring(5).trim()));
+            NodeConfig.Builder cfg = Loopback.client().receiveThreadMode(mode);
             if (keepAliveMs > 0) {
                 cfg.keepAliveInterval(Duration.ofMillis(keepAliveMs));
             }
@@ -148,18 +131,18 @@ public final class IdleBench {
             Thread.sleep((long) (settle * 1000));
             long pid = child.pid();
             long[] s0 = stats(child);
-            long ticks0 = statTicks(pid);
-            long ns0 = schedstatNanos(pid);
-            long io0 = schedstatNanos(pid, IO_THREAD);
+            long ticks0 = ProcessCpu.ticks(pid);
+            long ns0 = ProcessCpu.schedstatNanos(pid, null);
+            long io0 = ProcessCpu.schedstatNanos(pid, IO_THREAD);
             long t0 = System.nanoTime();
             Thread.sleep((long) (seconds * 1000));
-            long ticks1 = statTicks(pid);
-            long ns1 = schedstatNanos(pid);
-            long io1 = schedstatNanos(pid, IO_THREAD);
+            long ticks1 = ProcessCpu.ticks(pid);
+            long ns1 = ProcessCpu.schedstatNanos(pid, null);
+            long io1 = ProcessCpu.schedstatNanos(pid, IO_THREAD);
             long t1 = System.nanoTime();
             long[] s1 = stats(child);
             double elapsed = (t1 - t0) / 1e9;
-            f.put("cores_stat", (ticks1 - ticks0) / CLOCK_TICKS / elapsed);
+            f.put("cores_stat", (ticks1 - ticks0) / (double) ProcessCpu.ticksPerSecond() / elapsed);
             f.put("cores_schedstat", (ns1 - ns0) / 1e9 / elapsed);
             f.put("cores_io_thread", (io1 - io0) / 1e9 / elapsed);
             f.put("datagrams_in_per_s", (s1[0] - s0[0]) / elapsed);
@@ -186,40 +169,5 @@ public final class IdleBench {
             throw new IllegalStateException("no stats from the node (see " + child.log() + ")");
         }
         return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))};
-    }
-
-    /** utime + stime of a process in clock ticks ({@code /proc/PID/stat} fields 14 and 15, after the command's parentheses). */
-    static long statTicks(long pid) throws IOException {
-        String text = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-        String[] rest = text.substring(text.lastIndexOf(')') + 2).split(" ");
-        // rest[0] is field 3 (state): utime is field 14, stime field 15
-        return Long.parseLong(rest[11]) + Long.parseLong(rest[12]);
-    }
-
-    /** Nanoseconds on the CPU of every live thread of a process ({@code /proc/PID/task/TID/schedstat}, first field). */
-    static long schedstatNanos(long pid) throws IOException {
-        return schedstatNanos(pid, null);
-    }
-
-    /**
-     * As {@link #schedstatNanos(long)}, only of the threads whose name ({@code comm}, at most 15 characters)
-     * starts with {@code prefix} (null: every thread).
-     */
-    static long schedstatNanos(long pid, String prefix) throws IOException {
-        long sum = 0;
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", String.valueOf(pid), "task"))) {
-            for (Path task : tasks) {
-                try {
-                    if (prefix != null && !Files.readString(task.resolve("comm")).startsWith(prefix)) {
-                        continue;
-                    }
-                    String text = Files.readString(task.resolve("schedstat")).trim();
-                    sum += Long.parseLong(text.substring(0, text.indexOf(' ')));
-                } catch (IOException | RuntimeException gone) {
-                    // the thread ended between the listing and the read
-                }
-            }
-        }
-        return sum;
     }
 }

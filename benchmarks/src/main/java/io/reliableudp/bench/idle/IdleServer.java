@@ -1,13 +1,12 @@
 package io.reliableudp.bench.idle;
 
+import io.reliableudp.bench.kit.Loopback;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeStats;
 import io.reliableudp.transport.ReceiveThreadMode;
 import io.reliableudp.transport.ReliableUdpNode;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
@@ -27,8 +26,7 @@ public final class IdleServer {
     public static void main(String[] args) throws Exception {
         long keepAliveMs = Long.parseLong(args[0]);
         ReceiveThreadMode mode = ReceiveThreadMode.valueOf(args[1].toUpperCase(Locale.ROOT));
-        NodeConfig.Builder cfg = NodeConfig.builder().bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .receiveThreadMode(mode).maxConnections(65_536);
+        NodeConfig.Builder cfg = Loopback.node().receiveThreadMode(mode).maxConnections(65_536);
         if (keepAliveMs > 0) {
             cfg.keepAliveInterval(Duration.ofMillis(keepAliveMs));
         }

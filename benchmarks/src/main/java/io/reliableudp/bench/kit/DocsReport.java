@@ -11,8 +11,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code report} subcommand: writes the benchmark tables of {@code docs/benchmarks.md} and the headline
@@ -21,8 +24,8 @@ import java.util.regex.Pattern;
  *
  * <p>A region is {@code <!-- generated: SPEC -->} ... {@code <!-- end generated -->}, both markers on
  * lines of their own; everything between them is replaced. {@code SPEC} is either the base name of one
- * result file ({@code loss}: its machine, JDK, load averages, command, median tables, every run and a
- * link to the plot stored beside it) or {@code headline NAME...} (the README's comparison: this library
+ * result file ({@code loss}: its machine, JDK, load averages, command, median tables and a link to the
+ * plot stored beside it; every run stays in the JSON) or {@code headline NAME...} (the README's comparison: this library
  * against every baseline of each named file). A subcommand writes {@code DIR/NAME.json} and
  * {@code DIR/NAME.png} with the names the documents use ({@code loss}, {@code throughput}, ...), so a new
  * run replaces the files in {@code docs/benchmarks/} and {@code report} rewrites the tables.
@@ -41,47 +44,52 @@ public final class DocsReport {
     private DocsReport() {
     }
 
-    /** {@code report [--root DIR] [--check]}. */
-    public static void main(String[] args) throws IOException {
-        Path root = Path.of(".");
-        boolean check = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--root" -> {
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException("--root needs a directory");
+    /** {@code report [--root DIR] [--check]}; exit status 1 when {@code --check} finds a stale region. */
+    public static void main(String[] args) {
+        int status = BenchCommand.commandLine(new Command()).execute(args);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /** The {@code report} subcommand. */
+    @CommandLine.Command(name = "report", description = "rewrite the generated tables of docs/benchmarks.md and README.md from "
+            + "docs/benchmarks/*.json (--check: only compare)")
+    public static final class Command implements Callable<Integer> {
+
+        @Option(names = "--help", usageHelp = true, description = "this list of options")
+        private boolean help;
+
+        @Option(names = "--root", paramLabel = "DIR", defaultValue = ".", description = "the repository's root")
+        private Path root;
+
+        @Option(names = "--check", description = "rewrite nothing; exit status 1 when a region differs from what its JSON gives")
+        private boolean check;
+
+        @Override
+        public Integer call() throws IOException {
+            List<String> stale = new ArrayList<>();
+            for (String doc : DOCUMENTS) {
+                Path file = root.resolve(doc);
+                if (!Files.exists(file)) {
+                    continue;
+                }
+                String text = Files.readString(file, StandardCharsets.UTF_8);
+                String regenerated = regenerate(text, root, doc);
+                if (!regenerated.equals(text)) {
+                    stale.add(doc);
+                    if (!check) {
+                        Files.writeString(file, regenerated, StandardCharsets.UTF_8);
                     }
-                    root = Path.of(args[++i]);
                 }
-                case "--check" -> check = true;
-                case "--help" -> {
-                    System.out.println("report [--root DIR] [--check]: regenerate the marked regions of "
-                            + String.join(", ", DOCUMENTS) + " from " + RESULTS_DIR + "/*.json (--check: only compare, exit 1 when stale)");
-                    return;
-                }
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--root DIR, --check)");
+                System.out.println(doc + ": " + regions(text).size() + " generated region(s)"
+                        + (regenerated.equals(text) ? ", up to date" : check ? ", STALE" : ", rewritten"));
             }
-        }
-        List<String> stale = new ArrayList<>();
-        for (String doc : DOCUMENTS) {
-            Path file = root.resolve(doc);
-            if (!Files.exists(file)) {
-                continue;
+            if (check && !stale.isEmpty()) {
+                System.err.println("stale generated regions in " + stale + ": run java -jar benchmarks/target/benchmarks.jar report");
+                return 1;
             }
-            String text = Files.readString(file, StandardCharsets.UTF_8);
-            String regenerated = regenerate(text, root, doc);
-            if (!regenerated.equals(text)) {
-                stale.add(doc);
-                if (!check) {
-                    Files.writeString(file, regenerated, StandardCharsets.UTF_8);
-                }
-            }
-            System.out.println(doc + ": " + regions(text).size() + " generated region(s)"
-                    + (regenerated.equals(text) ? ", up to date" : check ? ", STALE" : ", rewritten"));
-        }
-        if (check && !stale.isEmpty()) {
-            System.err.println("stale generated regions in " + stale + ": run java -jar benchmarks/target/benchmarks.jar report");
-            System.exit(1);
+            return 0;
         }
     }
 
@@ -180,7 +188,7 @@ public final class DocsReport {
             if (!Files.exists(file)) {
                 throw new IllegalArgumentException("no result file " + RESULTS_DIR + "/" + name + ".json");
             }
-            Map<String, Object> json = JsonReader.object(Files.readString(file, StandardCharsets.UTF_8).trim());
+            Map<String, Object> json = Json.object(Files.readString(file, StandardCharsets.UTF_8).trim());
             boolean plot = Files.exists(root.resolve(RESULTS_DIR).resolve(name + ".png"));
             return new Result(name, RESULTS_DIR + "/" + name, plot, json);
         }
@@ -229,7 +237,7 @@ public final class DocsReport {
                 for (Map<String, Object> run : runs(s)) {
                     for (Map.Entry<String, Object> e : run.entrySet()) {
                         String k = e.getKey();
-                        if (k.equals("load1") || k.endsWith("/load1") || k.equals("load_average")) {
+                        if (isLoad(k)) {
                             double v = number(e.getValue());
                             if (!Double.isNaN(v)) {
                                 min = Math.min(min, v);
@@ -242,7 +250,7 @@ public final class DocsReport {
             return min > max ? new double[0] : new double[] {min, max};
         }
 
-        /** Where the JSON came from, its machine, JDK, load and command (ends with a blank line). */
+        /** Where the JSON came from, its machine, JDK, load, command and skipped systems: one paragraph, ended by a line break. */
         String header(String prefix) {
             Map<String, Object> env = map("environment");
             StringBuilder b = new StringBuilder();
@@ -257,23 +265,24 @@ public final class DocsReport {
                 b.append(", ").append(loadAverage(range[0])).append("-").append(loadAverage(range[1])).append(" before the measurements");
             }
             b.append(range.length == 2 && range[1] < 0.5 ? " (quiet)" : " (**not a quiet machine**: below 0.5 before every measurement counts as quiet)");
-            b.append(".\n\n");
             Object cl = env.get("command_line");
             if (cl instanceof List<?> args && !args.isEmpty()) {
                 StringBuilder c = new StringBuilder("java");
                 for (Object a : args) {
                     c.append(' ').append(a);
                 }
-                b.append("```sh\n").append(c).append("\n```\n\n");
+                b.append(". Command: `").append(c).append('`');
             }
+            b.append('.');
             Map<String, Object> skipped = map("skipped");
             if (!skipped.isEmpty()) {
-                b.append("Skipped: ");
+                b.append(" Skipped: ");
                 List<String> parts = new ArrayList<>();
                 skipped.forEach((s, why) -> parts.add("`" + s + "` (" + why + ")"));
-                b.append(String.join("; ", parts)).append(".\n\n");
+                b.append(String.join("; ", parts)).append('.');
             }
-            return b.toString();
+            // the table's own introduction follows on the next line, in the same paragraph
+            return b.append('\n').toString();
         }
 
         String plotLine(String prefix) {
@@ -293,7 +302,7 @@ public final class DocsReport {
         static String write(Result r, String prefix) {
             StringBuilder b = new StringBuilder();
             b.append("<!-- written by `java -jar benchmarks/target/benchmarks.jar report` from ").append(r.link())
-                    .append(".json: edit the JSON (re-run the benchmark), not this region -->\n\n");
+                    .append(".json: edit the JSON (re-run the benchmark), not this region -->\n");
             b.append(r.header(prefix));
             switch (r.benchmark()) {
                 case "throughput" -> throughput(r, b);
@@ -301,7 +310,10 @@ public final class DocsReport {
                 case "pingpong" -> pingpong(r, b);
                 default -> generic(r, b);
             }
-            b.append('\n').append(r.plotLine(prefix));
+            if (!b.toString().endsWith("\n\n")) {
+                b.append('\n');
+            }
+            b.append(r.plotLine(prefix));
             return b.toString();
         }
 
@@ -359,33 +371,6 @@ public final class DocsReport {
                 }
                 b.append(t).append('\n');
             }
-            b.append("Every run in order (msgs/s, the 1-minute load before it in brackets):\n\n");
-            List<String> head = new ArrayList<>(List.of("system"));
-            cells.forEach(cell -> head.add(cellTitle(cell)));
-            MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));
-            for (String s : r.systems()) {
-                List<String> row = new ArrayList<>(List.of("`" + s + "`"));
-                for (String cell : cells) {
-                    List<String> values = new ArrayList<>();
-                    for (Map<String, Object> run : r.runs(s)) {
-                        Object err = run.get(cell + "/error");
-                        double v = number(run.get(cell + "/msgs_per_s"));
-                        if (err != null) {
-                            values.add("error: " + err);
-                        } else if (!Double.isNaN(v)) {
-                            values.add(format(v) + complete(run, cell) + " (" + loadAverage(number(run.get(cell + "/load1"))) + ")");
-                        }
-                    }
-                    row.add(String.join(" / ", values));
-                }
-                t.row(row.toArray(String[]::new));
-            }
-            b.append(t);
-        }
-
-        private static String complete(Map<String, Object> run, String cell) {
-            double c = number(run.get(cell + "/complete"));
-            return c == 0 ? " !" : "";
         }
 
         private static void medianTable(Result r, StringBuilder b, String title, List<String> systems, List<String> cells) {
@@ -424,38 +409,6 @@ public final class DocsReport {
                 }
             }
             b.append(t).append('\n');
-            b.append("Every run: p50 / p99 / max (ms), bytes per delivered event, the 1-minute load before it in brackets;"
-                    + " the delivered count where events were lost:\n\n");
-            List<String> head = new ArrayList<>(List.of("loss", "system"));
-            for (int i = 1; i <= maxRuns(r); i++) {
-                head.add("run " + i);
-            }
-            MarkdownTable runs = new MarkdownTable(head.toArray(String[]::new));
-            for (Object rate : rates) {
-                String c = "loss" + integer(rate) + "/";
-                for (String s : r.systems()) {
-                    List<String> row = new ArrayList<>(List.of(integer(rate) + "%", "`" + s + "`"));
-                    for (Map<String, Object> run : r.runs(s)) {
-                        String load = " (" + loadAverage(number(run.get(c + "load1"))) + ")";
-                        if (run.get(c + "error") != null) {
-                            row.add("error: " + run.get(c + "error") + load);
-                        } else if (run.get(c + "expected") != null) {
-                            double delivered = number(run.get(c + "delivered"));
-                            double expected = number(run.get(c + "expected"));
-                            row.add(format(number(run.get(c + "p50_ms"))) + " / " + format(number(run.get(c + "p99_ms"))) + " / "
-                                    + format(number(run.get(c + "max_ms"))) + ", " + format(number(run.get(c + "bytes_per_event"))) + " B"
-                                    + (delivered == expected ? "" : ", " + format(delivered) + "/" + format(expected) + " delivered") + load);
-                        }
-                    }
-                    if (row.size() > 2) {
-                        while (row.size() < head.size()) {
-                            row.add("");
-                        }
-                        runs.row(row.toArray(String[]::new));
-                    }
-                }
-            }
-            b.append(runs);
         }
 
         private static void pingpong(Result r, StringBuilder b) {
@@ -467,30 +420,6 @@ public final class DocsReport {
                         format(r.figure(s, "round_trips")), format(r.figure(s, "cpu_cores")));
             }
             b.append(t).append('\n');
-            b.append("Every run: p50 / p99 / p99.9 / max (us), round trips, the 1-minute load before it in brackets:\n\n");
-            List<String> head = new ArrayList<>(List.of("system"));
-            for (int i = 1; i <= maxRuns(r); i++) {
-                head.add("run " + i);
-            }
-            MarkdownTable runs = new MarkdownTable(head.toArray(String[]::new));
-            for (String s : r.systems()) {
-                List<String> row = new ArrayList<>(List.of("`" + s + "`"));
-                for (Map<String, Object> run : r.runs(s)) {
-                    String load = " (" + loadAverage(number(run.get("load1"))) + ")";
-                    if (run.get("error") != null) {
-                        row.add("error: " + run.get("error") + load);
-                    } else {
-                        row.add(format(number(run.get("p50_us"))) + " / " + format(number(run.get("p99_us"))) + " / "
-                                + format(number(run.get("p99_9_us"))) + " / " + format(number(run.get("max_us"))) + ", "
-                                + format(number(run.get("round_trips"))) + load);
-                    }
-                }
-                while (row.size() < head.size()) {
-                    row.add("");
-                }
-                runs.row(row.toArray(String[]::new));
-            }
-            b.append(runs);
         }
 
         /**
@@ -502,7 +431,7 @@ public final class DocsReport {
             Set<String> figures = new LinkedHashSet<>();
             for (String s : systems) {
                 for (Map<String, Object> run : r.runs(s)) {
-                    run.keySet().stream().filter(k -> !k.equals("run")).forEach(figures::add);
+                    run.keySet().stream().filter(k -> !k.equals("run") && !isLoad(k)).forEach(figures::add);
                 }
             }
             b.append(maxRuns(r) > 1 ? "Median of the runs per system, every run in brackets:\n\n" : "One run per system:\n\n");
@@ -619,6 +548,11 @@ public final class DocsReport {
     }
 
     // ------------------------------------------------------------------------------------------ values
+
+    /** A 1-minute load average recorded before a measurement: summed up in the source line, not a figure row. */
+    static boolean isLoad(String figure) {
+        return figure.equals("load1") || figure.endsWith("/load1") || figure.equals("load_average");
+    }
 
     static double number(Object v) {
         return v instanceof Number n ? n.doubleValue() : Double.NaN;

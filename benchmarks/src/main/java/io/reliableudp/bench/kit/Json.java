@@ -2,96 +2,70 @@ package io.reliableudp.bench.kit;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Locale;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.SerializationContext;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.module.SimpleModule;
+import tools.jackson.databind.ser.std.StdSerializer;
 
 /**
- * Writes the benchmark results as JSON (maps, lists, strings, numbers, booleans, null): the small subset the
- * result line needs, so the harness carries no JSON library. NaN and infinities become {@code null}.
+ * The benchmark results as JSON, through the Jackson the starter brings: maps (keys in insertion order),
+ * lists, strings, numbers, booleans and null. Fractional numbers keep six significant digits, more than
+ * any benchmark figure carries, written plain ({@code 0.0000000025}, not {@code 2.5E-9}); whole ones are
+ * written without a fraction; NaN and infinities become {@code null}. Read back, an object is a
+ * {@link LinkedHashMap} (the order of systems and figures is kept) and a number an {@link Integer},
+ * {@link Long} or {@link Double}.
  */
 public final class Json {
 
-    private static final MathContext SIGNIFICANT = new MathContext(6);
+    private static final TypeReference<LinkedHashMap<String, Object>> OBJECT = new TypeReference<>() {
+    };
+
+    private static final JsonMapper MAPPER = JsonMapper.builder()
+            .addModule(new SimpleModule("benchmark-figures")
+                    .addSerializer(Double.class, new Figure<>(Double.class))
+                    .addSerializer(Float.class, new Figure<>(Float.class)))
+            .build();
 
     private Json() {
     }
 
-    /** One line of JSON for a value made of {@link Map}s (keys as strings), {@link List}s and scalars. */
+    /** One line of JSON for a value made of {@link Map}s (keys as strings), lists and scalars. */
     public static String write(Object value) {
-        StringBuilder out = new StringBuilder(256);
-        write(out, value);
-        return out.toString();
+        return MAPPER.writeValueAsString(value);
     }
 
-    private static void write(StringBuilder out, Object value) {
-        switch (value) {
-            case null -> out.append("null");
-            case String s -> string(out, s);
-            case Boolean b -> out.append(b);
-            case Integer i -> out.append(i);
-            case Long l -> out.append(l);
-            case Number n -> number(out, n.doubleValue());
-            case Map<?, ?> map -> {
-                out.append('{');
-                Iterator<? extends Map.Entry<?, ?>> it = map.entrySet().iterator();
-                while (it.hasNext()) {
-                    Map.Entry<?, ?> e = it.next();
-                    string(out, String.valueOf(e.getKey()));
-                    out.append(':');
-                    write(out, e.getValue());
-                    if (it.hasNext()) {
-                        out.append(',');
-                    }
-                }
-                out.append('}');
-            }
-            case Iterable<?> list -> {
-                out.append('[');
-                Iterator<?> it = list.iterator();
-                while (it.hasNext()) {
-                    write(out, it.next());
-                    if (it.hasNext()) {
-                        out.append(',');
-                    }
-                }
-                out.append(']');
-            }
-            default -> string(out, value.toString());
-        }
+    /**
+     * Parses a JSON object.
+     *
+     * @throws tools.jackson.core.JacksonException on malformed JSON or anything but one object
+     */
+    public static Map<String, Object> object(String text) {
+        return MAPPER.readValue(text, OBJECT);
     }
 
-    private static void number(StringBuilder out, double d) {
-        if (Double.isNaN(d) || Double.isInfinite(d)) {
-            out.append("null");
-        } else if (d == Math.rint(d) && Math.abs(d) < 1e15) {
-            out.append((long) d);
-        } else {
-            // six significant digits are more than any benchmark figure carries
-            out.append(new BigDecimal(d).round(SIGNIFICANT).stripTrailingZeros().toPlainString());
-        }
-    }
+    /** A fractional figure: six significant digits, plain notation; NaN and infinities as null. */
+    private static final class Figure<T extends Number> extends StdSerializer<T> {
 
-    private static void string(StringBuilder out, String s) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
+        private static final MathContext SIGNIFICANT = new MathContext(6);
+
+        Figure(Class<T> type) {
+            super(type);
+        }
+
+        @Override
+        public void serialize(T value, JsonGenerator gen, SerializationContext context) {
+            double d = value.doubleValue();
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
+                gen.writeNull();
+            } else if (d == Math.rint(d) && Math.abs(d) < 1e15) {
+                gen.writeNumber((long) d);
+            } else {
+                gen.writeNumber(new BigDecimal(d).round(SIGNIFICANT).stripTrailingZeros().toPlainString());
             }
         }
-        out.append('"');
     }
 }

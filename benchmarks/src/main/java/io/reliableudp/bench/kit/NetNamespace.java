@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Option;
 
 /**
  * The lossy loopback of the {@code loss} and {@code outage} benchmarks (the benchmarks' one network-namespace
@@ -54,8 +55,15 @@ public final class NetNamespace implements AutoCloseable {
     }
 
     /** {@code --network}: auto (a namespace when one can be made, else the link conditioner), netns or conditioner. */
-    public static String networkOption(Options o) {
-        return o.string("network", "auto", "auto (netns when root, else the link conditioner), netns or conditioner");
+    public static final class NetworkOption {
+
+        @Option(names = "--network", defaultValue = "auto", description = "auto (netns when root, else the link conditioner), netns or conditioner")
+        private String network;
+
+        /** The value given. */
+        public String value() {
+            return network;
+        }
     }
 
     /**

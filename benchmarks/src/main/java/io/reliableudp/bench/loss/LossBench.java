@@ -1,11 +1,11 @@
 package io.reliableudp.bench.loss;
 
+import io.reliableudp.bench.kit.BenchCommand;
 import io.reliableudp.bench.kit.ChildProcess;
 import io.reliableudp.bench.kit.JavaCommand;
 import io.reliableudp.bench.kit.Latency;
 import io.reliableudp.bench.kit.LoadAverage;
 import io.reliableudp.bench.kit.NetNamespace;
-import io.reliableudp.bench.kit.Options;
 import io.reliableudp.bench.kit.Plot;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
@@ -21,6 +21,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code loss} subcommand: delivery latency (avg, p50, p90, p99, p99.9, max) and bytes on the wire per
@@ -37,42 +40,60 @@ import java.util.regex.Pattern;
  * <p>Bounded: every wait has a deadline; a peer that does not answer in time is killed and its run reported as
  * an error; events not delivered within {@code --grace} seconds after the last one was sent count as lost.
  */
-public final class LossBench {
+@Command(name = LossBench.NAME, description = "delivery latency and bytes per event through N%% packet loss, beside TCP, KCP and ENet")
+public final class LossBench extends BenchCommand {
 
     static final String NAME = "loss";
     static final String CONDITIONER_SYSTEM = "reliable-udp/link-conditioner";
-    static final List<String> SYSTEMS = List.of("reliable-udp", "tcp", "kcp", "enet");
+    /** Every system, as {@code --systems} takes them. */
+    static final String SYSTEM_NAMES = "reliable-udp,tcp,kcp,enet";
+    static final List<String> SYSTEMS = List.of(SYSTEM_NAMES.split(","));
     private static final long SECOND = 1_000_000_000L;
     private static final Pattern DONE = Pattern.compile("DONE delivered=(\\d+) duplicates=(\\d+)");
     private static final Pattern SENT = Pattern.compile("SENT (\\d+) refused=(\\d+)");
     private static final Pattern BYTES = Pattern.compile("bytes=(\\d+)");
 
-    private final double seconds;
-    private final int runs;
-    private final double rate;
-    private final int size;
-    private final double grace;
-    private final int warmup;
-    private final int events;
-    private final List<Integer> lossRates;
-    private final Path out;
-    private final Path kcpJar;
+    @Option(names = "--loss", split = ",", defaultValue = "0,1,5,10,20", description = "loss rates in percent, each direction")
+    private List<Integer> lossRates;
+    @Option(names = "--seconds", defaultValue = "30", converter = Seconds.class, description = SECONDS)
+    private double seconds;
+    @Option(names = "--runs", defaultValue = "3", converter = Runs.class, description = RUNS)
+    private int runs;
+    @Option(names = "--rate", defaultValue = "60", description = "events per second")
+    private double rate;
+    @Option(names = "--size", defaultValue = "64", description = "bytes per event (>= 16: sequence number and send time)")
+    private int size;
+    @Option(names = "--grace", defaultValue = "20", description = "seconds after the last send within which an event must arrive")
+    private double grace;
+    @Option(names = "--warmup", defaultValue = "" + LossPeer.DEFAULT_WARMUP_EVENTS,
+            description = "events each Java peer sends itself over a local connection before measuring")
+    private int warmup;
+    @Option(names = "--systems", split = ",", paramLabel = "SYSTEM", defaultValue = SYSTEM_NAMES, description = "systems to measure: " + SYSTEM_NAMES)
+    private List<String> requestedSystems;
+    @Mixin
+    private NetNamespace.NetworkOption network = new NetNamespace.NetworkOption();
+    @Mixin
+    private ChildPeers.KcpJarOption kcp = new ChildPeers.KcpJarOption();
+    private int events;
+    private Path kcpJar;
     private NetNamespace namespace;
     private Path enetBinary;
     private final Map<String, String> description = new LinkedHashMap<>();
 
-    private LossBench(Options o) {
-        lossRates = o.numbers("loss", "0,1,5,10,20", "loss rates in percent, each direction").stream()
-                .map(d -> (int) Math.round(d)).toList();
-        seconds = o.seconds(30);
-        runs = o.runs(3);
-        rate = o.number("rate", 60, "events per second");
-        size = o.integer("size", 64, "bytes per event (>= 16: sequence number and send time)");
-        grace = o.number("grace", 20, "seconds after the last send within which an event must arrive");
-        warmup = o.integer("warmup", LossPeer.DEFAULT_WARMUP_EVENTS,
-                "events each Java peer sends itself over a local connection before measuring");
-        kcpJar = ChildPeers.Setup.kcpJar(o);
-        out = o.outDir(NAME);
+    /**
+     * Runs the benchmark and prints its tables and, last, its JSON line.
+     *
+     * @return the JSON line, or null after {@code --help}
+     */
+    public static String run(String... args) throws Exception {
+        return run(new LossBench(), args);
+    }
+
+    @Override
+    public String call() throws Exception {
+        List<String> requested = systems(requestedSystems, SYSTEMS);
+        String network = this.network.value();
+        kcpJar = kcp.kcpJar();
         events = (int) Math.round(seconds * rate);
         for (int l : lossRates) {
             if (l < 0 || l > 100) {
@@ -82,28 +103,7 @@ public final class LossBench {
         if (size < 16 || rate <= 0 || events < 1) {
             throw new IllegalArgumentException("loss: need --size >= 16, --rate > 0 and at least one event");
         }
-    }
-
-    /** {@code java -jar benchmarks.jar loss [options]}: prints tables, then the JSON result as its last line. */
-    public static void main(String[] args) throws Exception {
-        run(args);
-    }
-
-    /**
-     * Runs the benchmark and prints its tables and, last, its JSON line.
-     *
-     * @return the JSON line, or null after {@code --help}
-     */
-    public static String run(String... args) throws Exception {
-        return Options.run(NAME, args, o -> {
-            List<String> systems = o.systems(SYSTEMS);
-            String network = NetNamespace.networkOption(o);
-            LossBench bench = new LossBench(o);
-            return () -> bench.execute(systems, network);
-        });
-    }
-
-    private String execute(List<String> requested, String network) throws Exception {
+        Path out = out();
         Files.createDirectories(out.resolve("logs"));
         Optional<String> noNamespace = NetNamespace.unavailable();
         boolean useNamespace = NetNamespace.useNamespace(NAME, network);
@@ -170,17 +170,13 @@ public final class LossBench {
             }
         }
         printTables(report, systems);
-        Path json = report.writeJson(out);
         Path png = out.resolve(NAME + ".png");
         try {
             plot(report, systems, png);
-            System.out.println("wrote " + json + " and " + png + " (peer logs and records in " + out + ")");
         } catch (IOException | RuntimeException | Error e) { // headless AWT without fonts fails with an Error
-            System.out.println("wrote " + json + "; could not draw " + png + ": " + e + " (install fontconfig and a font)");
+            System.out.println("could not draw " + png + ": " + e + " (install fontconfig and a font)");
         }
-        String line = report.jsonLine();
-        System.out.println(line);
-        return line;
+        return finish(report);
     }
 
     private Optional<String> unavailable(String system) {
@@ -233,7 +229,7 @@ public final class LossBench {
     private Map<String, Object> measure(String system, int loss, int run) throws Exception {
         Map<String, Object> f = new LinkedHashMap<>();
         String tag = system.replace('/', '-') + "-loss" + loss + "-run" + run;
-        Path record = out.resolve("records").resolve(tag + ".txt");
+        Path record = out().resolve("records").resolve(tag + ".txt");
         Files.createDirectories(record.getParent());
         Files.deleteIfExists(record);
         double lifetime = seconds + grace + 180;
@@ -243,7 +239,7 @@ public final class LossBench {
         }
         try (ChildProcess rx = ChildProcess.start(system + " receiver",
                 peerCommand(system, loss, List.of("receive", "0", String.valueOf(events), String.valueOf(size), record.toString(), life)),
-                out.resolve("logs").resolve(tag + "-receiver.log"))) {
+                out().resolve("logs").resolve(tag + "-receiver.log"))) {
             String ready = rx.awaitLine("READY", System.nanoTime() + 120 * SECOND);
             if (ready == null) {
                 return error(f, "receiver not ready within 120 s (see " + rx.log() + ")");
@@ -252,7 +248,7 @@ public final class LossBench {
             try (ChildProcess tx = ChildProcess.start(system + " sender",
                     peerCommand(system, loss, List.of("send", "127.0.0.1", String.valueOf(port), String.valueOf(events),
                             String.valueOf(rate), String.valueOf(size), life)),
-                    out.resolve("logs").resolve(tag + "-sender.log"))) {
+                    out().resolve("logs").resolve(tag + "-sender.log"))) {
                 if (tx.awaitLine("READY", System.nanoTime() + 120 * SECOND) == null) {
                     return error(f, "sender not ready within 120 s (see " + tx.log() + ")");
                 }

@@ -1,19 +1,21 @@
 package io.reliableudp.bench.loss;
 
 import io.reliableudp.bench.kit.NetNamespace;
+import io.reliableudp.bench.kit.BenchCommand;
 import io.reliableudp.bench.kit.ChildProcess;
 import io.reliableudp.bench.kit.JavaCommand;
 import io.reliableudp.bench.kit.LoadAverage;
-import io.reliableudp.bench.kit.Options;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code outage} subcommand (a 2 s blackhole at 2,000 msg/s with the default queue): a child
@@ -27,35 +29,26 @@ import java.util.concurrent.TimeUnit;
  * they err long. Targets: no QUEUE_FULL later than 1 s after
  * the path returns; full rate back within 1 s.
  */
-public final class OutageBench {
+@Command(name = OutageBench.NAME, description = "a 2 s blackhole at 2,000 msg/s: the last QUEUE_FULL and the full rate after the path returns")
+public final class OutageBench extends BenchCommand {
 
     /** The subcommand's name. */
     public static final String NAME = "outage";
 
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
-    private final double rate;
-    private final double before;
-    private final double blackhole;
-    private final double after;
-    private final int runs;
-    private final String network;
-    private final Path out;
-
-    private OutageBench(Options o) {
-        rate = o.number("rate", 2000, "messages per second, 64 B each, reliable-ordered, Peer.send");
-        before = o.number("before", 3, "seconds of normal traffic before the blackhole");
-        blackhole = o.number("blackhole", 2, "seconds the path drops every packet");
-        after = o.number("after", 5, "seconds of traffic after the path returned");
-        runs = o.runs(1);
-        network = NetNamespace.networkOption(o);
-        out = o.outDir(NAME);
-    }
-
-    /** {@code java -jar benchmarks.jar outage [options]}. */
-    public static void main(String[] args) throws Exception {
-        run(args);
-    }
+    @Option(names = "--rate", defaultValue = "2000", description = "messages per second, 64 B each, reliable-ordered, Peer.send")
+    private double rate;
+    @Option(names = "--before", defaultValue = "3", description = "seconds of normal traffic before the blackhole")
+    private double before;
+    @Option(names = "--blackhole", defaultValue = "2", description = "seconds the path drops every packet")
+    private double blackhole;
+    @Option(names = "--after", defaultValue = "5", description = "seconds of traffic after the path returned")
+    private double after;
+    @Option(names = "--runs", defaultValue = "1", converter = Runs.class, description = RUNS)
+    private int runs;
+    @Mixin
+    private NetNamespace.NetworkOption networkOption = new NetNamespace.NetworkOption();
 
     /**
      * Runs the measurement, prints a table and, last, the JSON line.
@@ -63,13 +56,12 @@ public final class OutageBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        return Options.run(NAME, args, o -> {
-            OutageBench bench = new OutageBench(o);
-            return bench::execute;
-        });
+        return run(new OutageBench(), args);
     }
 
-    private String execute() throws Exception {
+    @Override
+    public String call() throws Exception {
+        String network = networkOption.value();
         boolean netns = NetNamespace.useNamespace(NAME, network);
         if (!netns && network.equals("auto")) {
             System.out.println(NAME + ": " + NetNamespace.unavailable().orElse("") + "; cutting the path with the link conditioner instead");
@@ -105,11 +97,7 @@ public final class OutageBench {
         }
         table.print(System.out, String.format(Locale.ROOT, "%.0f s blackhole at %.0f msg/s, default node and queue"
                 + " (targets: last QUEUE_FULL <= 1000 ms and full rate <= 1000 ms after the path returns)", blackhole, rate));
-        Path json = report.writeJson(out);
-        System.out.println("wrote " + json + " (child logs in " + out + ")");
-        String line = report.jsonLine();
-        System.out.println(line);
-        return line;
+        return finish(report);
     }
 
     private void measure(boolean netns, int run, Map<String, Object> f) throws Exception {
@@ -118,7 +106,7 @@ public final class OutageBench {
                         String.valueOf(blackhole), String.valueOf(after)));
         NetNamespace ns = netns ? NetNamespace.create() : null;
         try (ChildProcess child = ChildProcess.start("outage", ns == null ? command : ns.exec(command),
-                out.resolve("outage-" + run + ".log"))) {
+                out().resolve("outage-" + run + ".log"))) {
             long deadline = System.nanoTime() + (long) ((before + blackhole + after + 60) * SECOND);
             String back = child.awaitLine("BACK ", deadline);
             if (back == null) {

@@ -1,7 +1,7 @@
 package io.reliableudp.bench.pingpong;
 
+import io.reliableudp.bench.kit.BenchCommand;
 import io.reliableudp.bench.kit.LoadAverage;
-import io.reliableudp.bench.kit.Options;
 import io.reliableudp.bench.kit.Plot;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
@@ -26,6 +26,9 @@ import java.util.Map;
 import java.util.Optional;
 import org.HdrHistogram.Histogram;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 /**
  * The {@code pingpong} subcommand: the round trip of one message echoed over loopback, one at a time,
  * for {@code --seconds} per run: this library with its defaults and with the documented low-latency
@@ -36,32 +39,53 @@ import org.HdrHistogram.Histogram;
  * {@code load1}; a failed or stalled run has {@code error}. {@code --variants} adds settings of this
  * library (I/O thread mode and busy-poll window).
  */
-public final class PingPongBench {
+@Command(name = PingPongBench.NAME, description = "loopback round trip (p50..max) with the defaults and the low-latency setting, "
+        + "beside raw UDP, TCP, Aeron and KCP")
+public final class PingPongBench extends BenchCommand {
 
     static final String NAME = "pingpong";
-    static final List<String> SYSTEMS = List.of(
-            "reliable-udp/defaults", "reliable-udp/low-latency", SpringRoundTrip.NAME, "raw-udp", "tcp", "aeron/shared", "aeron/dedicated", "kcp");
+    static final String SYSTEM_NAMES = "reliable-udp/defaults,reliable-udp/low-latency," + SpringRoundTrip.NAME
+            + ",raw-udp,tcp,aeron/shared,aeron/dedicated,kcp";
+    static final List<String> SYSTEMS = List.of(SYSTEM_NAMES.split(","));
     private static final String[] FIGURES = {"avg_us", "p50_us", "p90_us", "p99_us", "p99_9_us", "max_us"};
 
-    private final double seconds;
-    private final int runs;
-    private final double warmup;
-    private final int size;
-    private final boolean psk;
-    private final ChildPeers.Setup childPeers;
-    private final Path out;
+    @Option(names = "--seconds", defaultValue = "5", converter = Seconds.class, description = SECONDS)
+    private double seconds;
+    @Option(names = "--runs", defaultValue = "3", converter = Runs.class, description = RUNS)
+    private int runs;
+    @Option(names = "--warmup", defaultValue = "2", description = "seconds of ping-pong per system before measuring (JIT, warm-up), 0 for none")
+    private double warmup;
+    @Option(names = "--size", defaultValue = "32", description = "message size in bytes")
+    private int size;
+    @Option(names = "--psk", description = "this library encrypted (ChaCha20-Poly1305, pre-shared key)")
+    private boolean psk;
+    @Option(names = "--variants", split = ",", paramLabel = "MODE:WINDOW_US", description = "more settings of this library to measure, "
+            + "MODE:WINDOW_US each, e.g. virtual:50,platform:0 (the I/O thread mode and the receive busy-poll window)")
+    private List<String> variantOptions = List.of();
+    @Option(names = "--systems", split = ",", paramLabel = "SYSTEM", defaultValue = SYSTEM_NAMES, description = "systems to measure: " + SYSTEM_NAMES)
+    private List<String> requestedSystems;
+    @Mixin
+    private ChildPeers.PeerOptions peerOptions = new ChildPeers.PeerOptions();
+    private ChildPeers.Setup childPeers;
+    private Path out;
     private final List<ReliableUdp> variants = new ArrayList<>();
     private final Map<String, String> description = new LinkedHashMap<>();
 
-    private PingPongBench(Options o) {
-        seconds = o.seconds(5);
-        runs = o.runs(3);
-        warmup = o.number("warmup", 2, "seconds of ping-pong per system before measuring (JIT, warm-up), 0 for none");
-        size = o.integer("size", 32, "message size in bytes");
-        psk = o.flag("psk", "this library encrypted (ChaCha20-Poly1305, pre-shared key)");
-        childPeers = ChildPeers.Setup.declare(o);
-        for (String v : o.names("variants", "", "more settings of this library to measure, MODE:WINDOW_US each, e.g. "
-                + "virtual:50,platform:0 (the I/O thread mode and the receive busy-poll window)")) {
+    /**
+     * Runs the benchmark and prints its tables and, last, its JSON line.
+     *
+     * @return the JSON line, or null after {@code --help}
+     */
+    public static String run(String... args) throws Exception {
+        return run(new PingPongBench(), args);
+    }
+
+    @Override
+    public String call() throws Exception {
+        List<String> requested = systems(requestedSystems, SYSTEMS);
+        childPeers = peerOptions.setup();
+        out = out();
+        for (String v : variantOptions) {
             String[] p = v.split(":");
             try {
                 variants.add(ReliableUdp.pingPong(ReceiveThreadMode.valueOf(p[0].trim().toUpperCase(Locale.ROOT)),
@@ -70,31 +94,9 @@ public final class PingPongBench {
                 throw new IllegalArgumentException(NAME + ": --variants wants MODE:WINDOW_US items (virtual|platform), was '" + v + "'");
             }
         }
-        out = o.outDir(NAME);
         if (size < 8 || size > 1100) {
             throw new IllegalArgumentException(NAME + ": --size must be 8..1100 bytes (one datagram), was " + size);
         }
-    }
-
-    /** {@code java -jar benchmarks.jar pingpong [options]}: prints tables, then the JSON result as its last line. */
-    public static void main(String[] args) throws Exception {
-        run(args);
-    }
-
-    /**
-     * Runs the benchmark and prints its tables and, last, its JSON line.
-     *
-     * @return the JSON line, or null after {@code --help}
-     */
-    public static String run(String... args) throws Exception {
-        return Options.run(NAME, args, o -> {
-            List<String> systems = o.systems(SYSTEMS);
-            PingPongBench bench = new PingPongBench(o);
-            return () -> bench.execute(systems);
-        });
-    }
-
-    private String execute(List<String> requested) throws Exception {
         Files.createDirectories(out.resolve("logs"));
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("size_bytes", size);
@@ -165,13 +167,8 @@ public final class PingPongBench {
             ChildPeers.deleteAeronDirs();
         }
         printTables(report, systems);
-        Path json = report.writeJson(out);
-        Path png = out.resolve(NAME + ".png");
-        plot(report, systems, png);
-        System.out.println("wrote " + json + " and " + png + " (child logs in " + out.resolve("logs") + ")");
-        String line = report.jsonLine();
-        System.out.println(line);
-        return line;
+        plot(report, systems, out.resolve(NAME + ".png"));
+        return finish(report);
     }
 
     private void describeSystems() {

@@ -1,16 +1,16 @@
 package io.reliableudp.bench.scale;
 
+import io.reliableudp.bench.kit.BenchCommand;
 import io.reliableudp.bench.kit.ChildProcess;
 import io.reliableudp.bench.kit.JavaCommand;
 import io.reliableudp.bench.kit.LoadAverage;
-import io.reliableudp.bench.kit.Options;
+import io.reliableudp.bench.kit.Loopback;
 import io.reliableudp.bench.kit.Plot;
+import io.reliableudp.bench.kit.ProcessCpu;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
 import io.reliableudp.transport.NodeConfig;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +20,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code scale} subcommand: one server node in a JVM of its own, and 1,000 or 5,000 clients
@@ -34,7 +36,9 @@ import java.util.regex.Pattern;
  * the messages not acknowledged, and the load average. The clients run on the same machine as the server:
  * on two cores the figures say how much of a core the server needs, not how fast it could go.
  */
-public final class ScaleBench {
+@Command(name = ScaleBench.NAME, description = "one server, 1,000 and 5,000 clients at 20 msg/s each from a few client JVMs: "
+        + "server CPU per message, heap per connection, timeouts")
+public final class ScaleBench extends BenchCommand {
 
     /** The subcommand's name. */
     public static final String NAME = "scale";
@@ -42,58 +46,36 @@ public final class ScaleBench {
     private static final long SECOND = 1_000_000_000L;
     private static final Pattern FIELD = Pattern.compile("(\\w+)=(-?\\d+)");
 
-    private final List<Double> clientCounts;
-    private final double rate;
-    private final int size;
-    private final double seconds;
-    private final double warmup;
-    private final int clientJvms;
-    private final int clientThreads;
-    private final int ioThreads;
-    private final int runs;
-    private final String serverHeap;
-    private final double connectRate;
-    private final Path out;
-
-    private ScaleBench(Options o) {
-        clientCounts = o.numbers("clients", "1000,5000", "client counts to measure, one server each");
-        rate = o.number("rate", 20, "messages per second per client (reliable-ordered, channel 0)");
-        size = o.integer("size", 32, "message size in bytes");
-        seconds = o.seconds(20);
-        warmup = o.number("warmup", 3, "seconds of traffic before the measurement");
-        clientJvms = o.integer("client-jvms", 2, "client JVMs the clients are spread over");
-        clientThreads = o.integer("client-threads", 2, "threads per client JVM");
-        ioThreads = o.integer("io-threads", 1, "I/O threads of the server (N sockets on one port with SO_REUSEPORT)");
-        runs = o.runs(1);
-        serverHeap = o.string("server-heap", "1g", "the server JVM's -Xmx");
-        connectRate = o.number("connect-rate", 0, "clients starting their handshakes per second, over all client JVMs (0: all at once)");
-        out = o.outDir(NAME);
-        if (rate < 0 || size < 0 || clientJvms < 1 || clientThreads < 1 || warmup < 0) {
-            throw new IllegalArgumentException("scale: --rate, --size, --warmup must be >= 0, --client-jvms and --client-threads >= 1");
-        }
-        for (double c : clientCounts) {
-            if (c < 1 || c != Math.rint(c)) {
-                throw new IllegalArgumentException("scale: --clients must be whole numbers >= 1, was " + c);
-            }
-        }
-        if (ioThreads < 1) {
-            throw new IllegalArgumentException("scale: --io-threads must be >= 1, was " + ioThreads);
-        }
-    }
+    @Option(names = "--clients", split = ",", defaultValue = "1000,5000", description = "client counts to measure, one server each")
+    private List<Integer> clientCounts;
+    @Option(names = "--rate", defaultValue = "20", description = "messages per second per client (reliable-ordered, channel 0)")
+    private double rate;
+    @Option(names = "--size", defaultValue = "32", description = "message size in bytes")
+    private int size;
+    @Option(names = "--seconds", defaultValue = "20", converter = Seconds.class, description = SECONDS)
+    private double seconds;
+    @Option(names = "--warmup", defaultValue = "3", description = "seconds of traffic before the measurement")
+    private double warmup;
+    @Option(names = "--client-jvms", defaultValue = "2", description = "client JVMs the clients are spread over")
+    private int clientJvms;
+    @Option(names = "--client-threads", defaultValue = "2", description = "threads per client JVM")
+    private int clientThreads;
+    @Option(names = "--io-threads", defaultValue = "1", description = "I/O threads of the server (N sockets on one port with SO_REUSEPORT)")
+    private int ioThreads;
+    @Option(names = "--runs", defaultValue = "1", converter = Runs.class, description = RUNS)
+    private int runs;
+    @Option(names = "--server-heap", defaultValue = "1g", description = "the server JVM's -Xmx")
+    private String serverHeap;
+    @Option(names = "--connect-rate", defaultValue = "0",
+            description = "clients starting their handshakes per second, over all client JVMs (0: all at once)")
+    private double connectRate;
 
     /**
      * The server's configuration, in one place: the defaults (so "5,000 clients with the defaults" is
      * what is measured), bound to loopback, with {@code ioThreads} I/O threads.
      */
     static NodeConfig serverConfig(int ioThreads) {
-        NodeConfig.Builder b = NodeConfig.builder().bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        b.ioThreads(ioThreads);
-        return b.build();
-    }
-
-    /** {@code java -jar benchmarks.jar scale [options]}. */
-    public static void main(String[] args) throws Exception {
-        run(args);
+        return Loopback.node().ioThreads(ioThreads).build();
     }
 
     /**
@@ -102,13 +84,22 @@ public final class ScaleBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        return Options.run(NAME, args, o -> {
-            ScaleBench bench = new ScaleBench(o);
-            return bench::execute;
-        });
+        return run(new ScaleBench(), args);
     }
 
-    private String execute() throws Exception {
+    @Override
+    public String call() throws Exception {
+        if (rate < 0 || size < 0 || clientJvms < 1 || clientThreads < 1 || warmup < 0) {
+            throw new IllegalArgumentException("scale: --rate, --size, --warmup must be >= 0, --client-jvms and --client-threads >= 1");
+        }
+        for (int c : clientCounts) {
+            if (c < 1) {
+                throw new IllegalArgumentException("scale: --clients must be whole numbers >= 1, was " + c);
+            }
+        }
+        if (ioThreads < 1) {
+            throw new IllegalArgumentException("scale: --io-threads must be >= 1, was " + ioThreads);
+        }
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("clients", clientCounts);
         params.put("rate_hz", rate);
@@ -126,8 +117,7 @@ public final class ScaleBench {
                 "server us/msg", "heap/conn idle KiB", "heap/conn after KiB", "timeouts", "server sock drops", "unacked", "load1");
         Map<String, List<double[]>> cpu = new LinkedHashMap<>();
         Map<String, List<double[]>> heap = new LinkedHashMap<>();
-        for (double c : clientCounts) {
-            int clients = (int) c;
+        for (int clients : clientCounts) {
             String system = "clients-" + clients;
             for (int run = 1; run <= runs; run++) {
                 Map<String, Object> f = report.run(system, run);
@@ -151,17 +141,14 @@ public final class ScaleBench {
         table.print(System.out, String.format(Locale.ROOT, "scale: one server, clients at %.0f msg/s each (%d B, reliable-ordered),"
                 + " %d client JVMs x %d threads, %d I/O thread(s); clients on the same cores as the server", rate, size,
                 clientJvms, clientThreads, ioThreads));
-        report.writeJson(out);
         try {
-            Plot.write(out.resolve(NAME + ".png"), String.format(Locale.ROOT, "Scale: clients at %.0f msg/s each", rate), "clients",
+            Plot.write(out().resolve(NAME + ".png"), String.format(Locale.ROOT, "Scale: clients at %.0f msg/s each", rate), "clients",
                     List.of(new Plot.Panel("server CPU per message (us)", false, cpu),
                             new Plot.Panel("heap per connection after GC (KiB)", false, heap)), 900, 700);
         } catch (IOException | RuntimeException e) {
             System.out.println("plot not written: " + e);
         }
-        String line = report.jsonLine();
-        System.out.println(line);
-        return line;
+        return finish(report);
     }
 
     private static Object num(Map<String, Object> f, String key) {
@@ -175,7 +162,7 @@ public final class ScaleBench {
 
     private void measure(int clients, int run, Map<String, Object> f) throws Exception {
         String tag = "clients" + clients + "-run" + run;
-        Path logs = out.resolve("logs");
+        Path logs = out().resolve("logs");
         try (ChildProcess server = ChildProcess.start("scale server", java(ScaleServerMain.class.getName(),
                 List.of("-Xmx" + serverHeap, "-Xms" + serverHeap), List.of(String.valueOf(ioThreads))),
                 logs.resolve(tag + "-server.log"))) {
@@ -233,11 +220,11 @@ public final class ScaleBench {
                 double load = LoadAverage.oneMinute();
                 System.out.printf(Locale.ROOT, "[run %d/%d] %,d clients at %.0f msg/s: %s%n", run, runs, clients, rate,
                         LoadAverage.describe(load));
-                long cpu0 = cpuTicks(server.pid());
+                long cpu0 = ProcessCpu.ticks(server.pid());
                 long delivered0 = field(status(server), "delivered");
                 long t0 = System.nanoTime();
                 Thread.sleep((long) (seconds * 1000));
-                long cpu1 = cpuTicks(server.pid());
+                long cpu1 = ProcessCpu.ticks(server.pid());
                 long delivered1 = field(status(server), "delivered");
                 long t1 = System.nanoTime();
                 for (ChildProcess p : clientProcs) {
@@ -254,7 +241,7 @@ public final class ScaleBench {
                     }
                 }
                 double wall = (t1 - t0) / 1e9;
-                double cpuSeconds = (cpu1 - cpu0) / (double) clockTicksPerSecond();
+                double cpuSeconds = (cpu1 - cpu0) / (double) ProcessCpu.ticksPerSecond();
                 long delivered = delivered1 - delivered0;
                 f.put("delivered_per_s", delivered / wall);
                 f.put("offered_per_s", clients * rate);
@@ -370,34 +357,5 @@ public final class ScaleBench {
             }
         }
         return drops;
-    }
-
-    /** User plus system CPU time of a process, in clock ticks ({@code /proc/<pid>/stat} fields 14 and 15). */
-    static long cpuTicks(long pid) throws IOException {
-        String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-        // the command name (field 2) is in parentheses and may hold spaces: count from after it
-        String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Long.parseLong(rest[11]) + Long.parseLong(rest[12]);
-    }
-
-    private static long clockTicks = -1;
-
-    /** {@code getconf CLK_TCK} (100 on Linux unless configured otherwise). */
-    static synchronized long clockTicksPerSecond() {
-        if (clockTicks < 0) {
-            clockTicks = 100;
-            try {
-                Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
-                String v = new String(p.getInputStream().readAllBytes()).trim();
-                if (p.waitFor() == 0) {
-                    clockTicks = Long.parseLong(v);
-                }
-            } catch (IOException | NumberFormatException e) {
-                // keep 100
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return clockTicks;
     }
 }

@@ -1,7 +1,8 @@
 package io.reliableudp.bench.soak;
 
+import io.reliableudp.bench.kit.BenchCommand;
 import io.reliableudp.bench.kit.LoadAverage;
-import io.reliableudp.bench.kit.Options;
+import io.reliableudp.bench.kit.Loopback;
 import io.reliableudp.bench.kit.Plot;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
@@ -16,9 +17,6 @@ import io.reliableudp.transport.ReliableUdpNode;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,6 +25,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IExitCodeGenerator;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code soak} subcommand: N numbered reliable-ordered messages from one node to another over real
@@ -36,56 +37,43 @@ import java.util.concurrent.locks.LockSupport;
  * GC at 10% and at 100% of the run must be within {@code --heap-tolerance} of each other (heap flat).
  * Exit status 1 when any check fails.
  */
-public final class SoakBench {
+@Command(name = SoakBench.NAME,
+        description = "N reliable-ordered messages over loopback through loss, duplication, reordering and jitter: 0 lost, heap flat")
+public final class SoakBench extends BenchCommand implements IExitCodeGenerator {
 
     /** The subcommand's name. */
     public static final String NAME = "soak";
 
-    private final long messages;
-    private final double loss;
-    private final double duplicate;
-    private final double reorder;
-    private final double jitter;
-    private final double latency;
-    private final int size;
-    private final long reportEvery;
-    private final int window;
-    private final double limitSeconds;
-    private final double heapTolerance;
-    private final long seed;
-    private final Path out;
+    @Option(names = "--messages", defaultValue = "10000000", description = "reliable-ordered messages to send")
+    private long messages;
+    @Option(names = "--loss", defaultValue = "30", description = "loss in %% of the datagrams each way (link conditioner)")
+    private double loss;
+    @Option(names = "--duplicate", defaultValue = "5", description = "duplicated datagrams in %%, each way")
+    private double duplicate;
+    @Option(names = "--reorder", defaultValue = "10", description = "reordered datagrams in %%, each way")
+    private double reorder;
+    @Option(names = "--jitter", defaultValue = "5", description = "jitter in ms (uniform 0..jitter extra delay), each way")
+    private double jitter;
+    @Option(names = "--latency", defaultValue = "1", description = "fixed one-way delay in ms")
+    private double latency;
+    @Option(names = "--size", defaultValue = "32", description = "message size in bytes (at least 8: the sequence number)")
+    private int size;
+    @Option(names = "--report-every", paramLabel = "N", description = "print progress and heap after GC every N messages (default: messages / 20)")
+    private Long reportEveryOption;
+    private long reportEvery;
+    @Option(names = "--window", defaultValue = "4000", description = "most messages sent but not yet received")
+    private int window;
+    @Option(names = "--seconds", defaultValue = "14400", converter = Seconds.class, description = "the longest the soak may take, in seconds")
+    private double limitSeconds;
+    @Option(names = "--heap-tolerance", defaultValue = "10", description = "heap after GC at 100%% within this many %% of the one at 10%%")
+    private double heapTolerance;
+    @Option(names = "--seed", defaultValue = "1", description = "seed of the link conditioners")
+    private long seed;
+    @Option(names = "--runs", defaultValue = "1", converter = Runs.class, description = "accepted for symmetry; the soak runs once")
+    private int runs;
 
     private Checker checker;
-
-    private SoakBench(Options o) {
-        messages = (long) o.number("messages", 10_000_000, "reliable-ordered messages to send");
-        loss = o.number("loss", 30, "loss in % of the datagrams each way (link conditioner)");
-        duplicate = o.number("duplicate", 5, "duplicated datagrams in %, each way");
-        reorder = o.number("reorder", 10, "reordered datagrams in % (held back by --reorder-delay ms), each way");
-        jitter = o.number("jitter", 5, "jitter in ms (uniform 0..jitter extra delay), each way");
-        latency = o.number("latency", 1, "fixed one-way delay in ms");
-        size = o.integer("size", 32, "message size in bytes (at least 8: the sequence number)");
-        reportEvery = (long) o.number("report-every", Math.max(1, messages / 20), "print progress and heap after GC every N messages");
-        window = o.integer("window", 4000, "most messages sent but not yet received");
-        limitSeconds = o.seconds(4 * 3600);
-        heapTolerance = o.number("heap-tolerance", 10, "heap after GC at 100% within this many % of the one at 10%");
-        seed = (long) o.number("seed", 1, "seed of the link conditioners");
-        o.runs(1);
-        out = o.outDir(NAME);
-        if (size < 8 || messages < 10) {
-            throw new IllegalArgumentException("soak: --size must be >= 8 and --messages >= 10");
-        }
-    }
-
-    private static volatile boolean lastPassed;
-
-    /** {@code java -jar benchmarks.jar soak [options]}; exit status 1 when a check failed. */
-    public static void main(String[] args) throws Exception {
-        String line = run(args);
-        if (line != null && !lastPassed) {
-            System.exit(1);
-        }
-    }
+    private boolean passed;
 
     /**
      * Runs the soak, prints progress, a table and, last, the JSON line.
@@ -93,10 +81,13 @@ public final class SoakBench {
      * @return the JSON line, or null after {@code --help}
      */
     public static String run(String... args) throws Exception {
-        return Options.run(NAME, args, o -> {
-            SoakBench bench = new SoakBench(o);
-            return bench::execute;
-        });
+        return run(new SoakBench(), args);
+    }
+
+    /** 1 when a check failed (the jar's exit status). */
+    @Override
+    public int getExitCode() {
+        return passed ? 0 : 1;
     }
 
     private LinkConditionerConfig conditioner(long streamSeed) {
@@ -104,7 +95,12 @@ public final class SoakBench {
                 Math.max(10, 2 * jitter), 0, 1 << 20, streamSeed);
     }
 
-    private String execute() throws Exception {
+    @Override
+    public String call() throws Exception {
+        if (size < 8 || messages < 10) {
+            throw new IllegalArgumentException("soak: --size must be >= 8 and --messages >= 10");
+        }
+        reportEvery = reportEveryOption != null ? reportEveryOption : Math.max(1, messages / 20);
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("messages", messages);
         params.put("message_bytes", size);
@@ -131,8 +127,7 @@ public final class SoakBench {
         // 30% loss may delay by seconds) would be a one-time step of the conditioner's pooled slots in the heap
         // series, at a time that varies from run to run (growth under loss: GrownBudgetTest)
         MessageConfig message = MessageConfig.defaults().toBuilder().congestionAvoidance(false).maxDatagramBudget(0).build();
-        InetSocketAddress lo = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-        NodeConfig.Builder cfg = NodeConfig.builder().bindAddress(lo).message(message).sendRateHz(1000)
+        NodeConfig.Builder cfg = Loopback.node().message(message).sendRateHz(1000)
                 .timeout(java.time.Duration.ofSeconds(30));
         Checker check = new Checker(size);
         checker = check;
@@ -152,7 +147,7 @@ public final class SoakBench {
         try (ReliableUdpNode server = ReliableUdpNode.start(cfg.linkConditioner(conditioner(seed)).build(), serverListener);
              ReliableUdpNode client = ReliableUdpNode.start(cfg.acceptIncoming(false).linkConditioner(conditioner(seed + 1)).build(),
                      (p, c, i, d) -> { })) {
-            Peer peer = client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.localAddress().getPort()))
+            Peer peer = client.connect(Loopback.address(server.localAddress().getPort()))
                     .get(30, TimeUnit.SECONDS);
             byte[] payload = null;
             start = System.nanoTime();
@@ -245,7 +240,7 @@ public final class SoakBench {
         figures.put("datagrams_sent_client", clientNode.datagramsSent());
         figures.put("load_average", load);
         figures.put("passed", passed ? 1 : 0);
-        lastPassed = passed;
+        this.passed = passed;
         if (timedOut) {
             figures.put("error", "stopped at the --seconds limit after " + sent + " messages");
         } else if (!disconnect.isEmpty()) {
@@ -256,19 +251,15 @@ public final class SoakBench {
                 .row(sent, checker.received(), lost, checker.duplicated(), checker.outOfOrder(), Table.number(checker.received() / elapsed),
                         Table.number(heapAt10 / (1 << 20)), Table.number(heapAt100 / (1 << 20)), Table.number(growth), passed)
                 .print(System.out, "soak result (" + (passed ? "passed" : "FAILED") + ")");
-        Path json = report.writeJson(out);
         try {
-            Plot.write(out.resolve(NAME + ".png"), String.format(Locale.ROOT, "Soak: %,d messages, %.0f%% loss, %.0f%% dup, %.0f%% reorder",
+            Plot.write(out().resolve(NAME + ".png"), String.format(Locale.ROOT, "Soak: %,d messages, %.0f%% loss, %.0f%% dup, %.0f%% reorder",
                     messages, loss, duplicate, reorder), "messages received",
                     List.of(new Plot.Panel("heap after GC (MiB)", false, Map.of("heap", heapSeries)),
                             new Plot.Panel("rate (msg/s)", false, Map.of("rate", rateSeries))), 900, 700);
-            System.out.println("wrote " + json + " and " + out.resolve(NAME + ".png"));
         } catch (IOException | RuntimeException | Error e) { // headless AWT without fonts fails with an Error
-            System.out.println("wrote " + json + "; could not draw the plot: " + e);
+            System.out.println("could not draw the plot: " + e);
         }
-        String line = report.jsonLine();
-        System.out.println(line);
-        return line;
+        return finish(report);
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.reliableudp.bench.systems;
 
 import io.reliableudp.bench.kit.JavaCommand;
-import io.reliableudp.bench.kit.Options;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Stream;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * Where the child-JVM baselines live and how they start: the Aeron peer (module
@@ -61,28 +62,47 @@ public final class ChildPeers {
         return cp.size() > 1 ? cp : List.of();
     }
 
+    /** {@code --kcp-jar}: the option of a subcommand whose only child-JVM peer is KCP's. */
+    public static final class KcpJarOption {
+
+        @Option(names = "--kcp-jar", paramLabel = "JAR", description = "the KCP peer jar (module benchmarks-kcp; default its target folder)")
+        private Path kcpJar;
+
+        /** The jar given, or {@link #defaultKcpJar()}. */
+        public Path kcpJar() {
+            return kcpJar != null ? kcpJar : defaultKcpJar();
+        }
+    }
+
+    /** {@code --jdk17}, {@code --aeron-target} and {@code --kcp-jar}: where the child-JVM peers come from. */
+    public static final class PeerOptions {
+
+        @Option(names = "--jdk17", paramLabel = "JAVA", defaultValue = "auto",
+                description = "the java launcher of a JDK " + AERON_JDK + " for the Aeron peer (auto: /usr/lib/jvm)")
+        private String jdk17;
+
+        @Option(names = "--aeron-target", paramLabel = "DIR",
+                description = "the Aeron peer's build folder (module benchmarks-aeron; default its target folder)")
+        private Path aeronTarget;
+
+        @Mixin
+        private KcpJarOption kcp = new KcpJarOption();
+
+        /** The options as given. */
+        public Setup setup() {
+            Optional<Path> java17 = jdk17.equals("auto") ? JavaCommand.jdk(AERON_JDK) : Optional.of(Path.of(jdk17));
+            return new Setup(java17, aeronTarget != null ? aeronTarget : defaultAeronTarget(), kcp.kcpJar());
+        }
+    }
+
     /**
-     * Where the child-JVM peers come from, as the subcommands that run them take it from their options
-     * ({@code --jdk17}, {@code --aeron-target}, {@code --kcp-jar}).
+     * Where the child-JVM peers come from ({@link PeerOptions}).
      *
      * @param java17 the java launcher of a JDK {@value #AERON_JDK} for the Aeron peer, if there is one
      * @param aeronTarget the Aeron peer's build folder
      * @param kcpJar the KCP peer's jar
      */
     public record Setup(Optional<Path> java17, Path aeronTarget, Path kcpJar) {
-
-        /** Declares the three options on {@code o} and reads them. */
-        public static Setup declare(Options o) {
-            String jdk = o.string("jdk17", "auto", "the java launcher of a JDK " + AERON_JDK + " for the Aeron peer (auto: /usr/lib/jvm)");
-            Optional<Path> java17 = jdk.equals("auto") ? JavaCommand.jdk(AERON_JDK) : Optional.of(Path.of(jdk));
-            Path aeronTarget = Path.of(o.string("aeron-target", defaultAeronTarget().toString(), "the Aeron peer's build folder (module benchmarks-aeron)"));
-            return new Setup(java17, aeronTarget, kcpJar(o));
-        }
-
-        /** Declares {@code --kcp-jar} alone (a subcommand whose only child-JVM peer is KCP's) and reads it. */
-        public static Path kcpJar(Options o) {
-            return Path.of(o.string("kcp-jar", defaultKcpJar().toString(), "the KCP peer jar (module benchmarks-kcp)"));
-        }
 
         /** Why {@code system} cannot run here: the Aeron ones ({@code aeron/...}) and {@code kcp}; empty for any other. */
         public Optional<String> unavailable(String system) {

@@ -1,7 +1,7 @@
 package io.reliableudp.bench.throughput;
 
+import io.reliableudp.bench.kit.BenchCommand;
 import io.reliableudp.bench.kit.LoadAverage;
-import io.reliableudp.bench.kit.Options;
 import io.reliableudp.bench.kit.Plot;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
@@ -23,6 +23,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code throughput} subcommand: messages delivered per second over loopback, for each message size
@@ -34,35 +37,52 @@ import java.util.function.BiFunction;
  * Figures per run and cell ({@code SIZEB/xCONNECTIONS/}): {@code msgs_per_s}, {@code sent},
  * {@code delivered}, {@code complete} (1 or 0), {@code load1}; a failed measurement has {@code error}.
  */
-public final class ThroughputBench {
+@Command(name = ThroughputBench.NAME, description = "loopback messages/s by size and connections, reliable and unreliable, "
+        + "beside raw UDP, TCP, Aeron, KCP and Spring Integration UDP")
+public final class ThroughputBench extends BenchCommand {
 
     static final String NAME = "throughput";
     /** Every system, reliable ones first. */
-    static final List<String> SYSTEMS = List.of(
-            "reliable-udp/send", "reliable-udp/offer", "tcp", "aeron/shared", "aeron/dedicated", "kcp",
-            "spring-integration-udp/ack",
-            "reliable-udp/send/unreliable", "reliable-udp/offer/unreliable", "raw-udp", "aeron/shared/unreliable",
-            "aeron/dedicated/unreliable", "spring-integration-udp/unreliable");
+    static final String SYSTEM_NAMES = "reliable-udp/send,reliable-udp/offer,tcp,aeron/shared,aeron/dedicated,kcp,"
+            + "spring-integration-udp/ack,"
+            + "reliable-udp/send/unreliable,reliable-udp/offer/unreliable,raw-udp,aeron/shared/unreliable,"
+            + "aeron/dedicated/unreliable,spring-integration-udp/unreliable";
+    static final List<String> SYSTEMS = List.of(SYSTEM_NAMES.split(","));
 
-    private final double seconds;
-    private final int runs;
-    private final double warmup;
-    private final List<Integer> sizes;
-    private final List<Integer> connections;
-    private final boolean psk;
-    private final ChildPeers.Setup childPeers;
-    private final Path out;
+    @Option(names = "--seconds", defaultValue = "3", converter = Seconds.class, description = SECONDS)
+    private double seconds;
+    @Option(names = "--runs", defaultValue = "3", converter = Runs.class, description = RUNS)
+    private int runs;
+    @Option(names = "--warmup", defaultValue = "1", description = "seconds of warm-up (JIT) per system before measuring, 0 for none")
+    private double warmup;
+    @Option(names = "--sizes", split = ",", defaultValue = "32,256,1024", description = "message sizes in bytes")
+    private List<Integer> sizes;
+    @Option(names = "--connections", split = ",", defaultValue = "1,16", description = "numbers of connections")
+    private List<Integer> connections;
+    @Option(names = "--psk", description = "this library encrypted (ChaCha20-Poly1305, pre-shared key)")
+    private boolean psk;
+    @Option(names = "--systems", split = ",", paramLabel = "SYSTEM", defaultValue = SYSTEM_NAMES, description = "systems to measure: " + SYSTEM_NAMES)
+    private List<String> requestedSystems;
+    @Mixin
+    private ChildPeers.PeerOptions peerOptions = new ChildPeers.PeerOptions();
+    private ChildPeers.Setup childPeers;
+    private Path out;
     private final Map<String, String> description = new LinkedHashMap<>();
 
-    private ThroughputBench(Options o) {
-        seconds = o.seconds(3);
-        runs = o.runs(3);
-        warmup = o.number("warmup", 1, "seconds of warm-up (JIT) per system before measuring, 0 for none");
-        sizes = o.numbers("sizes", "32,256,1024", "message sizes in bytes").stream().map(d -> (int) Math.round(d)).toList();
-        connections = o.numbers("connections", "1,16", "numbers of connections").stream().map(d -> (int) Math.round(d)).toList();
-        psk = o.flag("psk", "this library encrypted (ChaCha20-Poly1305, pre-shared key)");
-        childPeers = ChildPeers.Setup.declare(o);
-        out = o.outDir(NAME);
+    /**
+     * Runs the benchmark and prints its tables and, last, its JSON line.
+     *
+     * @return the JSON line, or null after {@code --help}
+     */
+    public static String run(String... args) throws Exception {
+        return run(new ThroughputBench(), args);
+    }
+
+    @Override
+    public String call() throws Exception {
+        List<String> requested = systems(requestedSystems, SYSTEMS);
+        childPeers = peerOptions.setup();
+        out = out();
         for (int s : sizes) {
             if (s < 8 || s > 1100) {
                 throw new IllegalArgumentException(NAME + ": --sizes must be 8..1100 bytes (one datagram), was " + s);
@@ -73,27 +93,6 @@ public final class ThroughputBench {
                 throw new IllegalArgumentException(NAME + ": --connections must be 1..256, was " + c);
             }
         }
-    }
-
-    /** {@code java -jar benchmarks.jar throughput [options]}: prints tables, then the JSON result as its last line. */
-    public static void main(String[] args) throws Exception {
-        run(args);
-    }
-
-    /**
-     * Runs the benchmark and prints its tables and, last, its JSON line.
-     *
-     * @return the JSON line, or null after {@code --help}
-     */
-    public static String run(String... args) throws Exception {
-        return Options.run(NAME, args, o -> {
-            List<String> systems = o.systems(SYSTEMS);
-            ThroughputBench bench = new ThroughputBench(o);
-            return () -> bench.execute(systems);
-        });
-    }
-
-    private String execute(List<String> requested) throws Exception {
         Files.createDirectories(out.resolve("logs"));
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("sizes_bytes", sizes);
@@ -170,12 +169,8 @@ public final class ThroughputBench {
             ChildPeers.deleteAeronDirs();
         }
         printTables(report, systems);
-        Path json = report.writeJson(out);
-        List<Path> pngs = plot(report, systems);
-        System.out.println("wrote " + json + " and " + pngs + " (child logs in " + out.resolve("logs") + ")");
-        String line = report.jsonLine();
-        System.out.println(line);
-        return line;
+        plot(report, systems);
+        return finish(report);
     }
 
     private interface ProcessFactory {

@@ -3,6 +3,7 @@ package io.reliableudp.bench.scale;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import io.reliableudp.bench.kit.ProcessCpu;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
@@ -43,15 +44,15 @@ class ScaleSmokeTest {
     @Test
     void theCpuTimeOfAProcessIsReadFromProc() throws Exception {
         long pid = ProcessHandle.current().pid();
-        long before = ScaleBench.cpuTicks(pid);
+        long before = ProcessCpu.ticks(pid);
         long spin = System.nanoTime() + 300_000_000L;
         double x = 0;
         while (System.nanoTime() < spin) {
             x += Math.sqrt(x + 1);
         }
         assertThat(x).isPositive();
-        assertThat(ScaleBench.cpuTicks(pid)).as("this JVM's CPU ticks move while it computes").isGreaterThan(before);
-        assertThat(ScaleBench.clockTicksPerSecond()).isPositive();
+        assertThat(ProcessCpu.ticks(pid)).as("this JVM's CPU ticks move while it computes").isGreaterThan(before);
+        assertThat(ProcessCpu.ticksPerSecond()).isPositive();
         assertThat(ScaleBench.field("STATUS connections=12 delivered=-1", "connections")).isEqualTo(12);
     }
 }
