@@ -6,7 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The extractor takes the doc's marked snippets as written, and refuses a doc that cannot make the project. */
@@ -105,5 +110,40 @@ class DocsAppGeneratorTests {
                 .contains("<artifactId>reliable-udp-test</artifactId>");
         assertThat(files.get("src/test/java/com/example/rover/RoverStationTests.java")).contains("@InMemoryReliableUdp");
         assertThat(DocsAppGenerator.unmarkedSourceBlocks(markdown)).as("Java/XML/YAML blocks of the page that are not compiled").isEmpty();
+    }
+
+    /**
+     * The page tells a reader to install the modules its project depends on; this build stages the
+     * same ones for its test of the page (invoker:install installs this module's reactor dependencies,
+     * with what they need, into a local repository of its own). So the three lists must be one.
+     */
+    @Test
+    void thePageInstallsWhatItsProjectUsesAndThisBuildStagesTheSame() throws Exception {
+        Path doc = Path.of(System.getProperty("docs.file", "../docs/getting-started.md"));
+        Path root = Path.of(System.getProperty("repository.root", ".."));
+        String markdown = Files.readString(doc, StandardCharsets.UTF_8);
+
+        Matcher install = Pattern.compile("(?m)^\\./mvnw -B install -DskipTests -pl (\\S+) -am$").matcher(markdown);
+        assertThat(install.find()).as("the page's install command").isTrue();
+        Set<String> installed = new TreeSet<>(Arrays.asList(install.group(1).split(",")));
+        Set<String> used = reliableUdpArtifacts(DocsAppGenerator.extract(markdown).get("pom.xml"));
+        Set<String> staged = reliableUdpArtifacts(Files.readString(root.resolve("reliable-udp-docs-test/pom.xml"), StandardCharsets.UTF_8));
+
+        assertThat(used).isNotEmpty();
+        assertThat(installed).as("modules the page installs").isEqualTo(used);
+        assertThat(staged).as("modules this build stages for the page's project").isEqualTo(used);
+        for (String module : installed) {
+            assertThat(root.resolve(module).resolve("pom.xml")).as("a module of this repository").exists();
+        }
+    }
+
+    private static Set<String> reliableUdpArtifacts(String pom) {
+        String dependencies = pom.substring(pom.indexOf("<dependencies>"));
+        Matcher m = Pattern.compile("<groupId>io\\.reliableudp</groupId>\\s*<artifactId>([^<]+)</artifactId>").matcher(dependencies);
+        Set<String> artifacts = new TreeSet<>();
+        while (m.find()) {
+            artifacts.add(m.group(1));
+        }
+        return artifacts;
     }
 }
