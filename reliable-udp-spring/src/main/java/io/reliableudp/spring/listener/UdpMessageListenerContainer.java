@@ -45,8 +45,9 @@ import org.springframework.util.backoff.BackOff;
  * <ul>
  * <li>on the listener's thread the message's envelope is decoded and the message built with the
  * {@link ReliableUdpMessageMapper} (a malformed envelope is counted, {@link #getMalformedCount()}, and
- * logged; a type id that is not trusted is refused, {@link #getRejectedTypeCount()}), and the handler runs
- * inside a {@code reliable.udp.process} observation;</li>
+ * logged; a type id that is not trusted is refused, {@link #getRejectedTypeCount()}), the
+ * {@link #setMessageFilter filter} and the {@link #setMessageInterceptor interceptor} may drop it (counted,
+ * and settled as processed), and the handler runs inside a {@code reliable.udp.process} observation;</li>
  * <li>a listener exception is retried as the {@link #setBackOff back off} says, then counted
  * ({@link #getErrorCount()}), recorded on the observation, and handed to the error handler (the
  * recoverer), or logged when there is none; the container goes on;</li>
@@ -291,6 +292,46 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     /** Retries of failed listener calls (each attempt after the first). */
     public long getRetryCount() {
         return invoker.retryCount();
+    }
+
+    /**
+     * Sets the filter that decides before the listener whether it gets a message; a dropped message is
+     * counted ({@link #getFilteredCount()}) and settled as processed (see {@link UdpMessageFilter}).
+     *
+     * @param filter the filter, or null for none
+     */
+    public void setMessageFilter(@Nullable UdpMessageFilter filter) {
+        pipeline.setFilter(filter);
+    }
+
+    /** The filter, or null. */
+    public @Nullable UdpMessageFilter getMessageFilter() {
+        return pipeline.filter();
+    }
+
+    /**
+     * Sets the interceptor called before and after the listener, which may veto a message (see
+     * {@link UdpMessageInterceptor}).
+     *
+     * @param interceptor the interceptor, or null for none
+     */
+    public void setMessageInterceptor(@Nullable UdpMessageInterceptor interceptor) {
+        pipeline.setInterceptor(interceptor);
+    }
+
+    /** The interceptor, or null. */
+    public @Nullable UdpMessageInterceptor getMessageInterceptor() {
+        return pipeline.interceptor();
+    }
+
+    /** Messages the filter dropped before the listener. */
+    public long getFilteredCount() {
+        return pipeline.filteredCount();
+    }
+
+    /** Messages the interceptor vetoed before the listener. */
+    public long getVetoedCount() {
+        return pipeline.vetoedCount();
     }
 
     /** Messages refused before the listener because their type id was untrusted or their body did not convert to it. */
