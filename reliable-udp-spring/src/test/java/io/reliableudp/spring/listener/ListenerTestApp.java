@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -176,7 +177,8 @@ public final class ListenerTestApp {
         }
 
         @Bean
-        ReliableUdpMessageMapper reliableUdpMessageMapper(CompositeMessageConverter converter, ListenerTestApp app) {
+        ReliableUdpMessageMapper reliableUdpMessageMapper(
+                @Qualifier(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME) CompositeMessageConverter converter, ListenerTestApp app) {
             DefaultUdpHeaderMapper headers = new DefaultUdpHeaderMapper();
             headers.setInboundHeaderNames(app.inboundHeaders.toArray(String[]::new));
             return new ReliableUdpMessageMapper(converter, headers);
