@@ -87,6 +87,12 @@ public final class ListenerTestApp {
         return this;
     }
 
+    /** A named peer at an address. */
+    public ListenerTestApp peer(String name, InetSocketAddress address) {
+        peers.put(name, address);
+        return this;
+    }
+
     /** The node's own key and the keys of the peers it lets in, by name. */
     public ListenerTestApp identity(NodeIdentity own, PeerIdentity... allowed) {
         this.identity = own;
