@@ -3,6 +3,9 @@ package io.reliableudp.spring.listener;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
@@ -17,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code stop()} of a listener container hands the messages it already took (acknowledged by the
@@ -83,6 +87,10 @@ class GracefulStopTests {
 
     @Test
     void whatTheTimeoutLeavesIsCountedLoggedAndItsWaitingSenderToldNotProcessed() throws Exception {
+        Logger log = (Logger) LoggerFactory.getLogger(UdpMessageListenerContainer.class);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        log.addAppender(logged);
         container.setShutdownTimeout(Duration.ofMillis(100));
         List<CompletableFuture<SendResult>> futures = send("waiting", 60);
         await().atMost(Duration.ofSeconds(30)).until(() -> container.getQueuedCount() + listener.handled.size() == 60);
@@ -98,6 +106,10 @@ class GracefulStopTests {
         assertThat(told).isEqualTo(notProcessed);
         assertThat(futures.stream().filter(f -> !f.isCompletedExceptionally()).count()).isEqualTo(listener.handled.size());
         assertThat(listener.handled.size() + notProcessed).isEqualTo(60);
+        log.detachAppender(logged);
+        assertThat(logged.list).map(ILoggingEvent::getFormattedMessage)
+                .anySatisfy(m -> assertThat(m).contains("listener 'slow' could not handle a message").contains("peer ")
+                        .contains("channel 'waiting', id "));
     }
 
     @Test
