@@ -15,6 +15,9 @@ import io.reliableudp.spring.listener.UdpMessageListenerContainer;
  *         .handle(ReliableUdp.outboundGateway(template).peer("server").channel("events").replyType(Ack.class))
  *         .handle(m -> log((Ack) m.getPayload()))
  *         .get();
+ * IntegrationFlow.from(ReliableUdp.inboundGateway(node).channels("quotes").payloadType(Order.class).replyTimeout(2000))
+ *         .handle(Order.class, (order, headers) -> quote(order))   // the reply goes back to the requester
+ *         .get();
  * }</pre>
  */
 public final class ReliableUdp {
@@ -40,6 +43,26 @@ public final class ReliableUdp {
      */
     public static ReliableUdpInboundChannelAdapterSpec inboundAdapter(UdpMessageListenerContainer container) {
         return new ReliableUdpInboundChannelAdapterSpec(container);
+    }
+
+    /**
+     * An inbound gateway: answers each request with the flow's reply.
+     *
+     * @param node the node to receive from
+     * @return the spec
+     */
+    public static ReliableUdpInboundGatewaySpec inboundGateway(ManagedReliableUdpNode node) {
+        return new ReliableUdpInboundGatewaySpec(node);
+    }
+
+    /**
+     * An inbound gateway over a listener container (its filters, hooks, executor and observation).
+     *
+     * @param container the container; the gateway becomes its handler and runs its lifecycle
+     * @return the spec
+     */
+    public static ReliableUdpInboundGatewaySpec inboundGateway(UdpMessageListenerContainer container) {
+        return new ReliableUdpInboundGatewaySpec(container);
     }
 
     /**

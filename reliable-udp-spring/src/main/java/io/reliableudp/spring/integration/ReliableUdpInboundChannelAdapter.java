@@ -1,21 +1,15 @@
 package io.reliableudp.spring.integration;
 
-import io.reliableudp.spring.annotation.UdpListenerConfigUtils;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.listener.SimpleUdpListenerEndpoint;
 import io.reliableudp.spring.listener.UdpMessageHandler;
 import io.reliableudp.spring.listener.UdpMessageListenerContainer;
-import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.integration.endpoint.MessageProducerSupport;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.converter.MessageConverter;
-import org.springframework.messaging.support.MessageBuilder;
 
 /**
  * Produces a Spring Integration message for every message a {@link UdpMessageListenerContainer} takes,
@@ -135,47 +129,20 @@ public class ReliableUdpInboundChannelAdapter extends MessageProducerSupport {
         UdpMessageHandler handler = this::produce;
         UdpMessageListenerContainer c = container;
         if (c == null) {
-            ManagedReliableUdpNode n = Objects.requireNonNull(node, "node");
             String id = getComponentName() != null ? getComponentName() : "reliable-udp-inbound-adapter@" + Integer.toHexString(hashCode());
-            SimpleUdpListenerEndpoint endpoint = new SimpleUdpListenerEndpoint(id, handler);
-            endpoint.setChannels(channelNames);
-            endpoint.setPeers(peerFilter);
-            // the application's template (when it has one) answers requests and processed acknowledgements,
-            // and brings the one message mapper, so a flow maps headers as listeners do
-            BeanFactory beans = getBeanFactory();
-            ReliableUdpTemplate replies = beans == null ? null : beans.getBeanProvider(ReliableUdpTemplate.class).getIfUnique();
-            c = new UdpMessageListenerContainer(endpoint, handler, n, executor, replies, null);
-            if (beans != null) {
-                ReliableUdpMessageMapper mapper = beans.getBeanProvider(ReliableUdpMessageMapper.class).getIfUnique();
-                if (mapper != null) {
-                    c.setMessageMapper(mapper);
-                }
-            }
+            c = InboundContainers.create(id, Objects.requireNonNull(node, "node"), channelNames, peerFilter, executor, handler, getBeanFactory());
             container = c;
         } else {
             c.setMessageHandler(handler);
         }
         c.setAutoStartup(false);
-        if (messageConverter == null) {
-            BeanFactory bf = getBeanFactory();
-            if (bf != null && bf.containsBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME)) {
-                messageConverter = bf.getBean(UdpListenerConfigUtils.MESSAGE_CONVERTER_BEAN_NAME, MessageConverter.class);
-            }
-        }
-        if (messageConverter != null) {
-            c.setMessageMapper(c.getMessageMapper().withConverter(messageConverter));
-        }
+        InboundContainers.applyConverter(c, messageConverter, getBeanFactory());
     }
 
     /** The container's handler: converts and sends on; a failure goes to the error channel, else back to the container. */
     private @Nullable Object produce(Message<?> raw) {
         try {
-            Message<?> out = raw;
-            if (!payloadType.isInstance(raw.getPayload())) {
-                ReliableUdpMessageMapper mapper = Objects.requireNonNull(container).getMessageMapper();
-                out = MessageBuilder.withPayload(mapper.fromMessage(raw, payloadType)).copyHeaders(raw.getHeaders()).build();
-            }
-            sendMessage(out);
+            sendMessage(InboundContainers.convert(raw, payloadType, Objects.requireNonNull(container)));
         } catch (RuntimeException e) {
             if (getErrorChannel() == null || !sendErrorMessageIfNecessary(raw, e)) {
                 throw e;

@@ -11,7 +11,11 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.util.backoff.BackOff;
 
-/** The default container factory: shared executor, reply template, error handler and observations. */
+/**
+ * The default container factory: shared executor, reply template, error handler, observations, and the
+ * hooks every container it makes gets: a {@link UdpMessageFilter}, a {@link UdpMessageInterceptor} and a
+ * {@link UdpContainerCustomizer} (applied last).
+ */
 public class DefaultUdpListenerContainerFactory implements UdpListenerContainerFactory {
 
     private @Nullable ManagedReliableUdpNode node;
@@ -27,6 +31,36 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
     private int concurrency = 1;
     private boolean errorReplyDetails;
     private int maxQueuedMessages = UdpMessageListenerContainer.DEFAULT_MAX_QUEUED_MESSAGES;
+    private @Nullable UdpMessageFilter messageFilter;
+    private @Nullable UdpMessageInterceptor messageInterceptor;
+    private @Nullable UdpContainerCustomizer containerCustomizer;
+
+    /**
+     * Sets the filter of the containers; see {@link UdpMessageListenerContainer#setMessageFilter}.
+     *
+     * @param messageFilter the filter, or null for none
+     */
+    public void setMessageFilter(@Nullable UdpMessageFilter messageFilter) {
+        this.messageFilter = messageFilter;
+    }
+
+    /**
+     * Sets the interceptor of the containers; see {@link UdpMessageListenerContainer#setMessageInterceptor}.
+     *
+     * @param messageInterceptor the interceptor, or null for none
+     */
+    public void setMessageInterceptor(@Nullable UdpMessageInterceptor messageInterceptor) {
+        this.messageInterceptor = messageInterceptor;
+    }
+
+    /**
+     * Sets what changes each container once the factory configured it.
+     *
+     * @param containerCustomizer the customizer, or null for none
+     */
+    public void setContainerCustomizer(@Nullable UdpContainerCustomizer containerCustomizer) {
+        this.containerCustomizer = containerCustomizer;
+    }
 
     /**
      * Sets the most messages each listener holds in hand before its channels are paused in the node;
@@ -195,6 +229,11 @@ public class DefaultUdpListenerContainerFactory implements UdpListenerContainerF
         container.setObservationRegistry(observationRegistry);
         container.setObservationConvention(observationConvention);
         container.setAutoStartup(endpoint.getAutoStartup() != null ? endpoint.getAutoStartup() : autoStartup);
+        container.setMessageFilter(messageFilter);
+        container.setMessageInterceptor(messageInterceptor);
+        if (containerCustomizer != null) {
+            containerCustomizer.configure(container);
+        }
         return container;
     }
 }

@@ -13,6 +13,9 @@ import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.core.UdpPeerGroup;
 import io.reliableudp.spring.core.UdpPeerGroupProvider;
 import io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory;
+import io.reliableudp.spring.listener.UdpContainerCustomizer;
+import io.reliableudp.spring.listener.UdpMessageFilter;
+import io.reliableudp.spring.listener.UdpMessageInterceptor;
 import io.reliableudp.spring.listener.UdpListenerErrorHandler;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
 import io.reliableudp.spring.observation.OpenTelemetryReliableUdpListenerObservationConvention;
@@ -382,7 +385,8 @@ public final class ReliableUdpAutoConfiguration {
                 @Qualifier(LISTENER_EXECUTOR_BEAN_NAME) Executor executor,
                 ObjectProvider<UdpListenerErrorHandler> errorHandler, ObjectProvider<ObservationRegistry> observationRegistry,
                 ObjectProvider<ReliableUdpListenerObservationConvention> convention,
-                @Qualifier(LISTENER_BACK_OFF_BEAN_NAME) ObjectProvider<BackOff> backOff) {
+                @Qualifier(LISTENER_BACK_OFF_BEAN_NAME) ObjectProvider<BackOff> backOff, ObjectProvider<UdpMessageFilter> filter,
+                ObjectProvider<UdpMessageInterceptor> interceptor, ObjectProvider<UdpContainerCustomizer> customizer) {
             BackOff retry = backOff.getIfAvailable(() -> listenerBackOff(properties.listener()));
             if (properties.listener().concurrency() < 1) {
                 throw new InvalidReliableUdpPropertyException("reliable-udp.listener.concurrency",
@@ -399,7 +403,9 @@ public final class ReliableUdpAutoConfiguration {
                             : ObservationRegistry.NOOP,
                     convention.getIfUnique(() ->
                             properties.observation().convention() == ReliableUdpProperties.ObservationConventionKind.OPEN_TELEMETRY
-                                    ? OpenTelemetryReliableUdpListenerObservationConvention.INSTANCE : null));
+                                    ? OpenTelemetryReliableUdpListenerObservationConvention.INSTANCE : null),
+                    new UdpListenerContainerFactoryConfigurer.Hooks(filter.getIfUnique(), interceptor.getIfUnique(),
+                            customizer.getIfUnique()));
         }
 
         @Bean(name = UdpListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)

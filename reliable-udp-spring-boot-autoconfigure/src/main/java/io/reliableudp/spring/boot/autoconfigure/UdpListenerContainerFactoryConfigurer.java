@@ -4,7 +4,10 @@ import io.micrometer.observation.ObservationRegistry;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory;
+import io.reliableudp.spring.listener.UdpContainerCustomizer;
 import io.reliableudp.spring.listener.UdpListenerErrorHandler;
+import io.reliableudp.spring.listener.UdpMessageFilter;
+import io.reliableudp.spring.listener.UdpMessageInterceptor;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -15,7 +18,9 @@ import org.springframework.util.backoff.BackOff;
  * Applies the auto-configuration's wiring to a {@link DefaultUdpListenerContainerFactory}: the node,
  * the listener executor, the reply template, the unique {@link UdpListenerErrorHandler} bean (the
  * recoverer), the retry back off ({@code reliable-udp.listener.retry.*}, or the
- * {@code reliableUdpListenerBackOff} bean), the concurrency, the {@code reliable-udp.listener.*} properties, the drain timeout and the observations. Inject it to build
+ * {@code reliableUdpListenerBackOff} bean), the concurrency, the {@code reliable-udp.listener.*} properties, the drain timeout, the observations,
+ * and the unique {@link UdpMessageFilter}, {@link UdpMessageInterceptor} and {@link UdpContainerCustomizer} beans (as Boot's
+ * Kafka configuration applies a {@code RecordFilterStrategy}, a {@code RecordInterceptor} and a {@code ContainerCustomizer}). Inject it to build
  * a factory of your own that keeps that wiring (as Boot's {@code ConcurrentKafkaListenerContainerFactoryConfigurer}):
  *
  * <pre>{@code
@@ -39,10 +44,21 @@ public final class UdpListenerContainerFactoryConfigurer {
     private final @Nullable UdpListenerErrorHandler errorHandler;
     private final ObservationRegistry observationRegistry;
     private final @Nullable ReliableUdpListenerObservationConvention observationConvention;
+    private final Hooks hooks;
+
+    /**
+     * The hooks every container of the factory gets.
+     *
+     * @param filter the filter bean, or null
+     * @param interceptor the interceptor bean, or null
+     * @param customizer the customizer bean, or null
+     */
+    record Hooks(@Nullable UdpMessageFilter filter, @Nullable UdpMessageInterceptor interceptor, @Nullable UdpContainerCustomizer customizer) {
+    }
 
     UdpListenerContainerFactoryConfigurer(ManagedReliableUdpNode node, ReliableUdpTemplate replyTemplate, Executor executor,
             ReliableUdpProperties.Listener listener, @Nullable BackOff backOff, Duration shutdownTimeout, @Nullable UdpListenerErrorHandler errorHandler,
-            ObservationRegistry observationRegistry, @Nullable ReliableUdpListenerObservationConvention observationConvention) {
+            ObservationRegistry observationRegistry, @Nullable ReliableUdpListenerObservationConvention observationConvention, Hooks hooks) {
         this.node = node;
         this.replyTemplate = replyTemplate;
         this.executor = executor;
@@ -52,6 +68,7 @@ public final class UdpListenerContainerFactoryConfigurer {
         this.errorHandler = errorHandler;
         this.observationRegistry = observationRegistry;
         this.observationConvention = observationConvention;
+        this.hooks = hooks;
     }
 
     /**
@@ -72,5 +89,8 @@ public final class UdpListenerContainerFactoryConfigurer {
         factory.setShutdownTimeout(shutdownTimeout);
         factory.setObservationRegistry(observationRegistry);
         factory.setObservationConvention(observationConvention);
+        factory.setMessageFilter(hooks.filter());
+        factory.setMessageInterceptor(hooks.interceptor());
+        factory.setContainerCustomizer(hooks.customizer());
     }
 }

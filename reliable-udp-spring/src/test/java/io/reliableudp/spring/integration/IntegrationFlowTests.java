@@ -3,21 +3,18 @@ package io.reliableudp.spring.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpSendException;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.listener.ListenerTestApp;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
-import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.integration.channel.QueueChannel;
@@ -42,9 +39,8 @@ class IntegrationFlowTests {
     record Quote(String orderId, double price) {
     }
 
-    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
-    private ConfigurableApplicationContext server;
-    private ConfigurableApplicationContext client;
+    private AnnotationConfigApplicationContext server;
+    private AnnotationConfigApplicationContext client;
 
     @AfterEach
     void close() {
@@ -56,23 +52,17 @@ class IntegrationFlowTests {
         }
     }
 
-    private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.nodeFactory();
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off", "reliable-udp.channels.orders.index=0",
-                        "reliable-udp.channels.confirmations.index=1", "reliable-udp.channels.quotes.index=2",
-                        "reliable-udp.channels.quotes.delivery-mode=reliable-unordered",
-                        "reliable-udp.headers.inbound=tenant")   // the one carried header these flows read
-                .properties(properties)
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
-                .run();
+    private static ListenerTestApp app() {
+        return new ListenerTestApp().channel("orders", DeliveryMode.RELIABLE_ORDERED)
+                .channel("confirmations", DeliveryMode.RELIABLE_ORDERED)
+                .channel("quotes", DeliveryMode.RELIABLE_UNORDERED)
+                .inboundHeaders("tenant");   // the one carried header these flows read
     }
 
     @Test
     void requestAckAndReplyFlowThroughBothApplications() {
-        server = start(ServerFlows.class);
-        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
-        client = start(ClientFlows.class, "reliable-udp.peers.server.address=127.0.0.1:" + port);
+        server = app().start(ServerFlows.class);
+        client = app().peer("server", server).start(ClientFlows.class);
 
         MessageChannel toServer = client.getBean("toServer", MessageChannel.class);
         for (int i = 0; i < 5; i++) {
@@ -114,9 +104,8 @@ class IntegrationFlowTests {
 
     @Test
     void theOutboundGatewayIsRequestReplyItsReplyIsTheRemoteListenersAnswer() {
-        server = start(ServerFlows.class);
-        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
-        client = start(ClientFlows.class, "reliable-udp.peers.server.address=127.0.0.1:" + port);
+        server = app().start(ServerFlows.class);
+        client = app().peer("server", server).start(ClientFlows.class);
         MessageChannel quoteRequests = client.getBean("quoteRequests", MessageChannel.class);
         for (int i = 0; i < 3; i++) {
             quoteRequests.send(MessageBuilder.withPayload(new Order("q" + i, i + 1)).setHeader("tenant", "acme").build());
@@ -149,8 +138,8 @@ class IntegrationFlowTests {
 
     @Test
     void aFailedSendReachesTheFlowsErrorChannel() {
-        server = start(ServerFlows.class);
-        client = start(ClientFlows.class, "reliable-udp.peers.server.address=127.0.0.1:1");
+        server = app().start(ServerFlows.class);
+        client = app().peer("server", new java.net.InetSocketAddress("127.0.0.1", 1)).start(ClientFlows.class);   // nobody there
         client.getBean("toServer", MessageChannel.class).send(MessageBuilder.withPayload(new Order("lost", 1))
                 .setErrorChannel(client.getBean("failures", MessageChannel.class)).build());
         Message<?> error = client.getBean("failures", QueueChannel.class).receive(10_000);
@@ -164,7 +153,6 @@ class IntegrationFlowTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
     @EnableIntegration
     static class ServerFlows {
 
@@ -202,7 +190,6 @@ class IntegrationFlowTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
     @EnableIntegration
     static class ClientFlows {
 

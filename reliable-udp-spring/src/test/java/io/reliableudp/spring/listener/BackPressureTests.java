@@ -1,18 +1,13 @@
-package io.reliableudp.spring.messaging;
+package io.reliableudp.spring.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.reliableudp.message.DeliveryFailure;
-import io.reliableudp.spring.annotation.UdpMessageListener;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpSendException;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.SendResult;
-import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
-import io.reliableudp.spring.listener.UdpMessageListenerContainer;
-import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -29,17 +24,11 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * A slow listener slows its sender instead of growing the receiver's heap: a listener that takes 10 ms
  * per message (100 messages a second) is fed at up to 10,000 sends a second by another application
- * over the test artifact's in-memory network (the real protocol stack). Its container pauses the
+ * over the core's in-memory network (the real protocol stack). Its container pauses the
  * channel in the node at its queue bound; the node holds what comes, up to its receive memory limit,
  * then stops acknowledging; the sender's queue fills and its sends fail with QUEUE_FULL. Every send
  * the sender was told was delivered reaches the listener exactly once, in order, also across a
@@ -56,43 +45,24 @@ class BackPressureTests {
     static final int MAX_MESSAGE = 1024;
     static final long RECEIVE_MEMORY = 4 * 1024;
 
-    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
-    private ConfigurableApplicationContext server;
-    private ConfigurableApplicationContext client;
-
-    private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.nodeFactory();
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off", "reliable-udp.channels.work.index=0",
-                        "reliable-udp.message.max-message-size=" + MAX_MESSAGE + "B")
-                .properties(properties)
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
-                .run();
-    }
+    private SlowListenerPair pair;
 
     @AfterEach
     void close() {
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.close();
+        if (pair != null) {
+            pair.close();
         }
     }
 
     @Test
     void aSlowListenerSlowsItsSenderAndGetsEveryDeliveredMessageOnceAcrossAStop() throws Exception {
-        server = start(ServerApp.class, "reliable-udp.listener.max-queued-messages=" + QUEUE_BOUND,
-                "reliable-udp.message.receive-memory-limit=" + RECEIVE_MEMORY + "B");
-        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
-        client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port,
-                "reliable-udp.channels.work.max-queued-messages=100");
-        ReliableUdpTemplate template = client.getBean(ReliableUdpTemplate.class);
-        ManagedReliableUdpNode serverNode = server.getBean(ManagedReliableUdpNode.class);
-        UdpMessageListenerContainer container = Objects.requireNonNull(
-                server.getBean(UdpListenerEndpointRegistry.class).getListenerContainer("work"));
-        SlowListener listener = server.getBean(SlowListener.class);
-        template.send("server", "work", "-1").get(10, TimeUnit.SECONDS);   // connected
+        pair = new SlowListenerPair(Duration.ofMillis(10),
+                server -> server.maxMessageSize(MAX_MESSAGE).receiveMemoryLimit(RECEIVE_MEMORY).factory(f -> f.setMaxQueuedMessages(QUEUE_BOUND)),
+                100);
+        ReliableUdpTemplate template = pair.template;
+        ManagedReliableUdpNode serverNode = pair.serverNode;
+        UdpMessageListenerContainer container = pair.container;
+        template.send("server", "slow", "-1").get(10, TimeUnit.SECONDS);   // connected
 
         long heapBefore = usedHeapAfterGc();
         Set<Integer> delivered = new ConcurrentSkipListSet<>();
@@ -111,7 +81,7 @@ class BackPressureTests {
         while (System.nanoTime() < end) {
             int i = attempted++;
             outstanding.incrementAndGet();
-            CompletableFuture<SendResult> f = template.send("server", "work", Integer.toString(i));
+            CompletableFuture<SendResult> f = template.send("server", "slow", Integer.toString(i));
             f.whenComplete((r, e) -> {
                 outstanding.decrementAndGet();
                 if (e == null) {
@@ -142,7 +112,7 @@ class BackPressureTests {
         await().atMost(Duration.ofSeconds(120)).until(() -> outstanding.get() == 0);   // every send ended
         // the listener works through what was delivered (or the container gave some up, which fails below)
         await().atMost(Duration.ofSeconds(120))
-                .until(() -> listener.handled.containsAll(delivered) || container.getNotProcessedCount() > 0);
+                .until(() -> handledNumbers().containsAll(delivered) || container.getNotProcessedCount() > 0);
         System.out.printf("back-pressure: %d sends attempted in %d s, %d delivered, %d QUEUE_FULL; listener queue max %d (bound %d),"
                 + " %d pauses, %d not processed; node held at most %d bytes (limit %d), refused %d packets;"
                 + " used heap after GC %d KiB before, %d KiB at 3/4 of the run, %d KiB after (both applications, one JVM)%n",
@@ -161,7 +131,7 @@ class BackPressureTests {
         assertThat(maxHeldBytes.get()).isLessThanOrEqualTo(RECEIVE_MEMORY);
         assertThat(serverNode.stats().memoryRefusals()).as("packets the receiver refused at its limit").isPositive();
         // every delivered message reached the listener exactly once, in the order sent
-        List<Integer> handled = new ArrayList<>(listener.handled);
+        List<Integer> handled = handledNumbers();
         handled.remove(Integer.valueOf(-1));
         assertThat(new HashSet<>(handled)).hasSameSizeAs(handled);
         assertThat(handled).isSorted();
@@ -169,36 +139,18 @@ class BackPressureTests {
         assertThat(container.getNotProcessedCount()).isZero();
     }
 
+    private List<Integer> handledNumbers() {
+        List<Integer> numbers = new ArrayList<>();
+        synchronized (pair.listener.handled) {
+            pair.listener.handled.forEach(t -> numbers.add(Integer.parseInt(t)));
+        }
+        return numbers;
+    }
+
     /** For the printed figures only (no assertion: the bound is asserted on the queue and the node's held bytes). */
     private static long usedHeapAfterGc() {
         System.gc();
         Runtime r = Runtime.getRuntime();
         return r.totalMemory() - r.freeMemory();
-    }
-
-    static class SlowListener {
-        final List<Integer> handled = java.util.Collections.synchronizedList(new ArrayList<>());
-        final AtomicInteger calls = new AtomicInteger();
-
-        @UdpMessageListener(id = "work", channels = "work")
-        void onWork(String text) throws InterruptedException {
-            calls.incrementAndGet();
-            Thread.sleep(10);
-            handled.add(Integer.parseInt(text));
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    static class ServerApp {
-        @Bean
-        SlowListener slowListener() {
-            return new SlowListener();
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    static class ClientApp {
     }
 }

@@ -1,21 +1,17 @@
-package io.reliableudp.spring.messaging;
+package io.reliableudp.spring.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.reliableudp.spring.annotation.UdpMessageListener;
-import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpNodeFactory;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.core.SendResult;
-import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
-import io.reliableudp.spring.listener.UdpMessageListenerContainer;
-import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -24,62 +20,35 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code stop()} of a listener container hands the messages it already took (acknowledged by the
  * node) to the listener before it returns, within its shutdown timeout; what it could not hand over is
  * counted, logged with its peer, channel and id, and a sender waiting for the listener is told so.
  * While stopped, the node holds the channel's messages; {@code start()} hands them over. Two
- * applications over the test artifact's in-memory network; the listener takes 20 ms a message.
+ * applications over the core's in-memory network; the listener takes 20 ms a message.
  */
 @Timeout(120)
-@ExtendWith(OutputCaptureExtension.class)
 class GracefulStopTests {
 
-    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
-    private ConfigurableApplicationContext server;
-    private ConfigurableApplicationContext client;
+    private SlowListenerPair pair;
     private ReliableUdpTemplate template;
     private UdpMessageListenerContainer container;
-    private SlowListener listener;
-
-    private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.nodeFactory();
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off", "reliable-udp.channels.slow.index=0",
-                        "reliable-udp.channels.waiting.index=1", "reliable-udp.channels.waiting.ack-mode=processed",
-                        "reliable-udp.template.reply-timeout=30s")
-                .properties(properties)
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
-                .run();
-    }
+    private SlowListenerPair.SlowListener listener;
 
     @BeforeEach
     void startBoth() {
-        server = start(ServerApp.class);
-        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
-        client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port);
-        template = client.getBean(ReliableUdpTemplate.class);
-        container = Objects.requireNonNull(server.getBean(UdpListenerEndpointRegistry.class).getListenerContainer("slow"));
-        listener = server.getBean(SlowListener.class);
+        pair = new SlowListenerPair(Duration.ofMillis(20), server -> { }, ChannelConfig.DEFAULT_MAX_QUEUED_MESSAGES);
+        template = pair.template;
+        container = pair.container;
+        listener = pair.listener;
     }
 
     @AfterEach
     void close() {
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.close();
+        if (pair != null) {
+            pair.close();
         }
     }
 
@@ -117,7 +86,11 @@ class GracefulStopTests {
     }
 
     @Test
-    void whatTheTimeoutLeavesIsCountedLoggedAndItsWaitingSenderToldNotProcessed(CapturedOutput output) throws Exception {
+    void whatTheTimeoutLeavesIsCountedLoggedAndItsWaitingSenderToldNotProcessed() throws Exception {
+        Logger log = (Logger) LoggerFactory.getLogger(UdpMessageListenerContainer.class);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        log.addAppender(logged);
         container.setShutdownTimeout(Duration.ofMillis(100));
         List<CompletableFuture<SendResult>> futures = send("waiting", 60);
         await().atMost(Duration.ofSeconds(30)).until(() -> container.getQueuedCount() + listener.handled.size() == 60);
@@ -133,18 +106,18 @@ class GracefulStopTests {
         assertThat(told).isEqualTo(notProcessed);
         assertThat(futures.stream().filter(f -> !f.isCompletedExceptionally()).count()).isEqualTo(listener.handled.size());
         assertThat(listener.handled.size() + notProcessed).isEqualTo(60);
-        assertThat(server.getBean(MeterRegistry.class).get("reliable.udp.listener.not.processed").tag("listener", "slow")
-                .functionCounter().count()).isEqualTo(notProcessed);
-        assertThat(output).contains("listener 'slow' could not handle a message").contains("channel 'waiting', id ")
-                .contains("peer ");
+        log.detachAppender(logged);
+        assertThat(logged.list).map(ILoggingEvent::getFormattedMessage)
+                .anySatisfy(m -> assertThat(m).contains("listener 'slow' could not handle a message").contains("peer ")
+                        .contains("channel 'waiting', id "));
     }
 
     @Test
     void pauseAndResumeByListenerIdHoldTheChannelInTheNode() throws Exception {
-        UdpListenerEndpointRegistry registry = server.getBean(UdpListenerEndpointRegistry.class);
+        UdpListenerEndpointRegistry registry = pair.server.getBean(UdpListenerEndpointRegistry.class);
         Objects.requireNonNull(registry.getListenerContainer("slow")).pause();
         assertThat(container.isPauseRequested()).isTrue();
-        assertThat(server.getBean(ManagedReliableUdpNode.class).isReceivingPaused(0)).isTrue();
+        assertThat(pair.serverNode.isReceivingPaused(0)).isTrue();
         List<CompletableFuture<SendResult>> futures = send("slow", 30);
         CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);   // the node took them
         assertThat(container.getQueuedCount()).isZero();
@@ -153,29 +126,5 @@ class GracefulStopTests {
         await().atMost(Duration.ofSeconds(30)).until(() -> listener.handled.size() == 30);
         assertThat(listener.handled).containsExactlyElementsOf(names("slow", 0, 30));
         assertThat(container.isPaused()).isFalse();
-    }
-
-    static class SlowListener {
-        final List<String> handled = Collections.synchronizedList(new ArrayList<>());
-
-        @UdpMessageListener(id = "slow", channels = { "slow", "waiting" })
-        void onMessage(String text) throws InterruptedException {
-            Thread.sleep(20);
-            handled.add(text);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    static class ServerApp {
-        @Bean
-        SlowListener slowListener() {
-            return new SlowListener();
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    static class ClientApp {
     }
 }

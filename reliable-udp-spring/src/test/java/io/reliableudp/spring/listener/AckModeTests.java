@@ -1,16 +1,15 @@
-package io.reliableudp.spring.requestreply;
+package io.reliableudp.spring.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.annotation.UdpMessageListener;
 import io.reliableudp.spring.core.AckMode;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.core.SendResult;
-import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,18 +17,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.backoff.FixedBackOff;
 
 /**
- * The two ack modes side by side, between two applications over the test artifact's in-memory network
+ * The two ack modes side by side, between two applications over the core's in-memory network
  * (the real protocol stack): RECEIVED completes a send when the peer's node acknowledged it, while the
  * listener may still be working; PROCESSED only once the listener returned, and fails with the remote
  * category when it threw after its retries.
@@ -37,32 +34,23 @@ import org.springframework.context.annotation.Configuration;
 @Timeout(60)
 class AckModeTests {
 
-    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
-    private ConfigurableApplicationContext server;
-    private ConfigurableApplicationContext client;
+    private AnnotationConfigApplicationContext server;
+    private AnnotationConfigApplicationContext client;
     private ReliableUdpTemplate template;
     private Listeners listeners;
 
-    private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.nodeFactory();
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off",
-                        "reliable-udp.channels.work.index=0", "reliable-udp.channels.work.ack-mode=processed",
-                        "reliable-udp.channels.fast.index=1",
-                        "reliable-udp.channels.telemetry.index=2", "reliable-udp.channels.telemetry.delivery-mode=unreliable",
-                        "reliable-udp.channels.orphan.index=3", "reliable-udp.channels.orphan.ack-mode=processed",
-                        "reliable-udp.listener.retry.max-retries=2", "reliable-udp.listener.retry.initial-interval=1ms",
-                        "reliable-udp.template.reply-timeout=20s")
-                .properties(properties)
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
-                .run();
+    private static ListenerTestApp app() {
+        return new ListenerTestApp().channel("work", DeliveryMode.RELIABLE_ORDERED, AckMode.PROCESSED)
+                .channel("fast", DeliveryMode.RELIABLE_ORDERED)
+                .channel("telemetry", DeliveryMode.UNRELIABLE)
+                .channel("orphan", DeliveryMode.RELIABLE_ORDERED, AckMode.PROCESSED)
+                .factory(f -> f.setBackOff(new FixedBackOff(1, 2)));
     }
 
     @BeforeEach
     void startBoth() {
-        server = start(ServerApp.class);
-        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
-        client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port);
+        server = app().start(ServerApp.class);
+        client = app().peer("server", server).start();
         template = client.getBean(ReliableUdpTemplate.class);
         listeners = server.getBean(Listeners.class);
     }
@@ -164,16 +152,10 @@ class AckModeTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
     static class ServerApp {
         @org.springframework.context.annotation.Bean
         Listeners listeners() {
             return new Listeners();
         }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    static class ClientApp {
     }
 }

@@ -2,12 +2,12 @@ package io.reliableudp.spring.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.annotation.UdpMessageListener;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpOperations;
+import io.reliableudp.spring.listener.ListenerTestApp;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
-import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -16,10 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.integration.IntegrationMessageHeaderAccessor;
@@ -52,9 +49,8 @@ class InboundHeaderAllowListTests {
         return h;
     }
 
-    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
-    private ConfigurableApplicationContext server;
-    private ConfigurableApplicationContext client;
+    private AnnotationConfigApplicationContext server;
+    private AnnotationConfigApplicationContext client;
 
     @AfterEach
     void close() {
@@ -66,19 +62,13 @@ class InboundHeaderAllowListTests {
         }
     }
 
-    private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.nodeFactory();
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off", "reliable-udp.channels.events.index=0", "reliable-udp.channels.flow.index=1")
-                .properties(properties)
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
-                .run();
+    private static ListenerTestApp app() {
+        return new ListenerTestApp().channel("events", DeliveryMode.RELIABLE_ORDERED).channel("flow", DeliveryMode.RELIABLE_ORDERED);
     }
 
-    private void sendHostileHeaders(String... serverProperties) {
-        server = start(ServerApp.class, serverProperties);
-        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
-        client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port);
+    private void sendHostileHeaders(String... allowedHeaders) {
+        server = app().inboundHeaders(allowedHeaders).start(ServerApp.class);
+        client = app().peer("server", server).start();
         ReliableUdpOperations udp = client.getBean(ReliableUdpOperations.class);
         udp.send("server", "events", "to a listener", HOSTILE).join();
         udp.send("server", "flow", "to a flow", HOSTILE).join();
@@ -110,7 +100,7 @@ class InboundHeaderAllowListTests {
 
     @Test
     void onlyTheHeadersTheApplicationNamedPass() throws Exception {
-        sendHostileHeaders("reliable-udp.headers.inbound=tenant,trace*");
+        sendHostileHeaders("tenant", "trace*");
         for (Message<?> m : new Message<?>[] { listenerMessage(), flowMessage() }) {
             assertThat(m.getHeaders()).containsEntry("tenant", "acme");
             assertThat(m.getHeaders()).doesNotContainKeys(JsonHeaders.TYPE_ID, IntegrationMessageHeaderAccessor.CORRELATION_ID,
@@ -119,7 +109,6 @@ class InboundHeaderAllowListTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
     @EnableIntegration
     static class ServerApp {
 
@@ -141,10 +130,5 @@ class InboundHeaderAllowListTests {
                     .channel("fromFlow")
                     .get();
         }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    static class ClientApp {
     }
 }
