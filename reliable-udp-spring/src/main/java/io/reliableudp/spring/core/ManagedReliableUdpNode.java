@@ -1,5 +1,6 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.transport.NodeConfig;

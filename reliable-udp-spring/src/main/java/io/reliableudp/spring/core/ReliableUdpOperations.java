@@ -1,5 +1,6 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.transport.Peer;
 import java.net.InetSocketAddress;
 import java.time.Duration;

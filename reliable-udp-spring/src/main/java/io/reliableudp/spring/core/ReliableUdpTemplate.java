@@ -1,5 +1,8 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.UdpChannel;
+import io.reliableudp.spring.support.SendResult;
+import io.reliableudp.spring.support.InboundUdpMessage;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.reliableudp.message.DeliveryException;

@@ -1,7 +1,7 @@
 package io.reliableudp.spring.integration;
 
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
 import java.net.InetSocketAddress;
 import java.time.Duration;
