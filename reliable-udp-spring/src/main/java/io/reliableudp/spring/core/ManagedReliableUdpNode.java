@@ -159,7 +159,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
         return dispatcher;
     }
 
-    /** The correlation of replies to the requests of {@code sendAndReceive}. */
+    /** The correlation of replies to the requests of {@link ReplyingReliableUdpTemplate} and to processed acknowledgements. */
     public UdpReplyCorrelator replyCorrelator() {
         return replyCorrelator;
     }
