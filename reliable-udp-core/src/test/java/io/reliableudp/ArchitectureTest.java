@@ -2,6 +2,7 @@ package io.reliableudp;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -50,6 +51,12 @@ class ArchitectureTest {
             .whereLayer("link").mayOnlyAccessLayers("shared")
             .whereLayer("shared").mayNotAccessAnyLayer()
             .because("dependencies point down only (docs/architecture.md)");
+
+    /** No two packages depend on each other, directly or around a ring (sub-packages belong to their top package). */
+    @ArchTest
+    static final ArchRule NO_PACKAGE_CYCLES = slices().matching("io.reliableudp.(*)..")
+            .should().beFreeOfCycles()
+            .because("a cycle between packages makes neither understandable nor replaceable alone");
 
     @ArchTest
     static final ArchRule THE_CORE_NAMES_ONLY_THE_JDK_AND_JSPECIFY = classes()

@@ -1,5 +1,6 @@
 package io.reliableudp.internal;
 
+import io.reliableudp.Varint;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -11,11 +12,11 @@ import java.nio.ByteOrder;
  * shifts. The byte tables that say which field uses which are in {@code docs/messages.md},
  * {@code docs/connection.md} and {@code docs/protocol.md}.
  *
- * <p>Varints: 7 bits per byte, low group first, high bit = another byte follows; at most
- * {@link #MAX_VARINT_BYTES} bytes and a value of at most {@link Integer#MAX_VALUE}. The writer always
- * produces the shortest form. The reader rejects a truncated varint, a sixth byte and a value above
- * {@code 2^31 - 1}, and accepts a longer-than-shortest form of up to five bytes (such as {@code 80 00}
- * for 0), exactly as the message layer always has: tightening that would be a wire change.
+ * <p>Varints are {@link Varint}'s (the one varint codec, public in the root package because the Spring
+ * envelope uses it too): 7 bits per byte, low group first, high bit = another byte follows; at most
+ * {@link #MAX_VARINT_BYTES} bytes and a value of at most {@link Integer#MAX_VALUE}. The reader accepts a
+ * longer-than-shortest form of up to five bytes (such as {@code 80 00} for 0), exactly as the message
+ * layer always has: tightening that would be a wire change.
  *
  * <p>Bounds are the caller's: the fixed-width accessors assume the bytes are there (an
  * {@link IndexOutOfBoundsException} is a bug of the caller), the varint reader never reads at or past
@@ -24,10 +25,10 @@ import java.nio.ByteOrder;
 public final class WireCodec {
 
     /** Longest varint: 5 bytes carry 31 bits. */
-    public static final int MAX_VARINT_BYTES = 5;
+    public static final int MAX_VARINT_BYTES = Varint.MAX_BYTES;
 
     /** What {@link #readVarint} returns for a truncated or out-of-range varint. */
-    public static final long VARINT_INVALID = -1L;
+    public static final long VARINT_INVALID = Varint.INVALID;
 
     private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -38,29 +39,17 @@ public final class WireCodec {
     // ---- varints
 
     /**
-     * Bytes {@link #writeVarint} writes for a value.
+     * Bytes {@link #writeVarint} writes for a value ({@link Varint#size}).
      *
      * @param value 0..{@link Integer#MAX_VALUE}
      * @return 1..5
      */
     public static int varintSize(int value) {
-        if ((value & ~0x7F) == 0) {
-            return 1;
-        }
-        if ((value & ~0x3FFF) == 0) {
-            return 2;
-        }
-        if ((value & ~0x1FFFFF) == 0) {
-            return 3;
-        }
-        if ((value & ~0xFFFFFFF) == 0) {
-            return 4;
-        }
-        return 5;
+        return Varint.size(value);
     }
 
     /**
-     * Writes the shortest varint of a value.
+     * Writes the shortest varint of a value ({@link Varint#write}).
      *
      * @param buf destination, with {@link #varintSize} bytes free from {@code pos}
      * @param pos where to write
@@ -68,17 +57,11 @@ public final class WireCodec {
      * @return the position after the varint
      */
     public static int writeVarint(byte[] buf, int pos, int value) {
-        while ((value & ~0x7F) != 0) {
-            buf[pos++] = (byte) ((value & 0x7F) | 0x80);
-            value >>>= 7;
-        }
-        buf[pos++] = (byte) value;
-        return pos;
+        return Varint.write(buf, pos, value);
     }
 
     /**
-     * Reads a varint from {@code buf[pos .. end)}. The result packs the bytes read and the value, so no
-     * object is needed: take them apart with {@link #varintLength} and {@link #varintValue}.
+     * Reads a varint from {@code buf[pos .. end)} ({@link Varint#read}).
      *
      * @param buf source
      * @param pos first byte of the varint
@@ -87,23 +70,7 @@ public final class WireCodec {
      *     (reaches {@code end}), longer than 5 bytes or above {@link Integer#MAX_VALUE}
      */
     public static long readVarint(byte[] buf, int pos, int end) {
-        int value = 0;
-        int p = pos;
-        for (int shift = 0; shift < 35; shift += 7) {
-            if (p >= end) {
-                return VARINT_INVALID;
-            }
-            int b = buf[p++] & 0xFF;
-            if (shift == 28 && (b & 0xF8) != 0) {
-                // a fifth byte may carry bits 28..30 only, and no continuation
-                return VARINT_INVALID;
-            }
-            value |= (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
-                return (long) (p - pos) << 32 | value;
-            }
-        }
-        return VARINT_INVALID;
+        return Varint.read(buf, pos, end);
     }
 
     /**
@@ -113,7 +80,7 @@ public final class WireCodec {
      * @return 0..{@link Integer#MAX_VALUE}
      */
     public static int varintValue(long result) {
-        return (int) result;
+        return Varint.value(result);
     }
 
     /**
@@ -123,7 +90,7 @@ public final class WireCodec {
      * @return 1..5
      */
     public static int varintLength(long result) {
-        return (int) (result >>> 32);
+        return Varint.length(result);
     }
 
     // ---- little-endian (packet and message layers)

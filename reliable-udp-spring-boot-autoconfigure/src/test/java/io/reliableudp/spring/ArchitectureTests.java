@@ -5,6 +5,7 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyO
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -70,6 +71,12 @@ class ArchitectureTests {
             .should().dependOnClassesThat().resideInAPackage("io.reliableudp.spring.boot.autoconfigure..")
             .because("as in Boot 4's modules, the indicator, the meters and the endpoint take plain values; "
                     + "the auto-configuration (and its properties) sits above them");
+
+    /** Every package of the library and of the Boot module is a slice of its own (boot.metrics apart from boot.autoconfigure.metrics). */
+    @ArchTest
+    static final ArchRule NO_PACKAGE_CYCLES = slices().matching("io.reliableudp.spring.(**)")
+            .should().beFreeOfCycles()
+            .because("a cycle between packages makes neither understandable nor replaceable alone");
 
     @Test
     void theScanSeesTheModule() {

@@ -1,6 +1,7 @@
 package io.reliableudp.spring;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -27,6 +28,12 @@ class SpringLibraryArchitectureTests {
             .should().dependOnClassesThat().resideInAnyPackage("org.springframework.boot..", "io.reliableudp.spring.boot..")
             .because("reliable-udp-spring works without Spring Boot (plain @EnableUdpListeners); "
                     + "properties, auto-configuration and actuator live in reliable-udp-spring-boot-autoconfigure");
+
+    @ArchTest
+    static final ArchRule NO_PACKAGE_CYCLES = slices().matching("io.reliableudp.spring.(*)..")
+            .should().beFreeOfCycles()
+            .because("the packages are layers: support and observation below core, core below listener, "
+                    + "annotation and integration (docs/spring.md)");
 
     @Test
     void theScanSeesTheModule() {

@@ -6,6 +6,7 @@ import io.reliableudp.demo.node.DemoEvents.StatusQuery;
 import io.reliableudp.demo.node.DemoEvents.StatusReply;
 import io.reliableudp.demo.node.DemoEvents.Telemetry;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.ReplyingReliableUdpTemplate;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +15,7 @@ import java.util.zip.CRC32;
 /**
  * What one rover sends, through its {@link ReliableUdpTemplate}: positions (reliable-ordered),
  * telemetry (unreliable-sequenced), camera frames (reliable-unordered, large) and status queries
- * (request/reply). Called by one thread (the web application's traffic thread); every reliable send is
+ * (request/reply, through its {@link ReplyingReliableUdpTemplate}). Called by one thread (the web application's traffic thread); every reliable send is
  * booked in the {@link Ledger} with how it ends.
  */
 public final class RoverDriver {
@@ -23,6 +24,7 @@ public final class RoverDriver {
     static final int FRAME_BYTES = 16 * 1024;
 
     private final ReliableUdpTemplate template;
+    private final ReplyingReliableUdpTemplate requests;
     private final Ledger.Rover book;
     private final Ledger.Epoch epochBook;
     private final String name;
@@ -33,8 +35,9 @@ public final class RoverDriver {
     private long telemetrySeq;
     private long frameSeq;
 
-    RoverDriver(ReliableUdpTemplate template, Ledger ledger, String name, int epoch) {
+    RoverDriver(ReliableUdpTemplate template, ReplyingReliableUdpTemplate requests, Ledger ledger, String name, int epoch) {
         this.template = template;
+        this.requests = requests;
         this.book = ledger.rover(name);
         this.epochBook = book.epoch(epoch);
         this.name = name;
@@ -78,7 +81,7 @@ public final class RoverDriver {
     /** Asks the station how much of this epoch arrived (request/reply, 3 s timeout). */
     public void query() {
         book.queries.incrementAndGet();
-        template.sendAndReceive("station", "requests", new StatusQuery(name, epoch), StatusReply.class, Duration.ofSeconds(3))
+        requests.sendAndReceive("station", "requests", new StatusQuery(name, epoch), StatusReply.class, Duration.ofSeconds(3))
                 .whenComplete((reply, e) -> {
                     if (e == null && reply != null) {
                         book.replies.incrementAndGet();

@@ -1,6 +1,7 @@
 package io.reliableudp.demo.node;
 
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.ReplyingReliableUdpTemplate;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -13,8 +14,8 @@ public class RoverNode {
 
     /** What the rover sends, driven by the web application's traffic thread. */
     @Bean
-    RoverDriver roverDriver(ReliableUdpTemplate template, Ledger ledger, Environment env) {
-        return new RoverDriver(template, ledger, env.getRequiredProperty("demo.rover.name"),
+    RoverDriver roverDriver(ReliableUdpTemplate template, ReplyingReliableUdpTemplate requests, Ledger ledger, Environment env) {
+        return new RoverDriver(template, requests, ledger, env.getRequiredProperty("demo.rover.name"),
                 env.getRequiredProperty("demo.rover.epoch", Integer.class));
     }
 }

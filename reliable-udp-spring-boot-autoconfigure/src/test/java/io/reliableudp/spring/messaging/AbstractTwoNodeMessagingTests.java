@@ -8,7 +8,7 @@ import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpSendException;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
 import io.reliableudp.spring.messaging.Events.Ack;
 import io.reliableudp.spring.messaging.Events.Position;

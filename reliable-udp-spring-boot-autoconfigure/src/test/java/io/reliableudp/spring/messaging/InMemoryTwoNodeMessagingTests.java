@@ -6,7 +6,7 @@ import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpSendException;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.spring.messaging.Events.Position;
 import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;

@@ -22,7 +22,7 @@ import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpSendException;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import io.reliableudp.transport.PeerState;
 import java.net.InetSocketAddress;

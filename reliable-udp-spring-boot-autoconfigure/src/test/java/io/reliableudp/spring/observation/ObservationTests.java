@@ -11,7 +11,7 @@ import io.reliableudp.spring.annotation.UdpMessageListener;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.spring.test.ReliableUdpTestNetwork;
 import java.time.Duration;
 import java.util.List;

@@ -10,6 +10,7 @@ import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpOperations;
 import io.reliableudp.spring.core.ReliableUdpReplyTimeoutException;
 import io.reliableudp.spring.core.RemoteListenerException;
+import io.reliableudp.spring.core.ReplyingReliableUdpOperations;
 import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
 import io.reliableudp.spring.listener.UdpMessageListenerContainer;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
@@ -81,6 +82,7 @@ class RequestReplyTests {
     private ConfigurableApplicationContext server;
     private ConfigurableApplicationContext client;
     private ReliableUdpOperations udp;
+    private ReplyingReliableUdpOperations requests;
     private ServerListeners listeners;
 
     private ConfigurableApplicationContext start(Class<?> app, String... properties) {
@@ -98,6 +100,7 @@ class RequestReplyTests {
         client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port,
                 "reliable-udp.types.send-class-names=true", "reliable-udp.template.reply-timeout=10s");
         udp = client.getBean(ReliableUdpOperations.class);
+        requests = client.getBean(ReplyingReliableUdpOperations.class);
         listeners = server.getBean(ServerListeners.class);
     }
 
@@ -128,7 +131,7 @@ class RequestReplyTests {
         for (String channel : List.of("ordered", "unordered")) {
             List<CompletableFuture<Price>> replies = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
-                replies.add(udp.sendAndReceive("server", channel, new Quote(channel + i, i), Price.class));
+                replies.add(requests.sendAndReceive("server", channel, new Quote(channel + i, i), Price.class));
             }
             for (int i = 0; i < 50; i++) {
                 // each reply answers its own request, whatever order the replies came back in
@@ -136,16 +139,16 @@ class RequestReplyTests {
             }
         }
         // a listener that returns nothing answers with an empty reply: the future completes with null
-        assertThat(udp.sendAndReceive("server", "serial", "void", Price.class).get(10, TimeUnit.SECONDS)).isNull();
+        assertThat(requests.sendAndReceive("server", "serial", "void", Price.class).get(10, TimeUnit.SECONDS)).isNull();
         assertThat(client.getBean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
     }
 
     @Test
     void anUnreliableChannelIsRefusedAndASilentPeerTimesOut() {
-        assertThatIllegalArgumentException().isThrownBy(() -> udp.sendAndReceive("server", "telemetry", new Quote("x", 1), Price.class))
+        assertThatIllegalArgumentException().isThrownBy(() -> requests.sendAndReceive("server", "telemetry", new Quote("x", 1), Price.class))
                 .withMessageContaining("channel 'telemetry' is UNRELIABLE").withMessageContaining("request/reply needs a reliable channel");
         // no listener takes channel "nobody": the request is acknowledged but never answered
-        CompletableFuture<Price> silent = udp.sendAndReceive("server", "nobody", new Quote("x", 1), Price.class, Duration.ofMillis(300));
+        CompletableFuture<Price> silent = requests.sendAndReceive("server", "nobody", new Quote("x", 1), Price.class, Duration.ofMillis(300));
         assertThat(silent).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(ReliableUdpReplyTimeoutException.class, e -> {
                     assertThat(e.peer()).isEqualTo("server");
@@ -157,7 +160,7 @@ class RequestReplyTests {
 
     @Test
     void aListenerExceptionFailsTheRequestersFutureWithACategoryNotTheExceptionsMessage() {
-        CompletableFuture<Price> failed = udp.sendAndReceive("server", "ordered", new Quote("boom", -1), Price.class);
+        CompletableFuture<Price> failed = requests.sendAndReceive("server", "ordered", new Quote("boom", -1), Price.class);
         assertThat(failed).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(RemoteListenerException.class, e -> {
                     assertThat(e.category()).isEqualTo(RemoteListenerException.Category.LISTENER_FAILED);
@@ -177,7 +180,8 @@ class RequestReplyTests {
         client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port,
                 "reliable-udp.types.send-class-names=true", "reliable-udp.template.reply-timeout=10s");
         udp = client.getBean(ReliableUdpOperations.class);
-        CompletableFuture<Price> failed = udp.sendAndReceive("server", "ordered", new Quote("boom", -1), Price.class);
+        requests = client.getBean(ReplyingReliableUdpOperations.class);
+        CompletableFuture<Price> failed = requests.sendAndReceive("server", "ordered", new Quote("boom", -1), Price.class);
         assertThat(failed).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(RemoteListenerException.class, e -> {
                     assertThat(e.category()).isEqualTo(RemoteListenerException.Category.LISTENER_FAILED);
@@ -188,7 +192,7 @@ class RequestReplyTests {
 
     @Test
     void aFailingListenerIsRetriedWithItsBackOffThenSucceeds() throws Exception {
-        assertThat(udp.sendAndReceive("server", "flaky", "twice", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("ok after 3");
+        assertThat(requests.sendAndReceive("server", "flaky", "twice", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("ok after 3");
         assertThat(listeners.flakyAttempts.get()).isEqualTo(3);
         assertThat(container("flaky").getRetryCount()).isEqualTo(2);
         assertThat(container("flaky").getErrorCount()).isZero();
@@ -210,7 +214,7 @@ class RequestReplyTests {
         assertThat(container("broken").getRetryCount()).isEqualTo(2);
 
         // the dead-letter recoverer returns nothing: a request still learns that the listener failed
-        CompletableFuture<String> request = udp.sendAndReceive("server", "broken", "request", String.class);
+        CompletableFuture<String> request = requests.sendAndReceive("server", "broken", "request", String.class);
         assertThat(request).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(RemoteListenerException.class,
                         e -> assertThat(e.category()).isEqualTo(RemoteListenerException.Category.LISTENER_FAILED));
@@ -250,7 +254,7 @@ class RequestReplyTests {
 
         // Triangle is not mapped: the client names it by class, the server does not trust its package
         // (Quote and Price are named by class too, and their package is trusted: the other tests use them)
-        CompletableFuture<String> refused = udp.sendAndReceive("server", "shapes", new Triangle(3), String.class);
+        CompletableFuture<String> refused = requests.sendAndReceive("server", "shapes", new Triangle(3), String.class);
         assertThat(refused).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(RemoteListenerException.class, e -> {
                     assertThat(e.category()).isEqualTo(RemoteListenerException.Category.NOT_ACCEPTED);
@@ -259,7 +263,7 @@ class RequestReplyTests {
         assertThat(container("shapes").getRejectedTypeCount()).isEqualTo(1);
         assertThat(listeners.shapes).hasSize(2);
         // a reply is typed the same way: the server's reply of a mapped type arrives as that type
-        assertThat(udp.sendAndReceive("server", "ordered", new Quote("circle", 0), Shape.class).get(10, TimeUnit.SECONDS))
+        assertThat(requests.sendAndReceive("server", "ordered", new Quote("circle", 0), Shape.class).get(10, TimeUnit.SECONDS))
                 .isEqualTo(new Circle(7));
         assertThat(root(new RuntimeException(new IllegalStateException("x")))).isInstanceOf(IllegalStateException.class);
     }

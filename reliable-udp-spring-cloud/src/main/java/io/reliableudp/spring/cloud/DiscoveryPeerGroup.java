@@ -1,6 +1,6 @@
 package io.reliableudp.spring.cloud;
 
-import io.reliableudp.spring.core.UdpAddresses;
+import io.reliableudp.spring.support.UdpAddresses;
 import io.reliableudp.spring.core.UdpPeerGroup;
 import io.reliableudp.transport.PeerKey;
 import java.net.InetSocketAddress;

@@ -1,7 +1,7 @@
 package io.reliableudp.spring.cloud;
 
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.UdpAddresses;
+import io.reliableudp.spring.support.UdpAddresses;
 import io.reliableudp.spring.core.UdpPeerGroupProvider;
 import io.reliableudp.transport.Peer;
 import io.reliableudp.transport.PeerKey;

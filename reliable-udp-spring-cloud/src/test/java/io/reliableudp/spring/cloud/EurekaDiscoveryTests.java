@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.transport.NodeIdentity;
 import java.time.Duration;
 import java.util.ArrayList;

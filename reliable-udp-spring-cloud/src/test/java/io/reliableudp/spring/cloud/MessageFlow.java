@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.reliableudp.spring.core.ReliableUdpOperations;
 import io.reliableudp.spring.core.ReliableUdpSendException;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import java.net.InetSocketAddress;

@@ -1,5 +1,7 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.InboundUdpMessage;
+
 /**
  * Receives messages from a {@link ManagedReliableUdpNode} (listener containers, Integration adapters).
  * Both methods are called on the node's receive thread: they must not block (hand work to an executor)

@@ -1,5 +1,6 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.transport.NodeConfig;
@@ -158,7 +159,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
         return dispatcher;
     }
 
-    /** The correlation of replies to the requests of {@code sendAndReceive}. */
+    /** The correlation of replies to the requests of {@link ReplyingReliableUdpTemplate} and to processed acknowledgements. */
     public UdpReplyCorrelator replyCorrelator() {
         return replyCorrelator;
     }

@@ -1,11 +1,10 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.transport.Peer;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 
 /**
@@ -17,7 +16,8 @@ import org.springframework.messaging.Message;
  * acknowledged the message (reliable channels: its node received it; whether a listener there handled
  * it is not part of the acknowledgement) or when it was written to a datagram (unreliable channels),
  * and fails with a {@link ReliableUdpSendException} naming the reason otherwise. An unknown channel
- * or a missing default throws at once: those are programming errors.
+ * or a missing default throws at once: those are programming errors. Request/reply is
+ * {@link ReplyingReliableUdpOperations}.
  */
 public interface ReliableUdpOperations {
 
@@ -134,46 +134,4 @@ public interface ReliableUdpOperations {
      * @return the result future
      */
     CompletableFuture<SendResult> sendUnreliable(String peer, String channel, Object payload);
-
-    /**
-     * Sends a request and waits for the reply of the remote listener (its return value, or {@code @SendTo}),
-     * correlated automatically, within the template's reply timeout. The reply comes back on the channel
-     * the listener replies on (the request's channel unless {@code @SendTo} names another).
-     *
-     * @param peer a configured peer name or {@code host:port}
-     * @param channel a reliable channel's name or index
-     * @param payload the request
-     * @param replyType the type to convert the reply to
-     * @param <R> the reply type
-     * @return a future of the reply (null when the listener returned nothing); failed with a
-     *     {@link RemoteListenerException} when the listener threw, a {@link ReliableUdpReplyTimeoutException}
-     *     when no reply came in time, a {@link ReliableUdpSendException} when the request was not delivered
-     * @throws IllegalArgumentException when the channel is unreliable (a lost request could only time out)
-     */
-    <R> CompletableFuture<@Nullable R> sendAndReceive(String peer, String channel, Object payload, Class<R> replyType);
-
-    /**
-     * {@link #sendAndReceive(String, String, Object, Class)} with a timeout of its own.
-     *
-     * @param peer a configured peer name or {@code host:port}
-     * @param channel a reliable channel's name or index
-     * @param payload the request
-     * @param replyType the type to convert the reply to
-     * @param timeout how long to wait for the reply
-     * @param <R> the reply type
-     * @return a future of the reply
-     */
-    <R> CompletableFuture<@Nullable R> sendAndReceive(String peer, String channel, Object payload, Class<R> replyType, Duration timeout);
-
-    /**
-     * Sends a request message (peer from {@code rudp_peer}, channel from {@code rudp_sendChannel}, else the
-     * defaults; headers carried) and waits for the reply message (payload converted to the reply type,
-     * the headers the listener carried plus the transport headers).
-     *
-     * @param request the request
-     * @param replyType the type to convert the reply payload to
-     * @param timeout how long to wait, or null for the template's reply timeout
-     * @return a future of the reply message (null when the listener returned nothing)
-     */
-    CompletableFuture<@Nullable Message<?>> sendAndReceive(Message<?> request, Class<?> replyType, @Nullable Duration timeout);
 }

@@ -5,7 +5,7 @@ import java.time.Duration;
 import org.springframework.core.NestedRuntimeException;
 
 /**
- * No reply came in time: the future of {@link ReliableUdpOperations#sendAndReceive sendAndReceive}
+ * No reply came in time: the future of {@link ReplyingReliableUdpOperations#sendAndReceive sendAndReceive}
  * completes exceptionally with this once the reply timeout has passed (the request itself may have been
  * acknowledged: the listener may still be working, may have returned on an unreliable channel, or no
  * listener took the request).

@@ -1,5 +1,7 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.UdpChannel;
+import io.reliableudp.spring.support.SendResult;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.reliableudp.message.DeliveryException;
@@ -9,7 +11,6 @@ import io.reliableudp.spring.observation.ReliableUdpObservation;
 import io.reliableudp.spring.observation.ReliableUdpSenderContext;
 import io.reliableudp.spring.observation.ReliableUdpTemplateObservationConvention;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
-import io.reliableudp.spring.support.Envelope;
 import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import io.reliableudp.transport.Delivery;
@@ -23,13 +24,10 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.converter.MessageConverter;
-import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.util.MimeTypeUtils;
 
 /**
@@ -53,12 +51,13 @@ import org.springframework.util.MimeTypeUtils;
  * {@link ObservationRegistry} is set; the observation stops when the send completes, and its trace
  * context travels in the envelope headers.
  *
+ * <p>Request/reply is a class of its own over this one, {@link ReplyingReliableUdpTemplate}. This
+ * template keeps what a listener container needs to answer ({@link #sendReply}, {@link #sendErrorReply})
+ * and the reply timeout and executor both use.
+ *
  * <p>Thread-safe.
  */
 public class ReliableUdpTemplate implements ReliableUdpOperations {
-
-    /** The error reply's header naming the remote exception's class (only with details). */
-    private static final String EXCEPTION_CLASS_HEADER = "exceptionClass";
 
     private final ManagedReliableUdpNode node;
     private ReliableUdpMessageMapper messageMapper = ReliableUdpMessageMapper.createDefault();
@@ -72,6 +71,8 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     private @Nullable ReliableUdpTemplateObservationConvention observationConvention;
     /** The ack mode per channel index; null entries are {@link AckMode#RECEIVED}. */
     private volatile AckMode[] ackModes = new AckMode[0];
+    /** The sends of ack mode PROCESSED: correlated, waiting for the remote listener. */
+    private final ProcessedSends processed = new ProcessedSends(this);
 
     /**
      * Creates a template over a managed node.
@@ -263,13 +264,13 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public CompletableFuture<SendResult> send(String peer, String channel, Object payload, Map<String, ?> headers) {
         Object key = headers.get(ReliableUdpHeaders.ROUTING_KEY);
-        return doSend(toName(peer, key), node.channels().resolve(channel), payload, headers);
+        return doSend(SendTarget.named(node.peerDirectory(), peer, key), node.channels().resolve(channel), payload, headers);
     }
 
     @Override
     public CompletableFuture<SendResult> sendWithKey(String peer, Object key, String channel, Object payload) {
         Objects.requireNonNull(key, "key");
-        return doSend(toName(peer, key), node.channels().resolve(channel), payload, Map.of());
+        return doSend(SendTarget.named(node.peerDirectory(), peer, key), node.channels().resolve(channel), payload, Map.of());
     }
 
     @Override
@@ -279,11 +280,11 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         Map<InetSocketAddress, CompletableFuture<SendResult>> results = new LinkedHashMap<>();
         if (group == null) {
             InetSocketAddress address = node.peerDirectory().parseTarget(peer);
-            results.put(address, doSend(toName(peer, null), c, payload, Map.of()));
+            results.put(address, doSend(SendTarget.named(node.peerDirectory(), peer, null), c, payload, Map.of()));
             return java.util.Collections.unmodifiableMap(results);
         }
         for (InetSocketAddress instance : group.instances()) {
-            results.put(instance, doSend(toAddress(peer, instance), c, payload, Map.of()));
+            results.put(instance, doSend(SendTarget.address(node.peerDirectory(), peer, instance), c, payload, Map.of()));
         }
         return java.util.Collections.unmodifiableMap(results);
     }
@@ -300,7 +301,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public CompletableFuture<SendResult> send(InetSocketAddress peer, String channel, Object payload, Map<String, ?> headers) {
         String name = node.peerDirectory().nameOf(peer);
-        return doSend(toAddress(name != null ? name : peer.toString(), peer), node.channels().resolve(channel), payload, headers);
+        return doSend(SendTarget.address(node.peerDirectory(), name != null ? name : peer.toString(), peer), node.channels().resolve(channel), payload, headers);
     }
 
     /**
@@ -316,7 +317,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public CompletableFuture<SendResult> send(Peer peer, String channel, Object payload, Map<String, ?> headers) {
         String name = node.peerDirectory().nameOf(peer.address());
-        return doSend(toPeer(name != null ? name : peer.address().toString(), peer),
+        return doSend(SendTarget.connected(node.peerDirectory(), name != null ? name : peer.address().toString(), peer),
                 node.channels().resolve(channel), payload, headers);
     }
 
@@ -337,11 +338,11 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         Object peerHeader = h.get(ReliableUdpHeaders.PEER);
         if (peerHeader instanceof InetSocketAddress address) {
             String name = node.peerDirectory().nameOf(address);
-            return doSend(toAddress(name != null ? name : address.toString(), address), channel, message.getPayload(), h);
+            return doSend(SendTarget.address(node.peerDirectory(), name != null ? name : address.toString(), address), channel, message.getPayload(), h);
         }
         String peer = peerHeader != null ? peerHeader.toString() : requireDefaultPeer();
         Object key = h.get(ReliableUdpHeaders.ROUTING_KEY);
-        return doSend(toName(peer, key), channel, message.getPayload(), h);
+        return doSend(SendTarget.named(node.peerDirectory(), peer, key), channel, message.getPayload(), h);
     }
 
     /**
@@ -357,7 +358,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         if (channel == null) {
             throw new IllegalStateException("no unreliable channel is configured (reliable-udp.channels.<name>.delivery-mode: unreliable)");
         }
-        return doSend(toName(peer, null), channel, payload, Map.of());
+        return doSend(SendTarget.named(node.peerDirectory(), peer, null), channel, payload, Map.of());
     }
 
     /**
@@ -372,13 +373,15 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     @Override
     public CompletableFuture<SendResult> sendUnreliable(String peer, String channel, Object payload) {
         UdpChannel c = requireUnreliable(node.channels().resolve(channel));
-        return doSend(toName(peer, null), c, payload, Map.of());
+        return doSend(SendTarget.named(node.peerDirectory(), peer, null), c, payload, Map.of());
     }
 
-    // ---- request/reply
+    // ---- waiting for the remote listener, and answering it
 
     /**
-     * Sets how long {@code sendAndReceive} waits for a reply when no timeout is given (default 5 s).
+     * Sets how long a send of {@link AckMode#PROCESSED} waits for the remote listener, and how long the
+     * {@link ReplyingReliableUdpTemplate}'s {@code sendAndReceive} over this template waits for a reply
+     * when no timeout is given (default 5 s).
      *
      * @param replyTimeout the timeout
      */
@@ -389,14 +392,14 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         this.replyTimeout = replyTimeout;
     }
 
-    /** How long {@code sendAndReceive} waits for a reply by default. */
+    /** How long a processed acknowledgement or a reply is waited for by default. */
     public Duration getReplyTimeout() {
         return replyTimeout;
     }
 
     /**
-     * Sets where replies are converted and their futures completed (default: a virtual thread per reply),
-     * never the node's receive thread.
+     * Sets where replies and processed acknowledgements are converted and their futures completed
+     * (default: a virtual thread per reply), never the node's receive thread.
      *
      * @param replyExecutor the executor
      */
@@ -404,135 +407,9 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         this.replyExecutor = Objects.requireNonNull(replyExecutor, "replyExecutor");
     }
 
-    @Override
-    public <R> CompletableFuture<@Nullable R> sendAndReceive(String peer, String channel, Object payload, Class<R> replyType) {
-        return sendAndReceive(peer, channel, payload, replyType, replyTimeout);
-    }
-
-    @Override
-    public <R> CompletableFuture<@Nullable R> sendAndReceive(String peer, String channel, Object payload, Class<R> replyType,
-            Duration timeout) {
-        UdpChannel c = requireReliable(node.channels().resolve(channel));
-        CompletableFuture<@Nullable Message<?>> reply = node.peerDirectory().group(peer) != null
-                ? requestToGroup(peer, null, c, payload, Map.of(), replyType, timeout)
-                : request(peer, node.peerDirectory().parseTarget(peer), c, payload, Map.of(), replyType, timeout);
-        return reply.thenApply(m -> m == null ? null : replyType.cast(m.getPayload()));
-    }
-
-    @Override
-    public CompletableFuture<@Nullable Message<?>> sendAndReceive(Message<?> request, Class<?> replyType, @Nullable Duration timeout) {
-        MessageHeaders h = request.getHeaders();
-        Object channelHeader = h.get(ReliableUdpHeaders.SEND_CHANNEL);
-        UdpChannel channel = requireReliable(node.channels().resolve(channelHeader != null ? channelHeader.toString() : defaultChannelName()));
-        Object peerHeader = h.get(ReliableUdpHeaders.PEER);
-        InetSocketAddress address;
-        String label;
-        if (peerHeader instanceof InetSocketAddress a) {
-            address = a;
-            label = node.peerDirectory().label(a);
-        } else {
-            label = peerHeader != null ? peerHeader.toString() : requireDefaultPeer();
-            if (node.peerDirectory().group(label) != null) {
-                return requestToGroup(label, h.get(ReliableUdpHeaders.ROUTING_KEY), channel, request.getPayload(), h, replyType,
-                        timeout != null ? timeout : replyTimeout);
-            }
-            address = node.peerDirectory().parseTarget(label);
-        }
-        return request(label, address, channel, request.getPayload(), h, replyType, timeout != null ? timeout : replyTimeout);
-    }
-
-    /**
-     * A request to a group: the instance is chosen (and re-routed while not handed off) first, then the
-     * reply is correlated with that instance.
-     */
-    private CompletableFuture<@Nullable Message<?>> requestToGroup(String label, @Nullable Object key, UdpChannel channel,
-            Object payload, Map<String, ?> headers, Class<?> replyType, Duration timeout) {
-        Objects.requireNonNull(replyType, "replyType");
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("the reply timeout must be > 0, was " + timeout);
-        }
-        return node.peerDirectory().resolve(label, key).handle((peer, error) -> {
-            if (error != null) {
-                return CompletableFuture.<@Nullable Message<?>>failedFuture(toFailure(error, label, channel));
-            }
-            return request(channel, payload, headers, replyType, timeout, toPeer(label, peer));
-        }).thenCompose(f -> f);
-    }
-
-    private CompletableFuture<@Nullable Message<?>> request(String label, InetSocketAddress address, UdpChannel channel,
-            Object payload, Map<String, ?> headers, Class<?> replyType, Duration timeout) {
-        return request(channel, payload, headers, replyType, timeout, toAddress(label, address));
-    }
-
-    private CompletableFuture<@Nullable Message<?>> request(UdpChannel channel, Object payload, Map<String, ?> headers,
-            Class<?> replyType, Duration timeout, Target target) {
-        String label = target.label();
-        InetSocketAddress address = Objects.requireNonNull(target.address(), "address");
-        Objects.requireNonNull(replyType, "replyType");
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("the reply timeout must be > 0, was " + timeout);
-        }
-        ReliableUdpMessageMapper.Outbound outbound = messageMapper.toOutbound(payload, headers);
-        UdpReplyCorrelator correlator = node.replyCorrelator();
-        CompletableFuture<@Nullable Message<?>> result = new CompletableFuture<>();
-        long id = correlator.register(address, (in, envelope) -> {
-            try {
-                replyExecutor.execute(() -> completeReply(result, label, in, envelope, replyType));
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-            }
-        });
-        // a future the caller completes or cancels forgets its id too; the paths below forget it before
-        // completing, so whoever sees the future done also sees the request gone from the correlator
-        result.whenComplete((m, e) -> correlator.cancel(id));
-        CompletableFuture<SendResult> sent;
-        try {
-            sent = doSend(target, channel, outbound, EnvelopeCodec.FLAG_REQUEST, id);
-        } catch (RuntimeException e) {
-            correlator.cancel(id);
-            throw e;
-        }
-        sent.whenComplete((r, e) -> {
-            if (e != null) {
-                correlator.cancel(id);
-                result.completeExceptionally(e);
-            }
-        });
-        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
-            if (!result.isDone()) {
-                correlator.cancel(id);
-                result.completeExceptionally(new ReliableUdpReplyTimeoutException(label, channel.name(), id, timeout));
-            }
-        });
-        return result;
-    }
-
-    private void completeReply(CompletableFuture<@Nullable Message<?>> result, String label, InboundUdpMessage in,
-            Envelope envelope, Class<?> replyType) {
-        try {
-            if (envelope.isError()) {
-                result.completeExceptionally(remoteFailure(label, envelope));
-                return;
-            }
-            if (envelope.contentType() == null && envelope.body().length == 0) {
-                result.complete(null);   // the listener returned nothing: it handled the request
-                return;
-            }
-            Message<?> typed = messageMapper.toTypedMessage(in, envelope, replyType.getClassLoader());
-            Object payload = messageMapper.fromMessage(typed, replyType);
-            result.complete(MessageBuilder.withPayload(payload).copyHeaders(typed.getHeaders()).build());
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-        }
-    }
-
-    /** What an error reply says: its category, and the exception's class and message when the peer sent them. */
-    private static RemoteListenerException remoteFailure(String label, Envelope envelope) {
-        RemoteListenerException.Category category = envelope.typeId() != null
-                ? RemoteListenerException.Category.parse(envelope.typeId()) : RemoteListenerException.Category.UNKNOWN;
-        Object type = envelope.headers().get(EXCEPTION_CLASS_HEADER);
-        String message = new String(envelope.body(), StandardCharsets.UTF_8);
-        return new RemoteListenerException(label, category, type instanceof String t ? t : "", message);
+    /** Where replies are converted (the replying template uses this template's). */
+    Executor replyExecutor() {
+        return replyExecutor;
     }
 
     /**
@@ -551,7 +428,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         ReliableUdpMessageMapper.Outbound outbound = payload == null
                 ? new ReliableUdpMessageMapper.Outbound(null, new LinkedHashMap<>(), new byte[0], null)
                 : messageMapper.toOutbound(payload, headers);
-        return doSend(toPeer(node.peerDirectory().label(peer.address()), peer),
+        return doSend(SendTarget.connected(node.peerDirectory(), node.peerDirectory().label(peer.address()), peer),
                 node.channels().resolve(channel), outbound, EnvelopeCodec.FLAG_REPLY, correlationId);
     }
 
@@ -578,7 +455,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
             if (type.length() > 200) {
                 type = type.substring(type.length() - 200);
             }
-            headers.put(EXCEPTION_CLASS_HEADER, type);
+            headers.put(RemoteListenerException.EXCEPTION_CLASS_HEADER, type);
             String text = details.getMessage() == null ? "" : details.getMessage();
             if (text.length() > 1000) {
                 text = text.substring(0, 1000) + "...";
@@ -587,16 +464,8 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         }
         ReliableUdpMessageMapper.Outbound outbound = new ReliableUdpMessageMapper.Outbound(details != null ? MimeTypeUtils.TEXT_PLAIN : null,
                 headers, body, category.name());
-        return doSend(toPeer(node.peerDirectory().label(peer.address()), peer),
+        return doSend(SendTarget.connected(node.peerDirectory(), node.peerDirectory().label(peer.address()), peer),
                 node.channels().resolve(channel), outbound, EnvelopeCodec.FLAG_REPLY | EnvelopeCodec.FLAG_ERROR, correlationId);
-    }
-
-    private static UdpChannel requireReliable(UdpChannel c) {
-        if (!c.mode().isReliable()) {
-            throw new IllegalArgumentException("channel '" + c.name() + "' is " + c.mode() + ": request/reply needs a reliable"
-                    + " channel (reliable-ordered or reliable-unordered), since a lost request or reply would only time out");
-        }
-        return c;
     }
 
     private static UdpChannel requireUnreliable(UdpChannel c) {
@@ -606,7 +475,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         return c;
     }
 
-    private String requireDefaultPeer() {
+    String requireDefaultPeer() {
         String p = defaultPeer;
         if (p == null) {
             throw new IllegalStateException("no peer given and no default peer set (reliable-udp.template.default-peer)");
@@ -614,136 +483,24 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         return p;
     }
 
-    private String defaultChannelName() {
+    String defaultChannelName() {
         String c = defaultChannel;
         return c != null ? c : node.channels().all().get(0).name();
     }
 
-    /**
-     * Where a send goes: its label, the peer's address when it is known before connecting (null for a
-     * group, whose instance is chosen on the way), the connected peer when one is needed first, and how
-     * a message is handed over. The hand-over keeps the call order of sends to a named peer while it
-     * connects ({@link UdpPeerDirectory#send(String, Object, int, byte[])}).
-     */
-    private record Target(String label, @Nullable InetSocketAddress address, Supplier<CompletableFuture<Peer>> resolver,
-            Route route) {
-    }
-
-    /** Hands an encoded message to a connection. */
-    @FunctionalInterface
-    private interface Route {
-        CompletableFuture<Delivery> send(int channel, byte[] wire);
-    }
-
-    /** A configured name, a group or {@code host:port}. */
-    private Target toName(String peer, @Nullable Object key) {
-        UdpPeerDirectory directory = node.peerDirectory();
-        InetSocketAddress address = directory.group(peer) == null ? directory.parseTarget(peer) : null;
-        return new Target(peer, address, () -> directory.resolve(peer, key), (c, w) -> directory.send(peer, key, c, w));
-    }
-
-    /** An address (a named peer's address keeps the named peer's order). */
-    private Target toAddress(String label, InetSocketAddress address) {
-        UdpPeerDirectory directory = node.peerDirectory();
-        return new Target(label, address, () -> directory.resolve(address), (c, w) -> directory.send(address, c, w));
-    }
-
-    /** An existing connection (never connects). */
-    private Target toPeer(String label, Peer peer) {
-        return new Target(label, peer.address(), () -> CompletableFuture.completedFuture(peer),
-                (c, w) -> node.peerDirectory().send(peer, c, w));
-    }
-
-    private CompletableFuture<SendResult> doSend(Target target, UdpChannel channel, Object payload, Map<String, ?> headers) {
+    private CompletableFuture<SendResult> doSend(SendTarget target, UdpChannel channel, Object payload, Map<String, ?> headers) {
         ReliableUdpMessageMapper.Outbound outbound = messageMapper.toOutbound(payload, headers);
         if (ackMode(channel) == AckMode.PROCESSED) {
-            return sendProcessed(target, channel, outbound);
+            return processed.send(target, channel, outbound);
         }
         return doSend(target, channel, outbound, 0, 0);
     }
 
     /**
-     * A send of {@link AckMode#PROCESSED}: a correlated one-way message; its future completes when the
-     * node acknowledged it and the receiving container answered that the listener returned. To a peer
-     * whose address is known it is handed over at once (keeping the call order); to a group once the
-     * instance is chosen and connected.
+     * Encodes and hands over one message, observed: every send of the template and of the replying
+     * template ends here.
      */
-    private CompletableFuture<SendResult> sendProcessed(Target target, UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound) {
-        CompletableFuture<SendResult> result = new CompletableFuture<>();
-        InetSocketAddress address = target.address();
-        if (address != null) {
-            sendProcessed(result, target, address, channel, outbound);
-            return result;
-        }
-        CompletableFuture<Peer> peerFuture;
-        try {
-            peerFuture = target.resolver().get();
-        } catch (IllegalArgumentException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            peerFuture = CompletableFuture.failedFuture(e);
-        }
-        peerFuture.whenComplete((peer, error) -> {
-            if (error != null) {
-                result.completeExceptionally(toFailure(error, target.label(), channel));
-                return;
-            }
-            sendProcessed(result, toPeer(target.label(), peer), peer.address(), channel, outbound);
-        });
-        return result;
-    }
-
-    private void sendProcessed(CompletableFuture<SendResult> result, Target target, InetSocketAddress address, UdpChannel channel,
-            ReliableUdpMessageMapper.Outbound outbound) {
-        String label = target.label();
-        Duration timeout = replyTimeout;
-        UdpReplyCorrelator correlator = node.replyCorrelator();
-        CompletableFuture<Void> handled = new CompletableFuture<>();
-        long id = correlator.register(address, (in, envelope) -> {
-            try {
-                replyExecutor.execute(() -> {
-                    if (envelope.isError()) {
-                        handled.completeExceptionally(remoteFailure(label, envelope));
-                    } else {
-                        handled.complete(null);
-                    }
-                });
-            } catch (RuntimeException e) {
-                handled.completeExceptionally(e);
-            }
-        });
-        result.whenComplete((r, e) -> correlator.cancel(id));
-        CompletableFuture<SendResult> sent;
-        try {
-            sent = doSend(target, channel, outbound, EnvelopeCodec.FLAG_ACK, id);
-        } catch (RuntimeException e) {
-            correlator.cancel(id);
-            result.completeExceptionally(e);
-            if (e instanceof IllegalArgumentException) {
-                throw e;
-            }
-            return;
-        }
-        sent.whenComplete((r, e) -> {
-            if (e != null) {
-                result.completeExceptionally(e);
-            }
-        });
-        sent.thenCombine(handled, (r, ignored) -> r).whenComplete((r, e) -> {
-            if (e == null) {
-                result.complete(r);
-            } else {
-                result.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
-            }
-        });
-        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
-            if (!result.isDone()) {
-                result.completeExceptionally(new ReliableUdpReplyTimeoutException(label, channel.name(), id, timeout));
-            }
-        });
-    }
-
-    private CompletableFuture<SendResult> doSend(Target target, UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound,
+    CompletableFuture<SendResult> doSend(SendTarget target, UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound,
             int flags, long correlationId) {
         String peerLabel = target.label();
         Map<String, Object> carried = outbound.headers();
@@ -790,7 +547,7 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         return new SendResult(d.peer(), node.peerDirectory().nameOf(d.peer()), channel, d.messageId(), d.acknowledged(), bytes);
     }
 
-    private static ReliableUdpSendException toFailure(Throwable error, String peer, UdpChannel channel) {
+    static ReliableUdpSendException toFailure(Throwable error, String peer, UdpChannel channel) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof ReliableUdpSendException e) {
             return e;

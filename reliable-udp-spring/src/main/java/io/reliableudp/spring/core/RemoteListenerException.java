@@ -1,12 +1,14 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.Envelope;
 import java.io.Serial;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import org.springframework.core.NestedRuntimeException;
 
 /**
  * The remote side did not handle a message: the future of
- * {@link ReliableUdpOperations#sendAndReceive sendAndReceive} (and of a send whose channel waits for
+ * {@link ReplyingReliableUdpOperations#sendAndReceive sendAndReceive} (and of a send whose channel waits for
  * the listener, {@link AckMode#PROCESSED}) completes exceptionally with this. It carries a
  * {@link #category() category}; the remote exception's class name and message only when the receiver
  * is configured to send them ({@code reliable-udp.listener.error-reply-details}), and then as text
@@ -16,6 +18,9 @@ public class RemoteListenerException extends NestedRuntimeException {
 
     @Serial
     private static final long serialVersionUID = 2L;
+
+    /** The error reply's header naming the remote exception's class (only with details). */
+    static final String EXCEPTION_CLASS_HEADER = "exceptionClass";
 
     /** Why the remote side did not handle the message: what an error reply says by default. */
     public enum Category {
@@ -67,6 +72,20 @@ public class RemoteListenerException extends NestedRuntimeException {
         this.category = category;
         this.remoteClassName = remoteClassName;
         this.remoteMessage = remoteMessage;
+    }
+
+    /**
+     * What an error reply says: its category, and the exception's class and message when the peer sent them.
+     *
+     * @param peer the peer's label
+     * @param envelope the error reply
+     * @return the exception
+     */
+    static RemoteListenerException of(String peer, Envelope envelope) {
+        Category category = envelope.typeId() != null ? Category.parse(envelope.typeId()) : Category.UNKNOWN;
+        Object type = envelope.headers().get(EXCEPTION_CLASS_HEADER);
+        String message = new String(envelope.body(), StandardCharsets.UTF_8);
+        return new RemoteListenerException(peer, category, type instanceof String t ? t : "", message);
     }
 
     /** The peer whose listener failed. */

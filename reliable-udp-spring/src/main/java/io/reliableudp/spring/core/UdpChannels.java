@@ -1,5 +1,6 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.transport.NodeConfig;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.UdpChannel;
+import io.reliableudp.spring.support.InboundUdpMessage;
 import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.transport.NodeListener;

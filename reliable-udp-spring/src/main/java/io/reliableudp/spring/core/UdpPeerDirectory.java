@@ -1,5 +1,6 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.UdpAddresses;
 import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryException;

@@ -1,5 +1,6 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.UdpAddresses;
 import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.spring.support.InboundUdpMessage;
 import io.reliableudp.spring.support.Envelope;
 import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.spring.support.EnvelopeException;

@@ -77,7 +77,7 @@ public final class ReliableUdp {
 
     /**
      * An outbound gateway: request/reply, the reply is the remote listener's answer
-     * ({@code acknowledgementOnly(true)}: the {@link io.reliableudp.spring.core.SendResult} once acknowledged).
+     * ({@code acknowledgementOnly(true)}: the {@link io.reliableudp.spring.support.SendResult} once acknowledged).
      *
      * @param template the template to send with
      * @return the spec

@@ -1,7 +1,8 @@
 package io.reliableudp.spring.integration;
 
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.core.ReplyingReliableUdpTemplate;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -28,7 +29,7 @@ import org.springframework.messaging.support.ErrorMessage;
  *
  * <ul>
  * <li>As a gateway ({@code expectReply}): request/reply through
- * {@link ReliableUdpTemplate#sendAndReceive(Message, Class, Duration)}: the reply is the remote
+ * {@link ReplyingReliableUdpTemplate#sendAndReceive(Message, Class, Duration)} over that template: the reply is the remote
  * listener's answer, converted to {@link #setReplyType(Class) the reply type} (default {@code Object}:
  * {@code byte[]}, or the type the peer named by type id), with the reply's carried headers and the
  * request's headers; a listener that returned nothing produces no reply. A remote failure
@@ -45,6 +46,8 @@ import org.springframework.messaging.support.ErrorMessage;
 public class ReliableUdpMessageHandler extends AbstractReplyProducingMessageHandler {
 
     private final ReliableUdpTemplate template;
+    /** The gateway's request/reply over {@link #template}. */
+    private final ReplyingReliableUdpTemplate replyingTemplate;
     private final boolean expectReply;
     private @Nullable Expression peerExpression;
     private @Nullable Expression channelExpression;
@@ -64,6 +67,7 @@ public class ReliableUdpMessageHandler extends AbstractReplyProducingMessageHand
     @SuppressWarnings("this-escape")
     public ReliableUdpMessageHandler(ReliableUdpTemplate template, boolean expectReply) {
         this.template = Objects.requireNonNull(template, "template");
+        this.replyingTemplate = new ReplyingReliableUdpTemplate(template);
         this.expectReply = expectReply;
         setAsync(expectReply);
         setRequiresReply(false);
@@ -158,7 +162,7 @@ public class ReliableUdpMessageHandler extends AbstractReplyProducingMessageHand
         headers.remove(MessageHeaders.ERROR_CHANNEL);
         Message<?> outbound = getMessageBuilderFactory().withPayload(requestMessage.getPayload()).copyHeaders(headers).build();
         if (expectReply && !acknowledgementOnly) {
-            return template.sendAndReceive(outbound, replyType, replyTimeout).thenApply(reply -> {
+            return replyingTemplate.sendAndReceive(outbound, replyType, replyTimeout).thenApply(reply -> {
                 if (reply == null) {
                     return null;
                 }

@@ -2,7 +2,7 @@ package io.reliableudp.spring.listener;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.reliableudp.spring.core.InboundUdpMessage;
+import io.reliableudp.spring.support.InboundUdpMessage;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.observation.DefaultReliableUdpListenerObservationConvention;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;

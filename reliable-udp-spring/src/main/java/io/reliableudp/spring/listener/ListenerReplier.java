@@ -1,9 +1,9 @@
 package io.reliableudp.spring.listener;
 
-import io.reliableudp.spring.core.InboundUdpMessage;
+import io.reliableudp.spring.support.InboundUdpMessage;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
 import java.util.LinkedHashMap;
 import java.util.Map;

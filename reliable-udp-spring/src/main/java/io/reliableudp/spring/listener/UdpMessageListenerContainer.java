@@ -2,12 +2,12 @@ package io.reliableudp.spring.listener;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.reliableudp.message.DeliveryMode;
-import io.reliableudp.spring.core.InboundUdpMessage;
+import io.reliableudp.spring.support.InboundUdpMessage;
 import io.reliableudp.spring.core.InboundUdpMessageSubscriber;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
-import io.reliableudp.spring.core.UdpChannel;
+import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
 import io.reliableudp.spring.support.Envelope;
 import io.reliableudp.spring.support.EnvelopeCodec;

@@ -1,7 +1,7 @@
 package io.reliableudp.spring.observation;
 
 import io.micrometer.common.KeyValues;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 
 /** The default names and tags of send observations. */
 public class DefaultReliableUdpTemplateObservationConvention implements ReliableUdpTemplateObservationConvention {

@@ -1,7 +1,7 @@
 package io.reliableudp.spring.observation;
 
 import io.micrometer.common.KeyValues;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import java.net.InetSocketAddress;
 
 /**

@@ -1,7 +1,7 @@
 package io.reliableudp.spring.observation;
 
 import io.micrometer.observation.transport.ReceiverContext;
-import io.reliableudp.spring.core.InboundUdpMessage;
+import io.reliableudp.spring.support.InboundUdpMessage;
 import java.util.Map;
 
 /**

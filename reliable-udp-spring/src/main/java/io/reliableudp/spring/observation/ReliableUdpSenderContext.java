@@ -1,8 +1,8 @@
 package io.reliableudp.spring.observation;
 
 import io.micrometer.observation.transport.SenderContext;
-import io.reliableudp.spring.core.SendResult;
-import io.reliableudp.spring.core.UdpChannel;
+import io.reliableudp.spring.support.SendResult;
+import io.reliableudp.spring.support.UdpChannel;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 

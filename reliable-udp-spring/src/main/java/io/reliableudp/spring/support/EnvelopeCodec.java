@@ -1,5 +1,6 @@
 package io.reliableudp.spring.support;
 
+import io.reliableudp.Varint;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -24,7 +25,7 @@ import org.springframework.util.MimeTypeUtils;
  *   string    type id           when bit 3 (varint length + UTF-8, 1..255 bytes)
  * byte        content type code 0 none, 1 application/octet-stream, 2 text/plain;charset=UTF-8,
  *                               3 application/json, 255 other: followed by a string (below)
- * varint      header count      (unsigned LEB128, at most 255 headers)
+ * varint      header count      (unsigned LEB128 of {@link Varint}, the core's one varint; at most 255 headers)
  * per header  key               string: varint byte length + UTF-8 (at most 255 bytes)
  *             type tag          0 string, 1 int (4 bytes), 2 long (8), 3 double (8), 4 boolean (1), 5 bytes
  *             value             string/bytes: varint length + bytes; numbers big-endian
@@ -305,13 +306,10 @@ public final class EnvelopeCodec {
         out.writeBytes(b);
     }
 
+    /** Lengths and counts: the core's {@link Varint} (unsigned LEB128), the frame lengths' codec. */
     private static void writeVarint(ByteArrayOutputStream out, int value) {
-        int v = value;
-        while ((v & ~0x7F) != 0) {
-            out.write((v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        out.write(v);
+        byte[] b = new byte[Varint.MAX_BYTES];
+        out.write(b, 0, Varint.write(b, 0, value));
     }
 
     private static void writeInt(ByteArrayOutputStream out, int v) {
@@ -347,18 +345,17 @@ public final class EnvelopeCodec {
         }
 
         int varint() {
-            int result = 0;
-            for (int shift = 0; shift < 35; shift += 7) {
-                int b = u8();
-                result |= (b & 0x7F) << shift;
-                if ((b & 0x80) == 0) {
-                    if (result < 0) {
-                        break;
-                    }
-                    return result;
+            long r = Varint.read(data, pos, data.length);
+            if (r == Varint.INVALID) {
+                // the bytes left all say "another byte follows": cut off, else too long or above 2^31 - 1
+                int p = pos;
+                while (p < data.length && p - pos < Varint.MAX_BYTES && (data[p] & 0x80) != 0) {
+                    p++;
                 }
+                throw new EnvelopeException(p == data.length ? "envelope truncated at byte " + p : "malformed length at byte " + pos);
             }
-            throw new EnvelopeException("malformed length at byte " + pos);
+            pos += Varint.length(r);
+            return Varint.value(r);
         }
 
         int int32() {

@@ -70,7 +70,7 @@ public final class ReliableUdpHeaders {
      */
     public static final String ROUTING_KEY = PREFIX + "routingKey";
 
-    /** Integration outbound gateway reply: the {@link io.reliableudp.spring.core.SendResult}. */
+    /** Integration outbound gateway reply: the {@link io.reliableudp.spring.support.SendResult}. */
     public static final String SEND_RESULT = PREFIX + "sendResult";
 
     private ReliableUdpHeaders() {

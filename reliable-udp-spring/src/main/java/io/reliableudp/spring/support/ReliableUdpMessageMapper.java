@@ -1,7 +1,5 @@
 package io.reliableudp.spring.support;
 
-import io.reliableudp.spring.core.InboundUdpMessage;
-import io.reliableudp.spring.core.UdpAddresses;
 import io.reliableudp.transport.PeerIdentity;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;

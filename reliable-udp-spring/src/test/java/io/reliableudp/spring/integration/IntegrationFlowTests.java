@@ -7,7 +7,7 @@ import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpSendException;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.spring.listener.ListenerTestApp;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
 import java.util.List;

@@ -9,7 +9,7 @@ import io.reliableudp.spring.core.AckMode;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

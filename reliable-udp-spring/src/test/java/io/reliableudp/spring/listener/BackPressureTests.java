@@ -7,7 +7,7 @@ import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpSendException;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -9,7 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,7 +8,7 @@ import io.reliableudp.spring.annotation.UdpMessageListener;
 import io.reliableudp.spring.core.AckMode;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
 import io.reliableudp.transport.NodeIdentity;
 import io.reliableudp.transport.PeerIdentity;

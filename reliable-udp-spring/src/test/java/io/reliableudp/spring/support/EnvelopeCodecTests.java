@@ -16,6 +16,18 @@ import org.springframework.util.MimeTypeUtils;
 class EnvelopeCodecTests {
 
     @Test
+    void lengthsAreTheCoresVarintSoAFifthByteAbove31BitsIsMalformed() {
+        // header count 80 80 80 80 10: bit 32 set, which no writer produces; read as 0 headers it would hide the garbage
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 1, 0, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x10, 'x'}))
+                .isInstanceOf(EnvelopeException.class).hasMessageContaining("malformed length");
+        // the longest valid count field still reads (a longer-than-shortest 0, as the frame lengths accept)
+        assertThat(EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 1, 0, (byte) 0x80, 0, 'x'}).body()).containsExactly('x');
+        // cut off inside the varint: truncated, as before
+        assertThatThrownBy(() -> EnvelopeCodec.decode(new byte[] {(byte) 0xCE, 1, 0, (byte) 0x80}))
+                .isInstanceOf(EnvelopeException.class).hasMessageContaining("truncated");
+    }
+
+    @Test
     void bytesWithoutHeadersCostFiveBytes() {
         byte[] wire = EnvelopeCodec.encode(MimeTypeUtils.APPLICATION_OCTET_STREAM, Map.of(), new byte[] {7, 8});
         assertThat(wire).containsExactly(0xCE - 256, 1, 1, 0, 7, 8);

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.reliableudp.message.DeliveryMode;
-import io.reliableudp.spring.core.InboundUdpMessage;
-import io.reliableudp.spring.core.UdpChannel;
+import io.reliableudp.spring.support.InboundUdpMessage;
+import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.transport.Peer;
 import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;

@@ -3,8 +3,8 @@ package io.reliableudp.spring.support;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.reliableudp.message.DeliveryMode;
-import io.reliableudp.spring.core.InboundUdpMessage;
-import io.reliableudp.spring.core.UdpChannel;
+import io.reliableudp.spring.support.InboundUdpMessage;
+import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.transport.Peer;
 import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;

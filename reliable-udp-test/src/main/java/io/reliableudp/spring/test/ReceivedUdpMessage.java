@@ -1,6 +1,6 @@
 package io.reliableudp.spring.test;
 
-import io.reliableudp.spring.core.UdpChannel;
+import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
 import java.net.InetSocketAddress;
 import java.util.Objects;

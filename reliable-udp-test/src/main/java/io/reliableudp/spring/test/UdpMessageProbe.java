@@ -1,9 +1,9 @@
 package io.reliableudp.spring.test;
 
-import io.reliableudp.spring.core.InboundUdpMessage;
+import io.reliableudp.spring.support.InboundUdpMessage;
 import io.reliableudp.spring.core.InboundUdpMessageSubscriber;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.UdpChannel;
+import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import java.time.Duration;

@@ -5,7 +5,7 @@ import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.message.MessageConfig;
-import io.reliableudp.spring.core.UdpAddresses;
+import io.reliableudp.spring.support.UdpAddresses;
 import io.reliableudp.transport.NodeConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -8,6 +8,7 @@ import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReconnectPolicy;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.ReplyingReliableUdpTemplate;
 import io.reliableudp.spring.core.UdpChannels;
 import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.core.UdpPeerGroup;
@@ -312,6 +313,16 @@ public final class ReliableUdpAutoConfiguration {
                             ? OpenTelemetryReliableUdpTemplateObservationConvention.INSTANCE : null));
         }
         return template;
+    }
+
+    /**
+     * Request/reply over the template (its defaults, mapper, observations and reply timeout): a bean of
+     * its own type, so injecting {@code ReliableUdpOperations} or {@code ReliableUdpTemplate} stays unambiguous.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ReplyingReliableUdpTemplate replyingReliableUdpTemplate(ReliableUdpTemplate template) {
+        return new ReplyingReliableUdpTemplate(template);
     }
 
     private static void setChannel(String property, @Nullable String value, Consumer<String> setter) {

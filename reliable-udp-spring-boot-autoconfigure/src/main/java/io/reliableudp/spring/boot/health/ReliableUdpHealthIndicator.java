@@ -1,6 +1,6 @@
 package io.reliableudp.spring.boot.health;
 
-import io.reliableudp.spring.core.UdpAddresses;
+import io.reliableudp.spring.support.UdpAddresses;
 import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.transport.Peer;

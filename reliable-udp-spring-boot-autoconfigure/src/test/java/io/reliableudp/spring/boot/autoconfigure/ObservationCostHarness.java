@@ -5,7 +5,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.spring.core.SendResult;
+import io.reliableudp.spring.support.SendResult;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;

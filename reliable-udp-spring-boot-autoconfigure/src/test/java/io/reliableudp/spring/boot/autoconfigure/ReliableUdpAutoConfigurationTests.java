@@ -7,7 +7,10 @@ import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.annotation.UdpListenerConfigUtils;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpNodeFactory;
+import io.reliableudp.spring.core.ReliableUdpOperations;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.ReplyingReliableUdpOperations;
+import io.reliableudp.spring.core.ReplyingReliableUdpTemplate;
 import io.reliableudp.spring.core.UdpChannels;
 import io.reliableudp.spring.listener.DefaultUdpListenerContainerFactory;
 import io.reliableudp.spring.listener.UdpListenerContainerFactory;
@@ -262,6 +265,28 @@ class ReliableUdpAutoConfigurationTests {
                     assertThat(c.maxConnections()).isEqualTo(32);
                     assertThat(c.sendRateHz()).isEqualTo(30.0);
                 });
+    }
+
+    @Test
+    void theReplyingTemplateIsABeanOfItsOwnOverTheTemplate() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(ReplyingReliableUdpTemplate.class)
+                    .hasSingleBean(ReliableUdpOperations.class).hasSingleBean(ReplyingReliableUdpOperations.class);
+            assertThat(context.getBean(ReplyingReliableUdpTemplate.class).getTemplate()).isSameAs(context.getBean(ReliableUdpTemplate.class));
+        });
+        runner.withUserConfiguration(OwnBeans.class).run(context -> assertThat(context.getBean(ReplyingReliableUdpTemplate.class).getTemplate())
+                .as("over the application's own template").isSameAs(context.getBean("ownTemplate")));
+        runner.withUserConfiguration(OwnReplying.class).run(context -> assertThat(context).hasSingleBean(ReplyingReliableUdpTemplate.class)
+                .getBean(ReplyingReliableUdpTemplate.class).isSameAs(context.getBean("ownReplying")));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnReplying {
+
+        @Bean
+        ReplyingReliableUdpTemplate ownReplying(ReliableUdpTemplate template) {
+            return new ReplyingReliableUdpTemplate(template);
+        }
     }
 
     @Test

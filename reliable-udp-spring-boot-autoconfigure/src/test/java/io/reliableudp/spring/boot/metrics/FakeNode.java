@@ -158,7 +158,7 @@ public class FakeNode implements ReliableUdpNode, UdpRttSampleSource {
     public static UdpPeerDirectory names(String... namesAndAddresses) {
         java.util.Map<String, java.net.InetSocketAddress> m = new java.util.LinkedHashMap<>();
         for (int i = 0; i < namesAndAddresses.length; i += 2) {
-            m.put(namesAndAddresses[i], io.reliableudp.spring.core.UdpAddresses.parse(namesAndAddresses[i + 1]));
+            m.put(namesAndAddresses[i], io.reliableudp.spring.support.UdpAddresses.parse(namesAndAddresses[i + 1]));
         }
         return UdpPeerDirectory.of(m);
     }

@@ -1,6 +1,6 @@
 package io.reliableudp.spring.boot.actuate.endpoint;
 
-import io.reliableudp.spring.core.UdpAddresses;
+import io.reliableudp.spring.support.UdpAddresses;
 import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;

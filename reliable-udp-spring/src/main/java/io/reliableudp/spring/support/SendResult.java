@@ -1,4 +1,4 @@
-package io.reliableudp.spring.core;
+package io.reliableudp.spring.support;
 
 import java.net.InetSocketAddress;
 import org.jspecify.annotations.Nullable;

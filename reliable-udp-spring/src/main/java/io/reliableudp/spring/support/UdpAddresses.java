@@ -1,4 +1,4 @@
-package io.reliableudp.spring.core;
+package io.reliableudp.spring.support;
 
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;

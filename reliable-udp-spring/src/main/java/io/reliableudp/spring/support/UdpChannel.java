@@ -1,4 +1,4 @@
-package io.reliableudp.spring.core;
+package io.reliableudp.spring.support;
 
 import io.reliableudp.message.DeliveryMode;
 
