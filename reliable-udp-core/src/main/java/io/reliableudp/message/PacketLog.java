@@ -51,7 +51,7 @@ final class PacketLog {
     /**
      * Sent alone: long enough after the previous data packet that the peer acknowledges it at once
      * (its ack-only packets are rate-limited to one per ack delay), so its resend timer need not wait
-     * out the peer's ack delay ({@link PacketComposer#resendIntervalAloneSeconds}).
+     * out the peer's ack delay ({@link ResendTimer#resendIntervalAloneSeconds}).
      */
     private boolean[] alone;
     private double[] sendTime;
@@ -262,7 +262,7 @@ final class PacketLog {
     /**
      * Whether sending packet {@code seq} now would reuse the slot of a packet with reliable content still
      * waiting for its acknowledgement (not acked, not yet found lost): its ack could then no longer be matched, and its
-     * messages would wait for their resend timer although they arrived. The composer holds the next data
+     * messages would wait for their resend timer although they arrived. The {@link SendRound} holds the next data
      * packet back instead, so at most one ring of data packets is in flight. Below its largest size the
      * ring grows instead ({@link #begin}), so this holds back only at the largest size.
      */
