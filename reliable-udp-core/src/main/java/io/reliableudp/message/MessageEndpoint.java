@@ -129,7 +129,7 @@ public final class MessageEndpoint {
         this.maxUnreliableSize = Math.min(config.maxMessageSize(),
                 MAX_UNRELIABLE_FRAGMENTS * fragmentSize - Frames.msgFrameSize(0) - 4);
         this.log = new PacketLog(SENT_PACKETS);
-        SendSchedule.Kind mode = SendSchedule.of(config.sendMode());
+        SendSchedule.Kind mode = SendSchedule.of(config);
         this.congestion = congestionController(config, time, log, payloadBudget, mode);
         log.setController(congestion);
         this.queue = new SendQueue(config, payloadBudget, maxUnreliableSize);

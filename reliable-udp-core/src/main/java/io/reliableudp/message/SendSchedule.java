@@ -12,9 +12,9 @@ package io.reliableudp.message;
  */
 interface SendSchedule {
 
-    /** The schedule of {@code mode}: the one place the message layer reads the send mode. */
-    static Kind of(MessageConfig.SendMode mode) {
-        return switch (mode) {
+    /** The schedule of {@link MessageConfig#sendMode()}: the one place the message layer reads the send mode. */
+    static Kind of(MessageConfig config) {
+        return switch (config.sendMode()) {
             case IMMEDIATE -> ImmediateSchedule.KIND;
             case TICK -> TickSchedule.KIND;
         };
