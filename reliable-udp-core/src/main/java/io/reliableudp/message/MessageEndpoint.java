@@ -362,7 +362,7 @@ public final class MessageEndpoint {
         if (receiver.releasePending()) {
             receiver.releaseHeld(); // a listener resumed a channel during the packet
         }
-        log.takeRttSample();
+        log.rtt().takeSample();
         losses.detect(link.nextPacketSequence(), time);
         if (flushRequested) {
             flushRequested = false;
@@ -596,7 +596,7 @@ public final class MessageEndpoint {
             channels.add(new ChannelStats(c, s.mode, s.messagesSent, s.messagesAcked, s.messagesResent,
                     r.messagesReceived, r.messagesDropped, r.duplicatesDropped, s.queued, s.queuedBytes));
         }
-        double srtt = log.srttSeconds();
+        double srtt = log.rtt().srttSeconds();
         return new MessageStats(composer.packetsSent(), composer.ackOnlyPacketsSent(), composer.packetsNotSent(),
                 receiver.packetsReceived(), receiver.malformedPackets(), receiver.rejectedPackets(), log.packetsLost(),
                 composer.datagramsSent(), composer.bytesSent(),
@@ -645,7 +645,7 @@ public final class MessageEndpoint {
             boolean accepted = receiver.process(sequence, data, offset, length);
             if (accepted) {
                 // before the packet layer takes this packet's acks
-                log.peerPacketInOrder(schedule.packetReceived(sequence, length > 0,
+                log.rtt().peerPacketInOrder(schedule.packetReceived(sequence, length > 0,
                         (int) (receiver.reliableFrames() - framesBefore), time));
             }
             return accepted;

@@ -20,7 +20,7 @@ final class ResendTimer {
     /** Smallest bound of the peer's ack delay in the resend interval (RFC 6298's G, clock granularity). */
     static final double MIN_ACK_DELAY_BOUND_SECONDS = 0.001;
     /**
-     * The longest recent round trip ({@link PacketLog#maxRttSeconds}) takes the smoothed RTT's place in
+     * The longest recent round trip ({@link RttEstimator#maxRttSeconds}) takes the smoothed RTT's place in
      * the resend interval when longer, but lengthens it by at most the larger of itself and this (2 ms).
      */
     static final double LONGEST_RTT_STALL_SECONDS = 0.002;
@@ -65,7 +65,7 @@ final class ResendTimer {
         if (everyPacket) {
             return 0;
         }
-        double srtt = log.srttSeconds();
+        double srtt = log.rtt().srttSeconds();
         // Before the first sample: the factor times a guessed RTT. After (RFC 6298, with QUIC's ack
         // delay term, RFC 9002): the smoothed RTT plus four mean deviations plus the ack delay, or the
         // factor times the smoothed RTT, whichever is longer. The deviation term is at least what the
@@ -77,15 +77,15 @@ final class ResendTimer {
         if (srtt < 0) {
             interval = INITIAL_RTT_SECONDS * config.resendRttFactor();
         } else {
-            double heldAboveMin = Math.max(0, srtt - Math.max(0, log.minRttSeconds()));
-            double granularity = Math.max(RTT_VAR_FACTOR * log.rttVarSeconds(), ackBound - heldAboveMin);
+            double heldAboveMin = Math.max(0, srtt - Math.max(0, log.rtt().minRttSeconds()));
+            double granularity = Math.max(RTT_VAR_FACTOR * log.rtt().rttVarSeconds(), ackBound - heldAboveMin);
             interval = Math.max(srtt * config.resendRttFactor(), srtt + granularity + extraDelay);
             // The same margin over the longest recent round trip rather than the smoothed one, if that is
             // later, but lengthened by at most the larger of itself and 2 ms (a host's stalls are
             // scheduling delays of a few milliseconds, whatever the path's RTT): the deviation forgets a
             // stall within a few samples, and the next stall would cost a resend (and its ack) of a
             // packet that arrived. Where round trips do not stall, the longest is about the smoothed one.
-            double longest = log.maxRttSeconds();
+            double longest = log.rtt().maxRttSeconds();
             if (longest > srtt) {
                 double most = interval + Math.max(interval, LONGEST_RTT_STALL_SECONDS);
                 interval = Math.min(interval + (longest - srtt), most);
