@@ -2,15 +2,15 @@ package io.reliableudp.message;
 
 /**
  * The congestion-control seam: what the send side asks before a packet goes out, and what it tells
- * after. The {@link PacketComposer} asks {@link #canSend} before each packet and tells
- * {@link #onPacketSent}; the {@link PacketLog} tells {@link #onAck} (with the packet's delivery-rate
+ * after. The {@link SendRound} asks {@link #canSend} before each packet, the {@link PacketComposer}
+ * tells {@link #onPacketSent}; the {@link PacketLog} tells {@link #onAck} (with the packet's delivery-rate
  * sample and RTT) and {@link #onLoss} (one-direction evidence: a data packet of this side not
  * acknowledged while a later one was); the endpoint calls {@link #onUpdate} once per update.
  *
  * <p>The questions are per packet and per time ("may a packet of N bytes go at t?", "when may the
  * next one go?"), so a sender that transmits as soon as a message is queued can pace by
- * {@link #nextSendTime}; the tick-based composer of today also asks {@link #sendRateHz} (its tick
- * rate) and {@link #packetsPerRound}. Implementations: {@link DeliveryRateController} (the default,
+ * {@link #nextSendTime} ({@link ImmediateSchedule}); the {@link TickSchedule} also asks
+ * {@link #sendRateHz} (its tick rate), and every send round asks {@link #packetsPerRound}. Implementations: {@link DeliveryRateController} (the default,
  * BBR-like), {@link GafferController} (the good/bad mode of the first milestone) and
  * {@link NoCongestionController}; {@link MessageConfig#congestionControl()} selects one.
  *
@@ -72,7 +72,7 @@ interface CongestionController {
      */
     int sendTag();
 
-    /** Send ticks per second of the tick-based composer. */
+    /** Send ticks per second of the {@link TickSchedule}. */
     double sendRateHz();
 
     /** Packets one tick's send round may carry, given the configured maximum. */

@@ -59,7 +59,7 @@ final class GafferController implements CongestionController {
     /** Takes in the current RTT and loss estimates of the packet log (once per endpoint update). */
     @Override
     public void onUpdate(double time) {
-        double srtt = log.srttSeconds();
+        double srtt = log.rtt().srttSeconds();
         update(time, srtt < 0 ? 0 : srtt * 1000, log.loss() * 100);
     }
 

@@ -204,10 +204,10 @@ final class LossDetector {
 
     /** The current reorder window in seconds. */
     double reorderWindowSeconds() {
-        double minRtt = log.minRttSeconds();
+        double minRtt = log.rtt().minRttSeconds();
         double base = Math.max(MIN_REORDER_WINDOW_SECONDS, Math.max(0, minRtt) / 4);
         double window = base * windowSteps;
-        double srtt = log.srttSeconds();
+        double srtt = log.rtt().srttSeconds();
         return srtt > 0 ? Math.max(MIN_REORDER_WINDOW_SECONDS, Math.min(window, srtt)) : window;
     }
 

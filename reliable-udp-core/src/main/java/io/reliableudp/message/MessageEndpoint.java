@@ -11,8 +11,10 @@ import org.jspecify.annotations.Nullable;
  * modes, packing of many messages per packet, resend of reliable messages in new packets, slicing of
  * large messages, delivery futures and congestion avoidance. See docs/messages.md.
  *
- * <p>This class is the entry point and the wiring: the send side is the {@link PacketComposer} over
- * the {@link SendQueue}, acknowledgements go through the {@link AckTracker}, received packets through
+ * <p>This class is the entry point and the wiring: the send side is the {@link SendSchedule} of the
+ * configured send mode (when packets go), the {@link SendRound} it runs and the {@link PacketComposer}
+ * (what goes in them) over the {@link SendQueue}, with the {@link ResendTimer} and the acks this end
+ * {@link OwedAcks owes}; acknowledgements go through the {@link AckTracker}, received packets through
  * the {@link Receiver} (one strategy per delivery mode), losses shown by the acks through the
  * {@link LossDetector} (fast recovery), and the send rate and in-flight cap come from the
  * {@link CongestionController} selected by {@link MessageConfig#congestionControl()}; all statistics are one {@link MessageStats} snapshot.
@@ -64,6 +66,9 @@ public final class MessageEndpoint {
     private final CongestionController congestion;
     private final SendQueue queue;
     private final PacketComposer composer;
+    private final ResendTimer resendTimer;
+    private final SendRound round;
+    private final SendSchedule schedule;
     private final AckTracker acks;
     private final LossDetector losses;
     private final Receiver receiver;
@@ -71,9 +76,6 @@ public final class MessageEndpoint {
     private final int payloadBudget;
     private final int maxUnreliableSize;
 
-    private final boolean immediate;
-    private final double housekeepingInterval;
-    private double nextHousekeeping = Double.NEGATIVE_INFINITY;
     private double time;
     private boolean inReceive;
     private boolean flushRequested;
@@ -121,15 +123,14 @@ public final class MessageEndpoint {
         }
         this.time = time;
         this.channelCount = config.channels().size();
-        this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
-        this.housekeepingInterval = 1.0 / config.sendRateHz();
         int wire = config.datagramBudget() - config.lowerLayerOverhead();
         this.payloadBudget = payloadBudget(config, config.datagramBudget());
         int fragmentSize = wire - FRAGMENT_HEADER - PACKET_HEADER_MAX;
         this.maxUnreliableSize = Math.min(config.maxMessageSize(),
                 MAX_UNRELIABLE_FRAGMENTS * fragmentSize - Frames.msgFrameSize(0) - 4);
         this.log = new PacketLog(SENT_PACKETS);
-        this.congestion = congestionController(config, time, log, payloadBudget);
+        SendSchedule.Kind mode = SendSchedule.of(config);
+        this.congestion = congestionController(config, time, log, payloadBudget, mode);
         log.setController(congestion);
         this.queue = new SendQueue(config, payloadBudget, maxUnreliableSize);
         this.acks = new AckTracker(log, queue);
@@ -138,11 +139,15 @@ public final class MessageEndpoint {
                 new PacketLink.Sizing(payloadBudget, fragmentSize, MAX_UNRELIABLE_FRAGMENTS, SENT_PACKETS,
                         payloadBudget(config, config.maxDatagramBudget())),
                 new Hooks());
-        this.composer = new PacketComposer(config, time, payloadBudget, link, log, congestion, queue,
-                frameWriter(sender, payloadBudget));
+        this.resendTimer = new ResendTimer(config, log, mode.peerAckDelayBoundSeconds(config));
+        this.composer = new PacketComposer(config, payloadBudget, link, log, congestion, queue,
+                frameWriter(sender, payloadBudget), resendTimer);
+        OwedAcks owed = new OwedAcks();
+        this.round = new SendRound(config, composer, owed, log, link, congestion);
         if (config.maxDatagramBudget() > config.datagramBudget()) {
-            composer.onLargerPacketsWanted(sender::largerDatagramsWanted);
+            round.onLargerPacketsWanted(sender::largerDatagramsWanted);
         }
+        this.schedule = mode.create(config, time, round, owed, congestion, queue);
         this.losses = new LossDetector(log, queue, SENT_PACKETS,
                 config.fastRecovery() && config.resendPolicy() == MessageConfig.ResendPolicy.RTT_BASED,
                 link.nextPacketSequence());
@@ -169,7 +174,7 @@ public final class MessageEndpoint {
                     + config.maxDatagramBudget() + ", was " + datagramBudget);
         }
         int payload = payloadBudget(config, datagramBudget);
-        composer.packetBudgetChanged(frameWriter(sender, payload), payload);
+        round.packetBudgetChanged(frameWriter(sender, payload), payload);
         link.setRegularPayloadLimit(payload);
         congestion.packetBudgetChanged((long) INITIAL_WINDOW_PACKETS * payload, payload);
     }
@@ -192,18 +197,12 @@ public final class MessageEndpoint {
     }
 
     private static CongestionController congestionController(MessageConfig config, double time, PacketLog log,
-            int payloadBudget) {
+            int payloadBudget, SendSchedule.Kind mode) {
         long inflightFloor = (long) INITIAL_WINDOW_PACKETS * payloadBudget;
         MessageConfig.CongestionControl kind = config.congestionAvoidance() ? config.congestionControl()
                 : MessageConfig.CongestionControl.NONE;
-        double tick = 1.0 / config.sendRateHz();
-        // TICK: the composer sends a tick's worth at once, and the acks come back on the ticks of both
-        // sides. IMMEDIATE: packets go as they are paced (a 1 ms burst quantum), and an ack comes back
-        // within the peer's ack delay, plus a few ms for the threads on the way (the I/O loop's timer
-        // resolution is a millisecond)
-        boolean immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
-        double quantum = immediate ? 0.001 : tick;
-        double ackAllowance = immediate ? 0.005 + 2 * config.ackDelaySeconds() : 2 * tick;
+        double quantum = mode.pacingQuantumSeconds(config);
+        double ackAllowance = mode.ackAllowanceSeconds(config);
         return switch (kind) {
             case DELIVERY_RATE -> new DeliveryRateController(time, config.sendRateHz(), log, inflightFloor, payloadBudget,
                     quantum, ackAllowance);
@@ -218,9 +217,9 @@ public final class MessageEndpoint {
         return log.capacity();
     }
 
-    /** The send side (tests look at its resend intervals). */
-    PacketComposer composer() {
-        return composer;
+    /** The resend timer (tests look at its intervals). */
+    ResendTimer resendTimer() {
+        return resendTimer;
     }
 
     /** The congestion controller (tests look at its model). */
@@ -299,10 +298,10 @@ public final class MessageEndpoint {
         return queued(queue.offer(channel, payload, completion));
     }
 
-    /** An accepted message makes the next update (IMMEDIATE) run a send round. */
+    /** An accepted message is the schedule's to send. */
     private int queued(int id) {
         if (id >= 0) {
-            composer.offered();
+            schedule.offered();
         }
         return id;
     }
@@ -363,19 +362,14 @@ public final class MessageEndpoint {
         if (receiver.releasePending()) {
             receiver.releaseHeld(); // a listener resumed a channel during the packet
         }
-        log.takeRttSample();
+        log.rtt().takeSample();
         losses.detect(link.nextPacketSequence(), time);
         if (flushRequested) {
             flushRequested = false;
             flush(time);
         }
-        if (immediate) {
-            // acks may have opened the window or shown a loss: send what can go (it carries the acks); an
-            // ack owed now waits for the driver's next update, which nextDeadline asks for at once
-            composer.afterReceive(time);
-        } else if (composer.ackDue()) {
-            composer.sendAckOnly(time);
-        }
+        // acks may have opened the window or shown a loss: what the schedule sends now carries the acks
+        schedule.afterReceive(time);
     }
 
     /**
@@ -401,18 +395,14 @@ public final class MessageEndpoint {
             return;
         }
         double now = this.time;
-        if (!immediate || now >= nextHousekeeping) {
-            // IMMEDIATE: update is also called at every deadline (ack delays, resends), so the packet
-            // layer's statistics and the loss and congestion estimates run at most at the send rate,
-            // as often as in TICK mode, and the calls in between only send
-            nextHousekeeping = now + housekeepingInterval;
+        if (schedule.housekeepingDue(now)) {
             link.update(now);
             losses.onTimer(now, link.nextPacketSequence());
             congestion.onUpdate(now);
         } else {
             link.advanceTime(now); // packets sent now carry their real send time
         }
-        composer.tick(now);
+        schedule.update(now);
     }
 
     /**
@@ -432,7 +422,7 @@ public final class MessageEndpoint {
             return;
         }
         link.advanceTime(this.time);
-        composer.flush(this.time);
+        schedule.flush(this.time);
     }
 
     /**
@@ -446,7 +436,7 @@ public final class MessageEndpoint {
      * {@link MessageConfig.SendMode#TICK}: when the next send tick is due. Allocation-free, O(channels).
      */
     public double nextDeadline() {
-        return closed ? Double.POSITIVE_INFINITY : composer.nextDeadline(time);
+        return closed ? Double.POSITIVE_INFINITY : schedule.nextDeadline(time);
     }
 
     /**
@@ -475,12 +465,12 @@ public final class MessageEndpoint {
      * on its tick; a schedule that acks within {@link MessageConfig#ackDelaySeconds()} passes that.
      */
     void peerAcksWithin(double seconds) {
-        composer.peerAcksWithin(seconds);
+        resendTimer.peerAcksWithin(seconds);
     }
 
     /** Ack-only packets sent only to keep this end's packet sequence caught up with the peer's (tests). */
     long sequenceCatchUps() {
-        return composer.sequenceCatchUps();
+        return round.sequenceCatchUps();
     }
 
     /**
@@ -491,7 +481,7 @@ public final class MessageEndpoint {
      * instead of waking the driver now. Always false in TICK and once closed.
      */
     public boolean settled() {
-        return !closed && composer.writtenOut();
+        return !closed && schedule.writtenOut();
     }
 
     /**
@@ -606,7 +596,7 @@ public final class MessageEndpoint {
             channels.add(new ChannelStats(c, s.mode, s.messagesSent, s.messagesAcked, s.messagesResent,
                     r.messagesReceived, r.messagesDropped, r.duplicatesDropped, s.queued, s.queuedBytes));
         }
-        double srtt = log.srttSeconds();
+        double srtt = log.rtt().srttSeconds();
         return new MessageStats(composer.packetsSent(), composer.ackOnlyPacketsSent(), composer.packetsNotSent(),
                 receiver.packetsReceived(), receiver.malformedPackets(), receiver.rejectedPackets(), log.packetsLost(),
                 composer.datagramsSent(), composer.bytesSent(),
@@ -614,7 +604,7 @@ public final class MessageEndpoint {
                 log.bytesInFlight(), log.bandwidthEstimate(), congestion.inflightLimitBytes(), queue.largeBytesStarted,
                 receiver.reassemblyBytes, queue.queuedMessages(), congestion.congested(), congestion.sendRateHz(),
                 congestion.penaltySeconds(), congestion.episodes(), srtt < 0 ? 0 : srtt * 1000, log.loss() * 100,
-                composer.resendIntervalSeconds(), composer.fastResends(), composer.timerResends(),
+                resendTimer.resendIntervalSeconds(), composer.fastResends(), composer.timerResends(),
                 composer.redundantCopies(), losses.packetsDeclaredLost(), losses.spuriousLosses(),
                 losses.reorderWindowSeconds(), channels, link.stats(), receiver.memoryHeld(), receiver.memoryRefusals());
     }
@@ -655,7 +645,7 @@ public final class MessageEndpoint {
             boolean accepted = receiver.process(sequence, data, offset, length);
             if (accepted) {
                 // before the packet layer takes this packet's acks
-                log.peerPacketInOrder(composer.packetReceived(sequence, length > 0,
+                log.rtt().peerPacketInOrder(schedule.packetReceived(sequence, length > 0,
                         (int) (receiver.reliableFrames() - framesBefore), time));
             }
             return accepted;
@@ -664,7 +654,7 @@ public final class MessageEndpoint {
         @Override
         public void acked(int sequence) {
             acks.onAck(sequence, time);
-            composer.acked();
+            schedule.acked();
             losses.onAck(sequence);
         }
     }

@@ -4,8 +4,9 @@ package io.reliableudp.message;
  * What each sent packet carried, by packet sequence: a ring of packet slots whose entries (one
  * {@code long} per message or slice) live in a circular log. Both start small and double while the
  * traffic needs more room (never in steady state): the ring up to the packet layer's sent ring, when
- * the next packet's slot still holds something the log needs (see {@link #begin}). Also the RTT and loss estimates taken from acks,
- * and the source of the {@link CongestionController}'s events: each acknowledged data packet's
+ * the next packet's slot still holds something the log needs (see {@link #begin}). Also the loss
+ * estimate and the bytes in flight, the feed of the {@link RttEstimator} (each acknowledged data
+ * packet's wait), and the source of the {@link CongestionController}'s events: each acknowledged data packet's
  * RTT and delivery-rate sample, and each loss the {@link LossDetector} declares from the acks. The
  * log decides no loss itself: it records the detector's one verdict per packet ({@link #declareLost}),
  * and the loss estimate, the bytes in flight, the controller and the resend marks all read it.
@@ -22,18 +23,12 @@ final class PacketLog {
     static final int INITIAL_SLOTS = 32;
     /** Entries a new log starts with. */
     static final int INITIAL_ENTRIES = 64;
-    private static final double RTT_ALPHA = 0.125;
-    /** Gain of the RTT mean deviation (RFC 6298 beta). */
-    private static final double RTT_BETA = 0.25;
     private static final double LOSS_ALPHA = 0.05;
     /** A data packet not acknowledged after this long (or twice the RTT, if longer) is declared lost if nothing declared it before. */
     static final double LOSS_TIMEOUT_SECONDS = 1.0;
     /** Bytes in flight may reach this many bandwidth-delay products. */
     static final double INFLIGHT_GAIN = 2.0;
     static final double BANDWIDTH_WINDOW_SECONDS = 1.0;
-    static final double MIN_RTT_WINDOW_SECONDS = 10.0;
-    /** The longest round trip is the max over the last one to two of these windows ({@link #maxRttSeconds}). */
-    static final double MAX_RTT_WINDOW_SECONDS = 5.0;
 
     /** Slots now: grows by doubling up to {@link #maxSize} while the traffic needs them. */
     private int size;
@@ -51,7 +46,7 @@ final class PacketLog {
     /**
      * Sent alone: long enough after the previous data packet that the peer acknowledges it at once
      * (its ack-only packets are rate-limited to one per ack delay), so its resend timer need not wait
-     * out the peer's ack delay ({@link PacketComposer#resendIntervalAloneSeconds}).
+     * out the peer's ack delay ({@link ResendTimer#resendIntervalAloneSeconds}).
      */
     private boolean[] alone;
     private double[] sendTime;
@@ -81,19 +76,7 @@ final class PacketLog {
     private double deliveredTime = -1;
     /** Delivery-rate samples (BBR style: bytes acknowledged between a packet's send and its ack, per second). */
     private final WindowedMax bandwidth = new WindowedMax(BANDWIDTH_WINDOW_SECONDS);
-    private double minRttCurrent = -1;
-    private double minRttPrevious = -1;
-    private double minRttBucketStart = -1;
-    private final WindowedMax longestRtt = new WindowedMax(MAX_RTT_WINDOW_SECONDS);
-    /** The longest wait for an ack among the packets the ack header being taken acknowledged, -1 for none. */
-    private double pendingLongestSample = -1;
-    private double pendingLongestTime;
-    /** The ack header being taken came in the peer's packet right after the previous one it sent. */
-    private boolean pendingInOrder;
-
-    private double srttSeconds = -1;
-    private double pendingRttSample = -1;
-    private double rttVarSeconds;
+    private final RttEstimator rtt = new RttEstimator();
     private double loss;
     private long packetsLost;
     private long acksTaken;
@@ -223,7 +206,7 @@ final class PacketLog {
 
     /** How long a data packet may stay unacknowledged before the loss walk declares it lost. */
     double lossTimeout() {
-        return Math.max(LOSS_TIMEOUT_SECONDS, 2 * Math.max(0, srttSeconds) + 0.1);
+        return Math.max(LOSS_TIMEOUT_SECONDS, 2 * Math.max(0, rtt.srttSeconds()) + 0.1);
     }
 
     /** The controller told of acks and loss evidence, and asked for each data packet's tag. */
@@ -262,7 +245,7 @@ final class PacketLog {
     /**
      * Whether sending packet {@code seq} now would reuse the slot of a packet with reliable content still
      * waiting for its acknowledgement (not acked, not yet found lost): its ack could then no longer be matched, and its
-     * messages would wait for their resend timer although they arrived. The composer holds the next data
+     * messages would wait for their resend timer although they arrived. The {@link SendRound} holds the next data
      * packet back instead, so at most one ring of data packets is in flight. Below its largest size the
      * ring grows instead ({@link #begin}), so this holds back only at the largest size.
      */
@@ -399,14 +382,7 @@ final class PacketLog {
         acksTaken++;
         if (tracked[slot]) {
             double sample = Math.max(0, time - sendTime[slot]);
-            // the smoothed RTT takes one sample per received ack header (takeRttSample), not one per
-            // packet it acknowledges: the freshest, from the packet sent last
-            pendingRttSample = pendingRttSample < 0 ? sample : Math.min(pendingRttSample, sample);
-            if (sample > pendingLongestSample) {
-                pendingLongestSample = sample;
-                pendingLongestTime = time;
-            }
-            minRttSample(time, sample);
+            rtt.sample(time, sample);
             if (outstanding[slot]) {
                 outstanding[slot] = false;
                 inflight -= bytes[slot];
@@ -483,36 +459,6 @@ final class PacketLog {
         return declaredLost[slot];
     }
 
-    /**
-     * Folds the RTT sample of the acks taken since the last call (one received packet's ack header)
-     * into the smoothed RTT and its mean deviation (RFC 6298). One sample per header, the smallest
-     * (from the packet sent last): a header acknowledging a whole burst would otherwise give many
-     * near-equal samples that shrink the deviation towards 0 within one round trip, and the next ack
-     * delayed by a peer's tick would then look like a loss to the resend timer.
-     */
-    void takeRttSample() {
-        if (pendingLongestSample >= 0) {
-            if (pendingInOrder) {
-                longestRtt.sample(pendingLongestTime, pendingLongestSample);
-            }
-            pendingLongestSample = -1;
-        }
-        pendingInOrder = false;
-        double sample = pendingRttSample;
-        if (sample < 0) {
-            return;
-        }
-        pendingRttSample = -1;
-        if (srttSeconds < 0) {
-            srttSeconds = sample;
-            rttVarSeconds = sample / 2;
-        } else {
-            // RFC 6298 order: the deviation against the old mean, then the mean
-            rttVarSeconds += (Math.abs(sample - srttSeconds) - rttVarSeconds) * RTT_BETA;
-            srttSeconds += (sample - srttSeconds) * RTT_ALPHA;
-        }
-    }
-
     /** Number of entries of the packet in {@code slot}, or 0 when they were overwritten. */
     int entryCount(int slot) {
         long s = start[slot];
@@ -548,49 +494,9 @@ final class PacketLog {
         loss += ((lost ? 1.0 : 0.0) - loss) * LOSS_ALPHA;
     }
 
-    private void minRttSample(double time, double sample) {
-        if (minRttBucketStart < 0 || time - minRttBucketStart >= MIN_RTT_WINDOW_SECONDS) {
-            minRttPrevious = minRttBucketStart >= 0 && time - minRttBucketStart < 2 * MIN_RTT_WINDOW_SECONDS ? minRttCurrent : -1;
-            minRttCurrent = -1;
-            minRttBucketStart = time;
-        }
-        if (minRttCurrent < 0 || sample < minRttCurrent) {
-            minRttCurrent = sample;
-        }
-    }
-
-    /**
-     * The peer's packet whose ack header is taken next is the one right after the previous packet it
-     * sent ({@code inOrder}), or not: one of its packets was lost or comes late. Only an in-order
-     * header's waits enter {@link #maxRttSeconds}: behind a lost packet of the peer's, a late ack may
-     * be one that the lost packet carried first, a loss rather than a slow round trip.
-     */
-    void peerPacketInOrder(boolean inOrder) {
-        pendingInOrder = inOrder;
-    }
-
-    /**
-     * The longest a data packet waited for its ack over the last 5 to 10 seconds (seconds; -1 before
-     * any): the wait of the oldest packet each ack header acknowledged, from headers that came in
-     * order ({@link #peerPacketInOrder}). Unlike the smoothed RTT, which takes each header's freshest
-     * sample, it keeps a round trip the peer stretched (a descheduled receiver, a VM's steal) even when
-     * the resend it provoked was acknowledged in the same header.
-     */
-    double maxRttSeconds() {
-        return longestRtt.get();
-    }
-
     /** Max delivery rate over the last one to two seconds (bytes per second), 0 before any sample. */
     double bandwidthEstimate() {
         return Math.max(0, bandwidth.get());
-    }
-
-    /** Min RTT over the last 10 to 20 seconds (seconds), -1 before any sample. */
-    double minRttSeconds() {
-        if (minRttPrevious < 0) {
-            return minRttCurrent;
-        }
-        return minRttCurrent < 0 ? minRttPrevious : Math.min(minRttCurrent, minRttPrevious);
     }
 
     /** Payload bytes of data packets sent and neither acknowledged nor counted lost. */
@@ -608,18 +514,13 @@ final class PacketLog {
             return floorBytes;
         }
         // the pipe as this layer sees it: min RTT plus a send tick here and an ack tick at the peer
-        double rtt = Math.max(0, minRttSeconds()) + 2 * tickSeconds;
-        return Math.max(floorBytes, (long) Math.min(Long.MAX_VALUE / 4, INFLIGHT_GAIN * bw * rtt));
+        double pipe = Math.max(0, rtt.minRttSeconds()) + 2 * tickSeconds;
+        return Math.max(floorBytes, (long) Math.min(Long.MAX_VALUE / 4, INFLIGHT_GAIN * bw * pipe));
     }
 
-    /** Smoothed RTT in seconds, or -1 before the first sample. */
-    double srttSeconds() {
-        return srttSeconds;
-    }
-
-    /** Smoothed mean deviation of the RTT in seconds (RFC 6298 RTTVAR), 0 before the first sample. */
-    double rttVarSeconds() {
-        return rttVarSeconds;
+    /** The round-trip estimates, from the acks this log takes. */
+    RttEstimator rtt() {
+        return rtt;
     }
 
     /** Loss estimate, 0..1. */

@@ -101,7 +101,7 @@ final class SendQueue {
      * Takes a message into its channel's ring. A free slot holds no completion, no large send, the
      * state {@link SendChannel#EMPTY}, no fast resend due and no resend backoff, since every way out of
      * the ring clears its slot ({@link SendChannel#clear}; {@code SendQueueSlotTest}), and the first
-     * send writes the rest of the send history: so this writes only what the message brings. In {@code IMMEDIATE} mode the caller is an application thread and the slots
+     * send writes the rest of the send history: so this writes only what the message brings. Under the {@link ImmediateSchedule} the caller is an application thread and the slots
      * just behind are the I/O thread's, which composes them: each array written here is a cache line
      * that moves between the two cores.
      */

@@ -140,7 +140,7 @@ class SendModeTest {
             b.ep.update(t + 0.0001);
             b.deliverAll(a, t + 0.0002);
         }
-        PacketComposer c = a.ep.composer();
+        ResendTimer c = a.ep.resendTimer();
         double alone = c.resendIntervalAloneSeconds();
         double stream = c.resendIntervalSeconds();
         assertThat(stream - alone).isGreaterThan(DELAY - 1e-9);
@@ -154,7 +154,7 @@ class SendModeTest {
         a.ep.update(t + 0.0001);
         assertThat(a.out).hasSize(1);
         assertThat(a.ep.nextDeadline() - t).isCloseTo(alone, org.assertj.core.data.Offset.offset(1e-9));
-        a.ep.update(t + alone + 1e-6); // (1 us: the rounding of lastSent + interval, as the composer's own retry)
+        a.ep.update(t + alone + 1e-6); // (1 us: the rounding of lastSent + interval, as the schedule's own retry)
         assertThat(a.out).hasSize(2); // the first message resent
         assertThat(a.ep.stats().channel(0).messagesResent()).isEqualTo(1);
         // the second waits for the stream's interval after its send
@@ -365,7 +365,7 @@ class SendModeTest {
             assertThat(s.delivered()).isEqualTo(1800);
         }
         // one ack-only packet per data packet received at most, beside the few that keep B's sequence caught
-        // up with A's after a lost packet while losses are rare (PacketComposer.catchUpDue): B never sends
+        // up with A's after a lost packet while losses are rare (OwedAcks.catchUpDue): B never sends
         // more packets than A did
         for (Stream s : List.of(clean, lossy)) {
             assertThat(s.ackOnlySent() - s.catchUps()).isLessThanOrEqualTo(s.dataPacketsReceived());
