@@ -23,6 +23,9 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * A counting probe of one node-to-node stream (a diagnostic for profiling, not a benchmark of record):
@@ -106,32 +109,47 @@ public final class NodeProbe {
     private static final String[] COUNTS = {"waits (blocking)", "waits (selectNow)", "wake-ups asked", "datagrams received",
         "receives finding nothing", "datagrams sent", "sends refused (buffer full)"};
 
+    /** The probe's options (picocli: {@code --name value}, {@code --help}, enum values in any case). */
+    @Command(name = "NodeProbe", mixinStandardHelpOptions = false, showDefaultValues = true,
+            description = "counts what the I/O loops do per delivered message of one stream")
+    static final class Options {
+        @Option(names = "--help", usageHelp = true, description = "this list of options")
+        boolean help;
+        @Option(names = "--size", defaultValue = "32", description = "message size in bytes")
+        int size;
+        @Option(names = "--seconds", defaultValue = "5", description = "length of the measured stream")
+        double seconds;
+        @Option(names = "--offer", description = "Peer.offer instead of Peer.send")
+        boolean offer;
+        @Option(names = "--mode", defaultValue = "PLATFORM", description = "I/O thread: platform or virtual")
+        ReceiveThreadMode mode;
+        @Option(names = "--flush-every", defaultValue = "64", description = "a flush after this many sends")
+        int flushEvery;
+        @Option(names = "--congestion", defaultValue = "DELIVERY_RATE", description = "delivery_rate, gaffer or none")
+        MessageConfig.CongestionControl congestion;
+        @Option(names = "--budget", defaultValue = "0", description = "datagram budget in bytes (0: the default)")
+        int budget;
+        @Option(names = "--queue", defaultValue = "" + ChannelConfig.DEFAULT_MAX_QUEUED_MESSAGES, description = "queued messages per channel")
+        int queue;
+        @Option(names = "--receive-window", defaultValue = "0", description = "receive window in messages (0: the default)")
+        int receiveWindow;
+    }
+
     public static void main(String[] args) throws Exception {
-        int size = 32;
-        double seconds = 5;
-        boolean offer = false;
-        ReceiveThreadMode mode = ReceiveThreadMode.PLATFORM;
-        int flushEvery = 64;
-        MessageConfig.CongestionControl congestion = MessageConfig.CongestionControl.DELIVERY_RATE;
-        int budget = 0;
-        int queue = ChannelConfig.DEFAULT_MAX_QUEUED_MESSAGES;
-        int receiveWindow = 0;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--size" -> size = Integer.parseInt(args[++i]);
-                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
-                case "--offer" -> offer = true;
-                case "--mode" -> mode = ReceiveThreadMode.valueOf(args[++i].toUpperCase(Locale.ROOT));
-                case "--flush-every" -> flushEvery = Integer.parseInt(args[++i]);
-                case "--congestion" -> congestion = MessageConfig.CongestionControl.valueOf(args[++i].toUpperCase(Locale.ROOT));
-                case "--budget" -> budget = Integer.parseInt(args[++i]);
-                case "--queue" -> queue = Integer.parseInt(args[++i]);
-                case "--receive-window" -> receiveWindow = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--size N --seconds S --offer --mode platform|virtual --flush-every N --congestion delivery_rate|gaffer|none"
-                        + " --budget BYTES --queue MESSAGES --receive-window MESSAGES)");
-            }
+        Options o = new Options();
+        CommandLine cl = new CommandLine(o).setCaseInsensitiveEnumValuesAllowed(true);
+        if (CommandLine.printHelpIfRequested(cl.parseArgs(args))) {
+            return;
         }
+        int size = o.size;
+        double seconds = o.seconds;
+        boolean offer = o.offer;
+        ReceiveThreadMode mode = o.mode;
+        int flushEvery = o.flushEvery;
+        MessageConfig.CongestionControl congestion = o.congestion;
+        int budget = o.budget;
+        int queue = o.queue;
+        int receiveWindow = o.receiveWindow;
         MessageConfig.Builder message = MessageConfig.builder()
                 .channels(List.of(new ChannelConfig(DeliveryMode.RELIABLE_ORDERED, queue, ChannelConfig.DEFAULT_MAX_QUEUED_BYTES),
                         ChannelConfig.of(DeliveryMode.UNRELIABLE)))
