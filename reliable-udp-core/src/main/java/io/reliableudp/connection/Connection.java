@@ -1,5 +1,8 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
+import io.reliableudp.HandshakeFailure;
 import io.reliableudp.internal.WireCodec;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;

@@ -1,6 +1,6 @@
 package io.reliableudp.spring.core;
 
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.Peer;
