@@ -2,7 +2,6 @@ package io.reliableudp.transport;
 
 import io.reliableudp.DisconnectReason;
 
-
 /**
  * Callbacks of a node. Called on the node's I/O (receive) thread: return quickly (hand work to an
  * executor). For one peer the calls are serial and messages of an ordered channel arrive in order.
