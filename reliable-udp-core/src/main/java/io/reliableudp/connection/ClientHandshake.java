@@ -1,5 +1,7 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.HandshakeFailure;
 import io.reliableudp.internal.X25519;
 import java.util.Arrays;
 import java.util.Base64;

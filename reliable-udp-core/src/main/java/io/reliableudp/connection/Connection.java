@@ -1,8 +1,12 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
+import io.reliableudp.HandshakeFailure;
 import io.reliableudp.internal.WireCodec;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.message.MessageEndpoint;
 import io.reliableudp.message.SendCompletion;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -10,26 +14,25 @@ import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One connection, client or server side: the client handshake's timers (its packets and keys are
- * {@link ClientHandshake}'s), keepalives and probes, timeout, disconnect; its frames are sealed, opened
- * and checked against the replay window by its {@link FrameCodec}. Owns the {@link Session} (the
- * message layer) of the connection. No sockets: datagrams come in through {@link #receive} and go out
- * through the {@link Transmitter}.
+ * One connection, client or server side: its life cycle (requesting, responding, connected,
+ * disconnected), what each datagram that arrives does to it, and its disconnect. Composes the parts
+ * that do the work, none of which knows the connection: the client handshake's packets and keys
+ * ({@link ClientHandshake}) and timers ({@link HandshakeSchedule}); the frames' sealing, opening and
+ * replay window ({@link FrameCodec}); the datagram buffer, clock and send counts ({@link FrameSender});
+ * keepalives, probes and timeout ({@link Liveness}); the datagram size and its probes
+ * ({@link SizeProbe}); and the {@link Session} (the message layer) it carries ({@link SessionPort}).
+ * No sockets: datagrams come in through {@link #receive} and go out through the {@link Transmitter}.
  *
  * <p>One datagram buffer per connection: the session composes its packets in it behind room for this
- * layer's frame header ({@link #datagramBuffer()}, {@link #headroom()}), and the frame header is then
- * written in front of the packet and, in encrypted mode, the packet sealed in place (ChaCha20-Poly1305
- * over the same bytes, the tag after them), so the packet's bytes are not copied here. The buffer is
- * direct in plain mode (a socket sends it without a copy of its own) and a heap buffer in encrypted
- * mode: the JDK's ChaCha20-Poly1305 seals a {@code byte[]} in place, but copies a direct buffer through
- * a new array, in and out, on every call (see docs/architecture.md, "One datagram's buffer").
+ * layer's frame header, and the frame header is then written in front of the packet and, in encrypted
+ * mode, the packet sealed in place, so the packet's bytes are not copied here ({@link FrameSender}).
  *
  * <p>Not thread-safe: the owner serialises every call (the transport holds a per-peer lock).
  * Time is in seconds, from the owner's monotonic clock.
  *
  * <p>The connection layer's contract with the transport; not user API.
  */
-public final class Connection implements Session.Output, Session.Input {
+public final class Connection {
 
     /** Puts a datagram on the wire to this connection's address. */
     @FunctionalInterface
@@ -87,7 +90,6 @@ public final class Connection implements Session.Output, Session.Input {
 
     private final boolean client;
     private final ConnectionSettings settings;
-    private final Transmitter transmitter;
     private final Events events;
     private final boolean encrypted;
     /** Client: the handshake, until it ends (null on a server, and once connected or failed). */
@@ -99,154 +101,51 @@ public final class Connection implements Session.Output, Session.Input {
     /** Client: why the handshake failed, when it did. */
     private @Nullable HandshakeFailure handshakeFailure;
 
-    /** The connection's one datagram buffer: frames are composed, framed and sealed in it. */
-    private ByteBuffer datagram;
-    /** Bytes reserved in front of every body in {@link #datagram}: the frame header. */
-    private final int headroom;
     /** Seals and opens this connection's frames; keeps its replay window and its frame keys. */
     private final FrameCodec frames;
-    /**
-     * The largest datagram this connection sends now: the message layer's {@code datagramBudget} until
-     * a size probe of a larger one was answered ({@link #discoverDatagramBudget}).
-     */
-    private int datagramBudget;
-    /** The datagram size to probe once the session asks for larger packets (0: none, or done). */
-    private int sizeProbeTarget;
-    /** Size probes sent for {@link #sizeProbeTarget} so far; after {@link #SIZE_PROBE_TRIES} unanswered, it is given up. */
-    private int sizeProbeTries;
-    /** When the next try of the size probe is due (+inf: none outstanding). */
-    private double nextSizeProbe = Double.POSITIVE_INFINITY;
-    private long sizeProbesSent;
-    private long sizeProbesAnswered;
+    /** The datagram buffer, the clock, the salt; frames go out through it. */
+    private final FrameSender out;
+    /** Keepalives, probes, timeout. */
+    private final Liveness liveness;
+    /** The datagram budget and its growth by size probes. */
+    private final SizeProbe sizes;
+    /** The session, once established. */
+    private final SessionPort port;
 
     private State state;
-    private int salt;
     private long cookieTime = -1;
-    private @Nullable Session session;
     private @Nullable DisconnectReason reason;
 
-    private double now;
-    private final double started;
-    private double lastReceive;
-    private double lastSend = Double.NEGATIVE_INFINITY;
-    private double lastHandshakeSend;
-    /** Client: when the challenge being answered arrived (its cookie's age is at least the time since). */
-    private double challengedAt;
-    /**
-     * Server: whether a valid frame came from the client since the handshake. Until one does, the
-     * connection is unconfirmed: its client may have given up before our keepalive reached it (a response
-     * that waited in an overloaded server's socket buffer), so it ends after {@link #unconfirmedTimeout}.
-     */
-    private boolean confirmed;
-    /**
-     * Server: when an unconfirmed connection ends ({@link #unconfirmedDeadline}); moved later by a
-     * repeated response.
-     */
-    private double unconfirmedUntil = Double.POSITIVE_INFINITY;
-    /** Client: how many times the handshake went back to a fresh challenge. */
-    private int cookieRefreshes;
-    /** When {@link #update} last ran the session's update while connected (its housekeeping: statistics, loss timeout). */
-    private double lastSessionUpdate = Double.NEGATIVE_INFINITY;
-    /** When the last PROBE keepalive went out (probes follow silence of {@link ConnectionSettings#probeAfter()}). */
-    private double lastProbe = Double.NEGATIVE_INFINITY;
-    /** {@link ConnectionSettings#probeAfter()}, or +inf when this end does not probe. */
-    private final double probeAfter;
-    /** {@link ConnectionSettings#probeInterval()}. */
-    private final double probeInterval;
-    /**
-     * How long this end waits after its last frame before it sends a keepalive of its own: the keepalive
-     * interval on the server, {@link #CLIENT_KEEPALIVE_FACTOR} times it on a client, which answers the
-     * server's keepalives instead ({@link #answersKeepalive}), so the server leads.
-     */
-    private final double keepAliveAfter;
-    private long probesSent;
-    private long probesAnswered;
-    private long keepalivesAnswered;
+    /** Client: the handshake's resends, fresh challenges and connect timeout. */
+    private final HandshakeSchedule schedule;
 
-    private long datagramsSent;
     private long datagramsReceived;
-    private long bytesSent;
     private long bytesReceived;
 
     private Connection(boolean client, ConnectionSettings settings, Transmitter transmitter, Events events, double now) {
         this.client = client;
         this.settings = settings;
-        this.transmitter = transmitter;
         this.events = events;
         this.encrypted = settings.encrypted();
         int budget = settings.message().datagramBudget();
-        this.datagramBudget = budget;
         this.frames = new FrameCodec(encrypted, settings.protocolId(), budget);
-        this.headroom = FrameCodec.HEADER;
         // room for a session whose configuration undercounts the overhead: it gets the clear error of send()
-        int capacity = budget + Protocol.REQUEST_SIZE;
-        this.datagram = frameBuffer(encrypted, capacity);
-        this.now = now;
-        this.started = now;
-        this.lastReceive = now;
-        this.probeAfter = settings.probes() ? settings.probeAfter() : Double.POSITIVE_INFINITY;
-        this.probeInterval = settings.probeInterval();
-        this.keepAliveAfter = client ? CLIENT_KEEPALIVE_FACTOR * settings.keepAliveInterval() : settings.keepAliveInterval();
+        this.out = new FrameSender(encrypted, frames, transmitter, budget + Protocol.REQUEST_SIZE, now);
+        this.liveness = new Liveness(client, settings, now);
+        this.sizes = new SizeProbe(budget, settings.message().maxDatagramBudget());
+        this.port = new SessionPort(out, sizes, events::onMessage);
+        this.schedule = new HandshakeSchedule(settings, now);
         this.state = client ? State.REQUESTING : State.CONNECTED;
-    }
-
-    /**
-     * How long a client answers one challenge before it asks for a fresh one (seconds): half the
-     * cookie's lifetime ({@value Protocol#COOKIE_LIFETIME_MILLIS} ms, counted by the server from the
-     * challenge's issue), so that a response still arrives with a valid cookie when the round trip takes
-     * up to 5 s. Without it, a client whose connect timeout exceeds the lifetime would resend an expired
-     * cookie until it gave up.
-     */
-    public static final double COOKIE_REFRESH_SECONDS = Protocol.COOKIE_LIFETIME_MILLIS / 2000.0;
-
-    /**
-     * A client's own keepalive goes after this many keepalive intervals of sending nothing (the server's
-     * after one). In between it answers each plain keepalive of the server at once when it sent nothing
-     * for half an interval, so on an idle connection the server's keepalive leads and the client's
-     * follows within the round trip. A server sends its keepalives from its housekeeping tick, many
-     * connections' at once, and their answers come back together: one wake-up of the server's I/O
-     * thread serves several received keepalives instead of one each (docs/connection.md, "An idle
-     * node"). 1.25 leaves a tick (1/8 interval at the defaults) of margin on both sides: the server's
-     * keepalive goes 1 to 1.125 intervals after its last, the client's own 1.25 to 1.375, and the peer's
-     * probes start after 1.5 intervals of silence. The count of datagrams does not change: one keepalive
-     * each way per interval.
-     */
-    static final double CLIENT_KEEPALIVE_FACTOR = 1.25;
-
-    /**
-     * The least time a server-side connection may stay unconfirmed (no valid frame from its client since
-     * the handshake): a live client answers our keepalive at once and then every keepalive interval, and
-     * repeats its response every resend interval until it gets one, so four of the longer of the two
-     * (4 s with the 1 s default keepalive, 2 s at the former 500 ms), and never more than the timeout.
-     * See {@link #unconfirmedDeadline}.
-     */
-    public static double unconfirmedTimeout(ConnectionSettings settings) {
-        return Math.min(settings.timeout(), 4 * Math.max(settings.keepAliveInterval(), settings.handshakeResendInterval()));
-    }
-
-    /**
-     * When a server-side connection made at {@code now} from a cookie issued at {@code cookieMillis}
-     * (milliseconds on the same clock as {@code now}'s seconds, as the transport passes them) ends if it
-     * is still unconfirmed: not before its client's connect timeout has run out (the client started
-     * before the cookie was issued; {@code connectTimeout} of these settings stands for the client's),
-     * nor before {@link #unconfirmedTimeout} has passed, nor after the timeout. So a prompt handshake
-     * keeps about the whole connect timeout to confirm (a burst of clients whose first frames the
-     * server's socket buffer drops), and a connection made from a response that waited in the buffer
-     * until its client gave up ends {@code unconfirmedTimeout} after it was made.
-     */
-    public static double unconfirmedDeadline(ConnectionSettings settings, long cookieMillis, double now) {
-        double clientGivesUp = cookieMillis / 1000.0 + settings.connectTimeout();
-        return Math.min(now + settings.timeout(), Math.max(clientGivesUp, now + unconfirmedTimeout(settings)));
     }
 
     /** Client: how many times this handshake went back to a fresh challenge because its cookie grew old. */
     public int cookieRefreshes() {
-        return cookieRefreshes;
+        return schedule.refreshes();
     }
 
     /** Server: whether the client has sent a valid frame since the handshake. */
     public boolean confirmed() {
-        return confirmed;
+        return liveness.confirmed();
     }
 
     /** Bytes a connection adds around the message-layer bytes of one datagram (frame header, plus the tag when encrypted). */
@@ -309,9 +208,9 @@ public final class Connection implements Session.Output, Session.Input {
                              byte @Nullable [][] keys, byte @Nullable [] accept, @Nullable AuthenticatedPeer client,
                              long cookieTime, double now) {
         Connection c = new Connection(false, settings, transmitter, events, now);
-        c.salt = salt;
+        c.out.salt(salt);
         c.cookieTime = cookieTime;
-        c.unconfirmedUntil = unconfirmedDeadline(settings, cookieTime, now);
+        c.liveness.unconfirmedUntil(Liveness.unconfirmedDeadline(settings, cookieTime, now));
         c.authenticatedPeer = client;
         if (keys != null) {
             c.frames.keys(new FrameKeys(keys[1]), new FrameKeys(keys[0]));
@@ -319,7 +218,7 @@ public final class Connection implements Session.Output, Session.Input {
             Arrays.fill(keys[1], (byte) 0);
         }
         c.accept = accept;
-        c.session = settings.sessions().create(settings.message(), now, c, c);
+        c.port.open(settings.sessions(), settings.message(), now);
         c.confirmToClient();
         return c;
     }
@@ -328,12 +227,9 @@ public final class Connection implements Session.Output, Session.Input {
     private void confirmToClient() {
         byte[] a = accept;
         if (a != null) {
-            lastSend = now;
-            datagramsSent++;
-            bytesSent += a.length;
-            transmitter.transmit(a, 0, a.length);
+            out.accept(a);
         } else {
-            sendFrame(Protocol.KEEPALIVE, headroom, 0);
+            out.keepalive();
         }
     }
 
@@ -364,7 +260,7 @@ public final class Connection implements Session.Output, Session.Input {
 
     /** The connection salt (0 while a client has no challenge yet). */
     public int salt() {
-        return salt;
+        return out.salt();
     }
 
     /** Server side: the issue time of the cookie that created this connection. */
@@ -377,14 +273,19 @@ public final class Connection implements Session.Output, Session.Input {
         return reason;
     }
 
+    /** What the session writes to and delivers to (tests stand in for the session with it). */
+    Session.Output sessionOutput() {
+        return port;
+    }
+
     /** The message layer, or null before the connection is established. */
     public @Nullable Session session() {
-        return session;
+        return port.session();
     }
 
     /** Datagrams this connection sent (handshake and frames). */
     long datagramsSent() {
-        return datagramsSent;
+        return out.datagramsSent();
     }
 
     /** Datagrams accepted for this connection. */
@@ -394,22 +295,22 @@ public final class Connection implements Session.Output, Session.Input {
 
     /** PROBE keepalives this connection sent (after silence from the peer). */
     long probesSent() {
-        return probesSent;
+        return liveness.probesSent();
     }
 
     /** The peer's PROBE keepalives this connection answered (one plain keepalive each). */
     long probesAnswered() {
-        return probesAnswered;
+        return liveness.probesAnswered();
     }
 
-    /** Client: the server's plain keepalives this connection answered with its own ({@link #answersKeepalive}). */
+    /** Client: the server's plain keepalives this connection answered with its own. */
     long keepalivesAnswered() {
-        return keepalivesAnswered;
+        return liveness.keepalivesAnswered();
     }
 
     /** Bytes this connection sent, as on the wire. */
     public long bytesSent() {
-        return bytesSent;
+        return out.bytesSent();
     }
 
     /** Bytes accepted for this connection, as on the wire. */
@@ -421,7 +322,7 @@ public final class Connection implements Session.Output, Session.Input {
 
     /** A datagram from this connection's address. Never throws for any content. */
     public void receive(byte[] data, int offset, int length, double time) {
-        this.now = time;
+        out.at(time);
         if (state == State.DISCONNECTED || length < 1) {
             events.onDrop(length < 1 ? DropReason.MALFORMED : DropReason.UNEXPECTED);
             return;
@@ -443,11 +344,10 @@ public final class Connection implements Session.Output, Session.Input {
      * re-created from its next repeat (a stalled client must not cost the server several connections).
      */
     public void onRepeatedResponse(double time) {
-        this.now = time;
+        out.at(time);
         if (state == State.CONNECTED) {
-            lastReceive = time;
             // alive, still waiting for our keepalive: at least unconfirmedTimeout more to confirm
-            unconfirmedUntil = Math.max(unconfirmedUntil, Math.min(time + settings.timeout(), time + unconfirmedTimeout(settings)));
+            liveness.repeatedResponse(time, Liveness.unconfirmedTimeout(settings));
             confirmToClient();
         }
     }
@@ -470,8 +370,8 @@ public final class Connection implements Session.Output, Session.Input {
             case DECRYPT_FAILED -> events.onDrop(DropReason.DECRYPT_FAILED);
             case RESPOND -> {
                 countReceived(length);
-                salt = h.salt();
-                challengedAt = now;
+                out.salt(h.salt());
+                schedule.challenged(out.now());
                 state = State.RESPONDING;
                 sendHandshake();
             }
@@ -492,7 +392,7 @@ public final class Connection implements Session.Output, Session.Input {
                 }
                 authenticatedPeer = h.server();
                 handshake = null;
-                lastReceive = now;
+                liveness.heard(out.now());
                 connected();
             }
         }
@@ -506,7 +406,7 @@ public final class Connection implements Session.Output, Session.Input {
     /** Client: the handshake completed; the session starts and the owner hears of it. */
     private void connected() {
         state = State.CONNECTED;
-        session = settings.sessions().create(settings.message(), now, this, this);
+        port.open(settings.sessions(), settings.message(), out.now());
         events.onConnected();
     }
 
@@ -516,7 +416,7 @@ public final class Connection implements Session.Output, Session.Input {
             events.onDrop(DropReason.UNEXPECTED);
             return;
         }
-        int bodyLen = frames.open(data, offset, length, salt);
+        int bodyLen = frames.open(data, offset, length, out.salt());
         if (bodyLen < 0) {
             events.onDrop(frames.dropReason());
             return;
@@ -525,8 +425,7 @@ public final class Connection implements Session.Output, Session.Input {
         int bodyOff = frames.bodyOffset();
         datagramsReceived++;
         bytesReceived += length;
-        lastReceive = now;
-        confirmed = true;
+        liveness.frameHeard(out.now());
         boolean confirming = state == State.RESPONDING;
         if (confirming) {
             ClientHandshake h = handshake;
@@ -540,12 +439,7 @@ public final class Connection implements Session.Output, Session.Input {
             }
         }
         switch (type) {
-            case Protocol.PAYLOAD -> {
-                Session s = session;
-                if (s != null && bodyLen > 0) {
-                    s.receive(body, bodyOff, bodyLen, now);
-                }
-            }
+            case Protocol.PAYLOAD -> port.receive(body, bodyOff, bodyLen, out.now());
             case Protocol.DISCONNECT -> end(DisconnectReason.CLOSED_BY_PEER, "the peer disconnected", false);
             default -> {
                 // keepalive: lastReceive is all it carries, and a probe asks for one plain keepalive at once
@@ -553,19 +447,16 @@ public final class Connection implements Session.Output, Session.Input {
                 // probe asks for a SIZE answer naming the length that arrived
                 int flags = bodyLen > 0 ? body[bodyOff] : 0;
                 if ((flags & Protocol.KEEPALIVE_SIZE_PROBE) != 0 && state == State.CONNECTED) {
-                    sizeProbesAnswered++;
-                    datagram.put(headroom, (byte) Protocol.KEEPALIVE_SIZE_ANSWER);
-                    datagram.putInt(headroom + 1, length); // big-endian, as every connection-layer field
-                    sendFrame(Protocol.KEEPALIVE, headroom, Protocol.KEEPALIVE_SIZE_ANSWER_BODY);
+                    sizes.answer(out, length);
                 } else if ((flags & Protocol.KEEPALIVE_SIZE_ANSWER) != 0 && bodyLen >= Protocol.KEEPALIVE_SIZE_ANSWER_BODY) {
                     onSizeAnswer(WireCodec.getIntBE(body, bodyOff + 1));
                 } else if (settings.probes() && bodyLen >= Protocol.KEEPALIVE_PROBE_BODY
                         && (body[bodyOff] & Protocol.KEEPALIVE_PROBE) != 0 && state == State.CONNECTED) {
-                    probesAnswered++;
-                    sendFrame(Protocol.KEEPALIVE, headroom, 0);
-                } else if (!confirming && answersKeepalive()) { // the confirmation: the first tick's keepalive answers it
-                    keepalivesAnswered++;
-                    sendFrame(Protocol.KEEPALIVE, headroom, 0);
+                    liveness.probeAnswered();
+                    out.keepalive();
+                } else if (!confirming && state == State.CONNECTED && liveness.answersKeepalive(out.now(), out.lastSend())) {
+                    // (the confirmation: the first tick's keepalive answers it)
+                    out.keepalive();
                 }
             }
         }
@@ -579,7 +470,7 @@ public final class Connection implements Session.Output, Session.Input {
      * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
      */
     public int send(int channel, byte[] payload, @Nullable SendCompletion completion, double time) {
-        this.now = time;
+        out.at(time);
         return send(channel, payload, completion);
     }
 
@@ -593,15 +484,14 @@ public final class Connection implements Session.Output, Session.Input {
      * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
      */
     public int send(int channel, byte[] payload, @Nullable SendCompletion completion) {
-        Session s = session;
-        if (state != State.CONNECTED || s == null) {
+        if (!port.isOpen()) {
             if (completion != null) {
                 DeliveryFailure failure = refusalFor(state, reason);
                 completion.failed(new DeliveryException(failure, "peer is " + state.name().toLowerCase(java.util.Locale.ROOT)));
             }
-            return io.reliableudp.message.MessageEndpoint.OFFER_CLOSED;
+            return MessageEndpoint.OFFER_CLOSED;
         }
-        return s.offer(channel, payload, completion);
+        return port.offer(channel, payload, completion);
     }
 
     /**
@@ -610,7 +500,7 @@ public final class Connection implements Session.Output, Session.Input {
      * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
      */
     public int offer(int channel, byte[] payload, double time) {
-        this.now = time;
+        out.at(time);
         return offer(channel, payload);
     }
 
@@ -621,20 +511,13 @@ public final class Connection implements Session.Output, Session.Input {
      * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
      */
     public int offer(int channel, byte[] payload) {
-        Session s = session;
-        if (state != State.CONNECTED || s == null) {
-            return io.reliableudp.message.MessageEndpoint.OFFER_CLOSED;
-        }
-        return s.offer(channel, payload);
+        return port.offer(channel, payload);
     }
 
     /** Sends what the session has queued now. */
     public void flush(double time) {
-        this.now = time;
-        Session s = session;
-        if (state == State.CONNECTED && s != null) {
-            s.flush(time);
-        }
+        out.at(time);
+        port.flush(time);
     }
 
     /**
@@ -643,8 +526,7 @@ public final class Connection implements Session.Output, Session.Input {
      * handshake retries are not included: the owner's housekeeping tick covers them.
      */
     public double nextDeadline() {
-        Session s = session;
-        return state == State.CONNECTED && s != null ? s.nextDeadline() : Double.POSITIVE_INFINITY;
+        return port.nextDeadline();
     }
 
     /**
@@ -661,33 +543,10 @@ public final class Connection implements Session.Output, Session.Input {
      */
     public double nextHousekeeping() {
         return switch (state) {
-            case CONNECTED -> Math.min(Math.min(Math.min(Math.min(lastSend + keepAliveAfter,
-                    // strictly after the timeout: update ends the connection only when more than timeout passed
-                    Math.nextUp(lastReceive + settings.timeout())), lastSessionUpdate + settings.keepAliveInterval()),
-                    client || confirmed ? Double.POSITIVE_INFINITY : Math.nextUp(unconfirmedUntil)),
-                    Math.min(nextProbe(), nextSizeProbe));
+            case CONNECTED -> Math.min(liveness.nextHousekeeping(out.lastSend()), sizes.next());
             case REQUESTING, RESPONDING -> Double.NEGATIVE_INFINITY;
             default -> Double.POSITIVE_INFINITY;
         };
-    }
-
-    /**
-     * When the next probe is due: {@code probeAfter} after the last valid frame heard, and
-     * {@code probeInterval} after the last probe (+inf when this end does not probe). Hearing the peer
-     * and sending a probe both move it later, never earlier.
-     */
-    private double nextProbe() {
-        return Math.max(lastReceive + probeAfter, lastProbe + probeInterval);
-    }
-
-    /**
-     * Client, on a plain keepalive of the server: whether to answer it with one now, because this end sent
-     * nothing for half a keepalive interval (its own would be due within the next 0.75 interval). So a
-     * client follows the server's keepalive schedule (see {@link #CLIENT_KEEPALIVE_FACTOR}); a busy client
-     * sends its frames anyway and answers nothing; never a server, so two ends cannot ping-pong.
-     */
-    private boolean answersKeepalive() {
-        return client && state == State.CONNECTED && now - lastSend >= settings.keepAliveInterval() / 2;
     }
 
     /**
@@ -696,57 +555,51 @@ public final class Connection implements Session.Output, Session.Input {
      * them now ({@link Session#settled}).
      */
     public boolean settled() {
-        Session s = session;
-        return state == State.CONNECTED && s != null && s.settled();
+        return state == State.CONNECTED && port.settled();
     }
 
     /** Whether reliable messages still wait for acknowledgement. */
     public boolean hasPendingReliable() {
-        Session s = session;
-        return state == State.CONNECTED && s != null && s.hasPendingReliable();
+        return state == State.CONNECTED && port.hasPendingReliable();
     }
 
     /** Timers: handshake resends and connect timeout, session update, keepalive, probe, timeout. */
     public void update(double time) {
-        this.now = time;
+        out.at(time);
         switch (state) {
             case REQUESTING, RESPONDING -> {
-                if (time - started > settings.connectTimeout()) {
-                    end(DisconnectReason.CONNECT_TIMEOUT, "no answer within the connect timeout", false);
-                } else if (state == State.RESPONDING && time - challengedAt >= COOKIE_REFRESH_SECONDS) {
-                    requestAgain();
-                } else if (time - lastHandshakeSend >= settings.handshakeResendInterval()) {
-                    sendHandshake();
+                switch (schedule.due(time, state == State.RESPONDING)) {
+                    case GIVE_UP -> end(DisconnectReason.CONNECT_TIMEOUT, "no answer within the connect timeout", false);
+                    case REFRESH -> requestAgain();
+                    case RESEND -> sendHandshake();
+                    case NOTHING -> {
+                        // waiting for the server
+                    }
                 }
             }
             case CONNECTED -> {
                 // written as nextHousekeeping() computes the times, so that "due" and "done" agree to the bit
-                if (time > lastReceive + settings.timeout()) {
+                if (liveness.timedOut(time)) {
                     end(DisconnectReason.TIMEOUT, "nothing heard for " + settings.timeout() + " s", false);
                     return;
                 }
-                if (!client && !confirmed && time > unconfirmedUntil) {
+                if (liveness.unconfirmedExpired(time)) {
                     end(DisconnectReason.TIMEOUT, "no frame from the client since the handshake (it gave up before"
                             + " our answer reached it?)", false);
                     return;
                 }
-                Session s = session;
-                if (s != null) {
-                    lastSessionUpdate = time;
-                    s.update(time);
-                }
-                if (state == State.CONNECTED && time >= nextProbe()) {
+                liveness.sessionUpdated(time);
+                port.update(time);
+                if (state == State.CONNECTED && liveness.probeDue(time)) {
                     // silence beyond the peer's keepalive schedule: ask for an answer now (it is a keepalive too)
-                    lastProbe = time;
-                    probesSent++;
-                    datagram.put(headroom, (byte) Protocol.KEEPALIVE_PROBE);
-                    sendFrame(Protocol.KEEPALIVE, headroom, Protocol.KEEPALIVE_PROBE_BODY);
+                    liveness.probeSent(time);
+                    out.keepalive(Protocol.KEEPALIVE_PROBE, Protocol.KEEPALIVE_PROBE_BODY);
                 }
-                if (state == State.CONNECTED && time >= nextSizeProbe) {
-                    sendSizeProbe();
+                if (state == State.CONNECTED && time >= sizes.next()) {
+                    sizes.send(out, time);
                 }
-                if (state == State.CONNECTED && time >= lastSend + keepAliveAfter) {
-                    sendFrame(Protocol.KEEPALIVE, headroom, 0);
+                if (state == State.CONNECTED && liveness.keepaliveDue(time, out.lastSend())) {
+                    out.keepalive();
                 }
             }
             default -> {
@@ -761,7 +614,7 @@ public final class Connection implements Session.Output, Session.Input {
      * Does nothing when already ended.
      */
     public void disconnect(DisconnectReason why, String detail, boolean notifyPeer, double time) {
-        this.now = time;
+        out.at(time);
         end(why, detail, notifyPeer);
     }
 
@@ -773,8 +626,8 @@ public final class Connection implements Session.Output, Session.Input {
         if (notifyPeer && (state == State.CONNECTED || (state == State.RESPONDING && !encrypted))) {
             for (int i = 0; i < Protocol.REDUNDANT_DISCONNECTS; i++) {
                 // written again each time: in encrypted mode the last seal turned it into ciphertext
-                datagram.put(headroom, (byte) why.ordinal());
-                sendFrame(Protocol.DISCONNECT, headroom, DISCONNECT_BODY);
+                out.datagram().put(out.headroom(), (byte) why.ordinal());
+                out.frame(Protocol.DISCONNECT, out.headroom(), DISCONNECT_BODY);
             }
         }
         state = State.DISCONNECTED;
@@ -784,10 +637,7 @@ public final class Connection implements Session.Output, Session.Input {
             h.abandon();
             handshake = null;
         }
-        Session s = session;
-        if (s != null) {
-            s.close(failureFor(why));
-        }
+        port.close(failureFor(why));
         events.onDisconnected(why, detail);
     }
 
@@ -816,13 +666,13 @@ public final class Connection implements Session.Output, Session.Input {
     }
 
     /**
-     * Client, responding for {@link #COOKIE_REFRESH_SECONDS}: the server would find the cookie expired
+     * Client, responding for {@link HandshakeSchedule#COOKIE_REFRESH_SECONDS}: the server would find the cookie expired
      * (or never answered), so ask again with the same nonce for a fresh challenge, cookie and salt.
      */
     private void requestAgain() {
-        cookieRefreshes++;
+        schedule.refreshed();
         state = State.REQUESTING;
-        salt = 0;
+        out.salt(0);
         frames.clearKeys();
         ClientHandshake h = handshake;
         if (h != null) {
@@ -836,191 +686,54 @@ public final class Connection implements Session.Output, Session.Input {
         if (h == null) {
             return;
         }
-        lastHandshakeSend = now;
-        datagramsSent++;
-        bytesSent += h.packetLength();
-        transmitter.transmit(h.packet(), 0, h.packetLength());
-    }
-
-    /**
-     * Frames the body at {@code datagram[bodyOff, bodyOff+bodyLen)} in place and transmits the frame:
-     * the header goes right in front of the body (type, salt, sequence), and in encrypted mode the body
-     * is sealed where it lies, its tag after it ({@link FrameCodec#seal}).
-     */
-    private void sendFrame(byte type, int bodyOff, int bodyLen) {
-        sendFrame(datagram, type, bodyOff, bodyLen);
-    }
-
-    private void sendFrame(ByteBuffer d, byte type, int bodyOff, int bodyLen) {
-        int total = frames.seal(d, type, salt, bodyOff, bodyLen);
-        if (total < 0) {
-            return; // encrypted without keys: no frame goes before the challenge brought them
-        }
-        int start = bodyOff - FrameCodec.HEADER;
-        lastSend = now;
-        datagramsSent++;
-        bytesSent += total;
-        transmitter.transmit(d, start, total);
+        schedule.sent(out.now());
+        out.handshake(h.packet(), h.packetLength());
     }
 
     // ------------------------------------------------------------ datagram size
 
-    /** Size probes a connection sends for one size before it gives the size up. */
-    static final int SIZE_PROBE_TRIES = 3;
-
-    /** Seconds between two tries of a size probe. */
-    static final double SIZE_PROBE_INTERVAL = 0.2;
-
     /**
      * Lets this connection grow its datagrams up to {@code target} bytes (the transport knows the path
-     * carries them: a peer on this host): once its session asks for larger packets
-     * ({@link #largerDatagramsWanted}), it sends a SIZE probe of {@code target} bytes, and when the peer
-     * answers that it received that many, later packets may be that large. Unanswered after
-     * {@value #SIZE_PROBE_TRIES} tries at least {@value #SIZE_PROBE_INTERVAL} s apart (the peer does not accept
-     * datagrams that long, or predates size probes), the connection keeps its budget. Ignored when
-     * {@code target} is not above the current budget; capped at the message layer's
-     * {@code maxDatagramBudget}.
+     * carries them: a peer on this host): once its session asks for larger packets, it sends a SIZE
+     * probe of {@code target} bytes, and when the peer answers that it received that many, later packets
+     * may be that large. Unanswered after {@value SizeProbe#TRIES} tries at least
+     * {@value SizeProbe#INTERVAL} s apart (the peer does not accept datagrams that long, or predates size
+     * probes), the connection keeps its budget. Ignored when {@code target} is not above the current
+     * budget; capped at the message layer's {@code maxDatagramBudget}.
      */
     public void discoverDatagramBudget(int target) {
-        int t = Math.min(target, settings.message().maxDatagramBudget());
-        sizeProbeTarget = t > datagramBudget ? t : 0;
+        sizes.discover(target);
     }
 
     /** The largest datagram this connection sends now (bytes). */
     public int datagramBudget() {
-        return datagramBudget;
+        return sizes.budget();
     }
 
     /** SIZE probes this connection sent. */
     public long sizeProbesSent() {
-        return sizeProbesSent;
+        return sizes.sent();
     }
 
     /** The peer's SIZE probes this connection answered. */
     public long sizeProbesAnswered() {
-        return sizeProbesAnswered;
-    }
-
-    /** From the session, once: a packet was full while more waited. The first size probe goes now. */
-    @Override
-    public void largerDatagramsWanted() {
-        if (sizeProbeTarget > 0 && sizeProbeTries == 0 && state == State.CONNECTED) {
-            sendSizeProbe();
-        }
-    }
-
-    /**
-     * One SIZE probe of {@link #sizeProbeTarget} bytes, in a buffer of its own (the session's packets
-     * stay where they are composed): the flags byte, then zeros to the size. Gives the size up after
-     * the last try's interval.
-     */
-    private void sendSizeProbe() {
-        int target = sizeProbeTarget;
-        if (target == 0 || sizeProbeTries >= SIZE_PROBE_TRIES) {
-            if (target != 0) {
-                LOG.log(Level.DEBUG, () -> this + ": no answer to " + SIZE_PROBE_TRIES + " size probes of "
-                        + target + " bytes; the datagram budget stays " + datagramBudget);
-            }
-            sizeProbeTarget = 0;
-            nextSizeProbe = Double.POSITIVE_INFINITY;
-            return;
-        }
-        sizeProbeTries++;
-        sizeProbesSent++;
-        nextSizeProbe = now + SIZE_PROBE_INTERVAL;
-        ByteBuffer probe = frameBuffer(encrypted, target);
-        probe.put(headroom, (byte) Protocol.KEEPALIVE_SIZE_PROBE);
-        sendFrame(probe, Protocol.KEEPALIVE, headroom, target - Protocol.frameOverhead(encrypted));
+        return sizes.answers();
     }
 
     /** A SIZE answer: the peer received {@code size} bytes. When that is the size probed, the budget grows to it. */
     private void onSizeAnswer(int size) {
-        int target = sizeProbeTarget;
-        if (target == 0 || size != target || sizeProbeTries == 0) {
+        int budget = sizes.answered(size);
+        if (budget == 0) {
             return; // not ours to act on: a late answer to a size given up, or a peer's mistake
         }
-        sizeProbeTarget = 0;
-        nextSizeProbe = Double.POSITIVE_INFINITY;
-        datagram = frameBuffer(encrypted, target + Protocol.REQUEST_SIZE);
-        datagramBudget = target;
-        Session s = session;
-        if (s != null) {
-            s.datagramBudgetChanged(target);
-        }
-        LOG.log(Level.DEBUG, () -> this + ": datagram budget " + target + " bytes (size probe answered)");
-    }
-
-    // ------------------------------------------------------- session callbacks
-
-    /** To the session: the buffer to compose packets in (behind {@link #headroom()} bytes). */
-    @Override
-    public ByteBuffer datagramBuffer() {
-        return datagram;
-    }
-
-    /** To the session: the bytes this layer writes in front of a packet (the largest frame header of this mode). */
-    @Override
-    public int headroom() {
-        return headroom;
-    }
-
-    /**
-     * From the session: one packet of message-layer bytes, copied into the datagram buffer, then
-     * framed and sent (for sessions that do not compose in place).
-     */
-    @Override
-    public void send(byte[] data, int offset, int length) {
-        if (state != State.CONNECTED) {
-            return;
-        }
-        checkBody(length);
-        datagram.put(headroom, data, offset, length);
-        sendFrame(Protocol.PAYLOAD, headroom, length);
-    }
-
-    /**
-     * From the session: one packet composed in place in {@link #datagramBuffer()} at {@code offset}
-     * (with the headroom in front), framed and sealed where it lies. A packet in another buffer, or
-     * without the headroom, is copied in first.
-     */
-    @Override
-    public void send(ByteBuffer buffer, int offset, int length) {
-        if (state != State.CONNECTED) {
-            return;
-        }
-        checkBody(length);
-        if (buffer != datagram || offset < headroom) {
-            datagram.put(headroom, buffer, offset, length);
-            offset = headroom;
-        }
-        sendFrame(Protocol.PAYLOAD, offset, length);
-    }
-
-    /**
-     * A buffer frames are composed and sent from: direct in plain mode (the socket sends it without a
-     * copy of its own), heap in encrypted mode (sealed in place through its array).
-     */
-    private static ByteBuffer frameBuffer(boolean encrypted, int capacity) {
-        return encrypted ? ByteBuffer.allocate(capacity) : ByteBuffer.allocateDirect(capacity);
-    }
-
-    private void checkBody(int length) {
-        int maxBody = datagramBudget - Protocol.frameOverhead(encrypted);
-        if (length > maxBody) {
-            // the message layer was told the overhead: this is a bug below us, never silently truncate
-            throw new IllegalStateException("message layer emitted " + length + " bytes, more than the " + maxBody + " that fit");
-        }
-    }
-
-    /** From the session: a message arrived. */
-    @Override
-    public void onMessage(int channel, int messageId, byte[] data, int offset, int length) {
-        events.onMessage(channel, messageId, data, offset, length);
+        out.grow(budget + Protocol.REQUEST_SIZE);
+        port.datagramBudgetChanged(budget);
+        LOG.log(Level.DEBUG, () -> this + ": datagram budget " + budget + " bytes (size probe answered)");
     }
 
     @Override
     public String toString() {
-        return "Connection[" + (client ? "client" : "server") + ", state=" + state + ", salt=" + Integer.toHexString(salt)
+        return "Connection[" + (client ? "client" : "server") + ", state=" + state + ", salt=" + Integer.toHexString(out.salt())
                 + ", encrypted=" + encrypted + "]";
     }
 }

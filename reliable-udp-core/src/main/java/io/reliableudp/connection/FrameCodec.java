@@ -1,5 +1,6 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.DropReason;
 import io.reliableudp.internal.WireCodec;
 import java.nio.ByteBuffer;
 import org.jspecify.annotations.Nullable;

@@ -1,5 +1,7 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.DropReason;
+import io.reliableudp.HandshakeFailure;
 import io.reliableudp.internal.X25519;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;

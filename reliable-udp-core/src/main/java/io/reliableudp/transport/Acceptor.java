@@ -1,8 +1,8 @@
 package io.reliableudp.transport;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
 import io.reliableudp.connection.Connection;
-import io.reliableudp.connection.DisconnectReason;
-import io.reliableudp.connection.DropReason;
 import io.reliableudp.connection.HandshakeServer;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

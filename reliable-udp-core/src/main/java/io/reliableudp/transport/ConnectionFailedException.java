@@ -1,6 +1,6 @@
 package io.reliableudp.transport;
 
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.DisconnectReason;
 import java.io.IOException;
 import java.io.Serial;
 

@@ -1,11 +1,11 @@
 package io.reliableudp.transport;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
+import io.reliableudp.HandshakeFailure;
 import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.ConnectionSettings;
 import io.reliableudp.connection.Credentials;
-import io.reliableudp.connection.DisconnectReason;
-import io.reliableudp.connection.DropReason;
-import io.reliableudp.connection.HandshakeFailure;
 import io.reliableudp.connection.HandshakeServer;
 import io.reliableudp.connection.MessageSession;
 import io.reliableudp.connection.Session;

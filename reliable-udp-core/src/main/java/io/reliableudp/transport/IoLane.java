@@ -1,8 +1,8 @@
 package io.reliableudp.transport;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
 import io.reliableudp.connection.Connection;
-import io.reliableudp.connection.DisconnectReason;
-import io.reliableudp.connection.DropReason;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;

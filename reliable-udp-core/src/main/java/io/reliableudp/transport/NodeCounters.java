@@ -1,7 +1,7 @@
 package io.reliableudp.transport;
 
-import io.reliableudp.connection.DropReason;
-import io.reliableudp.connection.HandshakeFailure;
+import io.reliableudp.DropReason;
+import io.reliableudp.HandshakeFailure;
 import java.lang.System.Logger.Level;
 import java.util.LinkedHashMap;
 import java.util.Map;

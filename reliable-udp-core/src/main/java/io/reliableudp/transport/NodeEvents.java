@@ -1,6 +1,6 @@
 package io.reliableudp.transport;
 
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.DisconnectReason;
 import java.lang.System.Logger.Level;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;

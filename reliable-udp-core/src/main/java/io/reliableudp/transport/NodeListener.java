@@ -1,6 +1,6 @@
 package io.reliableudp.transport;
 
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.DisconnectReason;
 
 /**
  * Callbacks of a node. Called on the node's I/O (receive) thread: return quickly (hand work to an

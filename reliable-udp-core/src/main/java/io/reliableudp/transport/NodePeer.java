@@ -1,10 +1,10 @@
 package io.reliableudp.transport;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
+import io.reliableudp.HandshakeFailure;
 import io.reliableudp.connection.AuthenticatedPeer;
 import io.reliableudp.connection.Connection;
-import io.reliableudp.connection.DisconnectReason;
-import io.reliableudp.connection.DropReason;
-import io.reliableudp.connection.HandshakeFailure;
 import io.reliableudp.connection.Session;
 import io.reliableudp.link.DatagramConsumer;
 import io.reliableudp.link.LinkConditioner;

@@ -1,6 +1,6 @@
 package io.reliableudp.transport;
 
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.DisconnectReason;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.reliableudp.DropReason;
+import io.reliableudp.HandshakeFailure;
 import io.reliableudp.internal.WireCodec;
 import io.reliableudp.message.MessageConfig;
 import java.net.InetAddress;

@@ -2,6 +2,8 @@ package io.reliableudp.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.MessageEndpoint;
 import java.net.InetAddress;

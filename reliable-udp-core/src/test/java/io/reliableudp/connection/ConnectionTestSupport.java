@@ -1,5 +1,7 @@
 package io.reliableudp.connection;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.MessageConfig;

@@ -2,6 +2,7 @@ package io.reliableudp.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reliableudp.DropReason;
 import io.reliableudp.internal.WireCodec;
 import java.nio.ByteBuffer;
 import java.util.Arrays;

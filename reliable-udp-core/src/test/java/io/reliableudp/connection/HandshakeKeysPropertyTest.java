@@ -2,6 +2,7 @@ package io.reliableudp.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.message.MessageConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -2,6 +2,9 @@ package io.reliableudp.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
+import io.reliableudp.HandshakeFailure;
 import io.reliableudp.message.MessageConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -17,8 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The handshake under overload (1,000 and 5,000 clients connecting at once must not collapse), client and server
  * connections driven by hand on a fake clock (no sockets, no timings): a server-side connection whose
  * client never sends a frame after the handshake (it gave up while its response waited in the
- * server's socket buffer) ends by {@link Connection#unconfirmedDeadline}, not after the full timeout; a
- * client answering one challenge for {@link Connection#COOKIE_REFRESH_SECONDS} asks for a fresh one
+ * server's socket buffer) ends by {@link Liveness#unconfirmedDeadline}, not after the full timeout; a
+ * client answering one challenge for {@link HandshakeSchedule#COOKIE_REFRESH_SECONDS} asks for a fresh one
  * instead of resending an expired cookie until its connect timeout.
  */
 class HandshakeOverloadTest {
@@ -128,8 +131,8 @@ class HandshakeOverloadTest {
         assertThat(verified).isNotNull();
         ConnectionTestSupport.Recorder serverSide = new ConnectionTestSupport.Recorder(new ArrayList<>());
         Connection server = Connection.server(h.settings, serverSide, serverSide, verified, 4.8);
-        double deadline = 4.8 + Connection.unconfirmedTimeout(h.settings);
-        assertThat(Connection.unconfirmedTimeout(h.settings)).isEqualTo(2.0).isLessThan(h.settings.timeout());
+        double deadline = 4.8 + Liveness.unconfirmedTimeout(h.settings);
+        assertThat(Liveness.unconfirmedTimeout(h.settings)).isEqualTo(2.0).isLessThan(h.settings.timeout());
         assertThat(server.nextHousekeeping()).as("the owner's tick is asked to come by the deadline").isLessThanOrEqualTo(Math.nextUp(deadline));
 
         server.update(deadline - 0.01);
@@ -164,7 +167,7 @@ class HandshakeOverloadTest {
         HandshakeServer.Verified verified = h.serverReads(4.0, false);
         ConnectionTestSupport.Recorder serverSide = new ConnectionTestSupport.Recorder(new ArrayList<>());
         Connection server = Connection.server(h.settings, serverSide, serverSide, verified, 4.0);
-        double shortTimeout = Connection.unconfirmedTimeout(h.settings);
+        double shortTimeout = Liveness.unconfirmedTimeout(h.settings);
 
         // the confirmation was lost; the client repeats its response at 5.5 s: alive, at least 2 s more
         server.onRepeatedResponse(5.5);

@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * On an idle connection the server's keepalive leads and the client's answers it within the round trip
- * ({@link Connection#CLIENT_KEEPALIVE_FACTOR}): a server's keepalives leave from its housekeeping tick,
+ * ({@link Liveness#CLIENT_KEEPALIVE_FACTOR}): a server's keepalives leave from its housekeeping tick,
  * many connections' at once, so their answers reach it together and one wake-up of its I/O thread serves
  * several (docs/connection.md, "An idle node"). Still one keepalive each way per interval, no probes; a
  * client whose server stays silent sends its own after 1.25 intervals; a busy client answers nothing; the

@@ -2,6 +2,7 @@ package io.reliableudp.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reliableudp.DropReason;
 import io.reliableudp.internal.WireCodec;
 import io.reliableudp.message.MessageConfig;
 import java.net.InetAddress;

@@ -2,6 +2,8 @@ package io.reliableudp.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
 import io.reliableudp.link.LinkConditioner;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.MessageConfig;
@@ -135,7 +137,7 @@ class ProbeTest {
         assertThat(isPlainKeepalive(answer, encrypted)).as("an answer is a plain keepalive").isTrue();
         assertThat(p.client.probesAnswered()).isEqualTo(1);
         // the answer counts as the client's traffic: its own keepalive is due 1.25 intervals after it
-        // (a client's own keepalive waits 1.25 intervals: Connection.CLIENT_KEEPALIVE_FACTOR)
+        // (a client's own keepalive waits 1.25 intervals: Liveness.CLIENT_KEEPALIVE_FACTOR)
         p.client.update(1.61 + 1.25 - 0.01);
         assertThat(p.clientWire.sent).hasSize(clientBefore + 1);
         p.client.update(1.61 + 1.25);

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 /**
  * SIZE probes (spec 3.7): a probe padded to the size asked about is answered once with a SIZE answer
  * naming the length that arrived; the prober grows its datagram budget only on an answer naming the
- * size it probed, tries {@value Connection#SIZE_PROBE_TRIES} times and then gives the size up (fake
+ * size it probed, tries {@value SizeProbe#TRIES} times and then gives the size up (fake
  * clock, no sockets; the transport's view over real UDP is {@code DatagramBudgetTest}).
  */
 class SizeProbeTest {
@@ -83,7 +83,7 @@ class SizeProbeTest {
         c.discoverDatagramBudget(4_000);
         assertThat(c.datagramBudget()).isEqualTo(1200); // nothing asked for larger packets yet
         int before = r.sent.size();
-        c.largerDatagramsWanted();
+        c.sessionOutput().largerDatagramsWanted();
         assertThat(r.sent).hasSize(before + 1);
         byte[] probe = r.sent.getLast();
         assertThat(probe).hasSize(4_000);
@@ -91,14 +91,14 @@ class SizeProbeTest {
         for (int i = Protocol.FRAME_HEADER_PLAIN + 1; i < probe.length; i++) {
             assertThat(probe[i]).isZero();
         }
-        c.largerDatagramsWanted(); // once is enough: no second probe for the same wish
+        c.sessionOutput().largerDatagramsWanted(); // once is enough: no second probe for the same wish
         assertThat(r.sent).hasSize(before + 1);
 
         c.receive(answer(3_999), 0, Protocol.FRAME_HEADER_PLAIN + Protocol.KEEPALIVE_SIZE_ANSWER_BODY, 0.01);
         assertThat(c.datagramBudget()).as("an answer naming another size").isEqualTo(1200);
         c.receive(answer(4_000), 0, Protocol.FRAME_HEADER_PLAIN + Protocol.KEEPALIVE_SIZE_ANSWER_BODY, 0.02);
         assertThat(c.datagramBudget()).isEqualTo(4_000);
-        assertThat(c.datagramBuffer().capacity()).isGreaterThanOrEqualTo(4_000);
+        assertThat(c.sessionOutput().datagramBuffer().capacity()).isGreaterThanOrEqualTo(4_000);
         // no more tries once answered
         c.update(1.0);
         assertThat(c.sizeProbesSent()).isEqualTo(1);
@@ -109,15 +109,15 @@ class SizeProbeTest {
         ConnectionTestSupport.Recorder r = new ConnectionTestSupport.Recorder(new ArrayList<>());
         Connection c = server(r);
         c.discoverDatagramBudget(4_000);
-        c.largerDatagramsWanted();
-        assertThat(c.nextHousekeeping()).isLessThanOrEqualTo(Connection.SIZE_PROBE_INTERVAL);
+        c.sessionOutput().largerDatagramsWanted();
+        assertThat(c.nextHousekeeping()).isLessThanOrEqualTo(SizeProbe.INTERVAL);
         double t = 0;
         for (int i = 0; i < 10; i++) {
-            t += Connection.SIZE_PROBE_INTERVAL;
+            t += SizeProbe.INTERVAL;
             c.update(t);
         }
-        assertThat(c.sizeProbesSent()).isEqualTo(Connection.SIZE_PROBE_TRIES);
-        assertThat(r.sent.stream().filter(f -> f.length == 4_000).count()).isEqualTo(Connection.SIZE_PROBE_TRIES);
+        assertThat(c.sizeProbesSent()).isEqualTo(SizeProbe.TRIES);
+        assertThat(r.sent.stream().filter(f -> f.length == 4_000).count()).isEqualTo(SizeProbe.TRIES);
         // a late answer to a size given up changes nothing
         c.receive(answer(4_000), 0, Protocol.FRAME_HEADER_PLAIN + Protocol.KEEPALIVE_SIZE_ANSWER_BODY, t);
         assertThat(c.datagramBudget()).isEqualTo(1200);
@@ -129,10 +129,38 @@ class SizeProbeTest {
         Connection c = server(r);
         c.discoverDatagramBudget(1_200);
         int before = r.sent.size();
-        c.largerDatagramsWanted();
+        c.sessionOutput().largerDatagramsWanted();
         assertThat(r.sent).hasSize(before);
         c.discoverDatagramBudget(100_000); // capped at the message layer's maxDatagramBudget
-        c.largerDatagramsWanted();
+        c.sessionOutput().largerDatagramsWanted();
         assertThat(r.sent.getLast()).hasSize(io.reliableudp.message.MessageConfig.DEFAULT_MAX_DATAGRAM_BUDGET);
+    }
+
+    @Test
+    void theProbeStateAloneGrowsOnlyForTheSizeItProbedAndGivesUpAfterItsTries() {
+        ConnectionTestSupport.Recorder r = new ConnectionTestSupport.Recorder(new ArrayList<>());
+        FrameSender out = new FrameSender(false, new FrameCodec(false, 1L, 1200), r, 1300, 0);
+        SizeProbe sizes = new SizeProbe(1200, 9000);
+        assertThat(sizes.answered(4_000)).as("nothing probed").isZero();
+        sizes.discover(20_000);
+        assertThat(sizes.wanted()).isTrue();
+        sizes.send(out, 0);
+        assertThat(r.sent.getLast()).hasSize(9_000); // capped at the largest
+        assertThat(sizes.wanted()).as("once per wish").isFalse();
+        assertThat(sizes.next()).isEqualTo(SizeProbe.INTERVAL);
+        assertThat(sizes.answered(8_999)).isZero();
+        assertThat(sizes.answered(9_000)).isEqualTo(9_000);
+        assertThat(sizes.budget()).isEqualTo(9_000);
+        assertThat(sizes.next()).isEqualTo(Double.POSITIVE_INFINITY);
+
+        SizeProbe unanswered = new SizeProbe(1200, 9000);
+        unanswered.discover(4_000);
+        for (int i = 0; i <= SizeProbe.TRIES; i++) {
+            unanswered.send(out, i * SizeProbe.INTERVAL);
+        }
+        assertThat(unanswered.sent()).isEqualTo(SizeProbe.TRIES);
+        assertThat(unanswered.next()).as("given up").isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(unanswered.answered(4_000)).as("a late answer").isZero();
+        assertThat(unanswered.budget()).isEqualTo(1200);
     }
 }

@@ -3,6 +3,7 @@ package io.reliableudp.connection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.reliableudp.DropReason;
 import io.reliableudp.message.MessageConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package io.reliableudp.transport;
 
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import java.io.PrintStream;

@@ -6,7 +6,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.reliableudp.connection.DropReason;
+import io.reliableudp.DropReason;
 import io.reliableudp.connection.WireForTests;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

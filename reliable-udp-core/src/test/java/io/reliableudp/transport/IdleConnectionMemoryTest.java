@@ -2,10 +2,10 @@ package io.reliableudp.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
 import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.ConnectionSettings;
-import io.reliableudp.connection.DisconnectReason;
-import io.reliableudp.connection.DropReason;
 import io.reliableudp.connection.MessageSession;
 import io.reliableudp.message.MessageConfig;
 import java.lang.management.ManagementFactory;

@@ -4,10 +4,10 @@ import static io.reliableudp.transport.NodeConnectTest.loopback;
 import static io.reliableudp.transport.NodeConnectTest.target;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
 import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.ConnectionSettings;
-import io.reliableudp.connection.DisconnectReason;
-import io.reliableudp.connection.DropReason;
 import io.reliableudp.internal.WireCodec;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

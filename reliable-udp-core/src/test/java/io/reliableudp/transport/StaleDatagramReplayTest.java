@@ -60,7 +60,7 @@ class StaleDatagramReplayTest {
         }
 
         @Override
-        public void onDisconnected(Peer peer, io.reliableudp.connection.DisconnectReason reason) {
+        public void onDisconnected(Peer peer, io.reliableudp.DisconnectReason reason) {
             disconnected.add(reason.name());
         }
     }

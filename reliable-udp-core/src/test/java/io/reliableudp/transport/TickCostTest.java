@@ -2,9 +2,9 @@ package io.reliableudp.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
 import io.reliableudp.connection.Connection;
-import io.reliableudp.connection.DisconnectReason;
-import io.reliableudp.connection.DropReason;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package io.reliableudp.bench.scale;
 
+import io.reliableudp.DisconnectReason;
+import io.reliableudp.DropReason;
 import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.ConnectionSettings;
-import io.reliableudp.connection.DisconnectReason;
-import io.reliableudp.connection.DropReason;
 import io.reliableudp.connection.MessageSession;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.MessageConfig;

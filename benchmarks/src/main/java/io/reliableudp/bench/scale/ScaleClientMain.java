@@ -1,6 +1,6 @@
 package io.reliableudp.bench.scale;
 
-import io.reliableudp.connection.DropReason;
+import io.reliableudp.DropReason;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;

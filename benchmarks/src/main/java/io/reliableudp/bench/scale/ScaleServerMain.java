@@ -1,6 +1,6 @@
 package io.reliableudp.bench.scale;
 
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.Peer;
 import io.reliableudp.transport.ReliableUdpNode;

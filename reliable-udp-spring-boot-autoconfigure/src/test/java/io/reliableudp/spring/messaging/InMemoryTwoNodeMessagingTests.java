@@ -121,7 +121,7 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
                             .containsOnly("server").hasSizeGreaterThanOrEqualTo(2));
             assertThat(events).filteredOn(io.reliableudp.spring.core.UdpPeerDisconnectedEvent.class::isInstance)
                     .extracting(e -> ((io.reliableudp.spring.core.UdpPeerDisconnectedEvent) e).getReason())
-                    .contains(io.reliableudp.connection.DisconnectReason.CLOSED_BY_PEER);
+                    .contains(io.reliableudp.DisconnectReason.CLOSED_BY_PEER);
         } finally {
             station.close();
         }
@@ -144,7 +144,7 @@ class InMemoryTwoNodeMessagingTests extends AbstractTwoNodeMessagingTests {
                                 root = root.getCause();
                             }
                             assertThat(root).isInstanceOfSatisfying(io.reliableudp.transport.ConnectionFailedException.class,
-                                    c -> assertThat(c.reason()).isEqualTo(io.reliableudp.connection.DisconnectReason.DENIED));
+                                    c -> assertThat(c.reason()).isEqualTo(io.reliableudp.DisconnectReason.DENIED));
                         }));
     }
 

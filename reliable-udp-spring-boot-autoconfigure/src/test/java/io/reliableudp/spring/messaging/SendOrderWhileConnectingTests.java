@@ -2,7 +2,7 @@ package io.reliableudp.spring.messaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.transport.Delivery;
 import io.reliableudp.transport.NodeConfig;

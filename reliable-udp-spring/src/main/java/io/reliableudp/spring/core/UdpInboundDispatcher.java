@@ -1,8 +1,8 @@
 package io.reliableudp.spring.core;
 
-import io.reliableudp.spring.support.UdpChannel;
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.spring.support.InboundUdpMessage;
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.spring.support.EnvelopeCodec;
 import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.Peer;

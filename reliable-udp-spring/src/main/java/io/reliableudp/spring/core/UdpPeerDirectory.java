@@ -1,7 +1,7 @@
 package io.reliableudp.spring.core;
 
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.spring.support.UdpAddresses;
-import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;

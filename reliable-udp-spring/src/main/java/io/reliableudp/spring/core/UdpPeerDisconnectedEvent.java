@@ -1,6 +1,6 @@
 package io.reliableudp.spring.core;
 
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.transport.Peer;
 import java.io.Serial;
 import org.jspecify.annotations.Nullable;

@@ -1,7 +1,7 @@
 package io.reliableudp.spring.boot.health;
 
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.spring.support.UdpAddresses;
-import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.transport.Peer;
 import io.reliableudp.transport.PeerState;

@@ -2,8 +2,8 @@ package io.reliableudp.spring.boot.metrics;
 
 import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.micrometer.core.instrument.Tags;
-import io.reliableudp.connection.DropReason;
-import io.reliableudp.connection.HandshakeFailure;
+import io.reliableudp.DropReason;
+import io.reliableudp.HandshakeFailure;
 import io.reliableudp.message.ChannelStats;
 import io.reliableudp.transport.NodeStats;
 import io.reliableudp.transport.PeerState;

@@ -1,10 +1,10 @@
 package io.reliableudp.spring.boot.health;
 
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.boot.autoconfigure.health.ReliableUdpHealthContributorAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.spring.boot.metrics.FakeNode;
 import io.reliableudp.spring.boot.metrics.FakePeer;
 import io.reliableudp.transport.PeerState;

@@ -1,6 +1,6 @@
 package io.reliableudp.spring.boot.metrics;
 
-import io.reliableudp.connection.DisconnectReason;
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.message.ChannelStats;
 import io.reliableudp.transport.Delivery;

@@ -300,11 +300,11 @@ class ReliableUdpMetricsTest {
         // an alert on rate(reliable_udp_handshake_failures_total{reason="wrong_key"}) needs a series
         runner.run(context -> {
             context.getBean(ReliableUdpMetrics.class).refresh();
-            for (io.reliableudp.connection.DropReason r : io.reliableudp.connection.DropReason.values()) {
+            for (io.reliableudp.DropReason r : io.reliableudp.DropReason.values()) {
                 assertThat(registry.get("reliable.udp.datagrams.dropped").tags("node", "udp", "reason", r.key())
                         .functionCounter().count()).as(r.key()).isZero();
             }
-            for (io.reliableudp.connection.HandshakeFailure r : io.reliableudp.connection.HandshakeFailure.values()) {
+            for (io.reliableudp.HandshakeFailure r : io.reliableudp.HandshakeFailure.values()) {
                 assertThat(registry.get("reliable.udp.handshake.failures").tags("node", "udp", "reason", r.key())
                         .functionCounter().count()).as(r.key()).isZero();
             }

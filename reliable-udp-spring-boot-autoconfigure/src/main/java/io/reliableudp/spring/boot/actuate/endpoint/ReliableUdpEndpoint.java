@@ -1,7 +1,7 @@
 package io.reliableudp.spring.boot.actuate.endpoint;
 
+import io.reliableudp.DisconnectReason;
 import io.reliableudp.spring.support.UdpAddresses;
-import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryMode;

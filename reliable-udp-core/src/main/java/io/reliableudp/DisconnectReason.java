@@ -1,4 +1,4 @@
-package io.reliableudp.connection;
+package io.reliableudp;
 
 /** Why a connection ended (or never started). */
 public enum DisconnectReason {

@@ -1,4 +1,4 @@
-package io.reliableudp.connection;
+package io.reliableudp;
 
 /** Why a datagram was dropped. The name is the counter key in the node statistics. */
 public enum DropReason {

@@ -1,0 +1,64 @@
+package io.reliableudp.spring.cloud;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import io.reliableudp.transport.ReliableUdpNode;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleFinder;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code reliable-udp-spring-cloud}'s use of the core, as an ArchUnit rule over its main classes: none names a package the
+ * core's module does not export (read from the core's module descriptor; on the class path, as here,
+ * only this rule keeps them out). The core's own rules are its {@code ArchitectureTest}.
+ */
+@AnalyzeClasses(packages = "io.reliableudp.spring.cloud", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTests {
+
+    /** The core's packages its module descriptor does not export. */
+    private static final Set<String> CORE_NOT_EXPORTED = coreNotExported();
+
+    @ArchTest
+    static final ArchRule ONLY_THE_CORES_EXPORTED_PACKAGES = noClasses()
+            .that().resideInAPackage("io.reliableudp.spring.cloud..")
+            .should().dependOnClassesThat().resideInAnyPackage(CORE_NOT_EXPORTED.toArray(String[]::new))
+            .because("the core exports its public face only (docs/standalone.md, \"Public API\"); its "
+                    + "connection layer and internal packages are its own");
+
+    @Test
+    void theScanSeesTheModule() {
+        JavaClasses main = new ClassFileImporter().withImportOption(new ImportOption.DoNotIncludeTests())
+                .importPackages("io.reliableudp.spring.cloud");
+        // an empty scan, or an empty set of packages, would make the rule above pass
+        assertThat(main.contain(DiscoveryPeerGroup.class)).isTrue();
+        assertThat(main.contain(ArchitectureTests.class)).isFalse();
+        assertThat(CORE_NOT_EXPORTED).contains("io.reliableudp.connection", "io.reliableudp.internal");
+    }
+
+    /** The packages of the core's module descriptor (from its classes directory or jar) that it does not export. */
+    static Set<String> coreNotExported() {
+        try {
+            Path core = Path.of(ReliableUdpNode.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            ModuleDescriptor module = ModuleFinder.of(core).findAll().iterator().next().descriptor();
+            if (module.isAutomatic()) {
+                throw new IllegalStateException("the core on the class path has no module descriptor: " + core);
+            }
+            Set<String> packages = new HashSet<>(module.packages());
+            module.exports().forEach(e -> packages.remove(e.source()));
+            return packages;
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
