@@ -33,6 +33,7 @@ import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationAttributes;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
@@ -99,6 +100,9 @@ public final class UdpListenerTestHarness implements BeanPostProcessor, Ordered,
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
         Class<?> targetClass = AopUtils.getTargetClass(bean);
+        if (!AnnotationUtils.isCandidateClass(targetClass, UdpMessageListener.class)) {
+            return bean;
+        }
         Map<Method, UdpMessageListener> methods = MethodIntrospector.selectMethods(targetClass,
                 (MethodIntrospector.MetadataLookup<UdpMessageListener>) m -> AnnotatedElementUtils.findMergedAnnotation(m, UdpMessageListener.class));
         Map<Method, String> ids = new ConcurrentHashMap<>();
