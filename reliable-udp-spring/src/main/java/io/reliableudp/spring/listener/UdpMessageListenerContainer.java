@@ -1,7 +1,6 @@
 package io.reliableudp.spring.listener;
 
 import io.micrometer.observation.ObservationRegistry;
-import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.support.InboundUdpMessage;
 import io.reliableudp.spring.core.InboundUdpMessageSubscriber;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
@@ -9,27 +8,13 @@ import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.spring.observation.ReliableUdpListenerObservationConvention;
-import io.reliableudp.spring.support.Envelope;
-import io.reliableudp.spring.support.EnvelopeCodec;
-import io.reliableudp.spring.support.EnvelopeException;
-import io.reliableudp.spring.support.KeyedSerialExecutor;
 import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.backoff.BackOff;
@@ -37,12 +22,13 @@ import org.springframework.util.backoff.BackOff;
 /**
  * The one inbound pipeline from the node to a listener (an annotated method, a programmatic handler, or
  * a Spring Integration inbound adapter, which wraps a container as Spring AMQP's
- * {@code AmqpInboundChannelAdapter} does). The container itself takes the messages its channel and peer
- * filters accept and queues them on the executor (virtual threads by default) one message at a time per
- * (peer, channel), so an ordered channel reaches the handler in order; the receive thread never waits for
- * a listener. It runs the lifecycle (start, graceful stop, pause) and holds the settings and counters. Its
- * parts do the rest, as spring-kafka separates the container, the error handler and the reply:
+ * {@code AmqpInboundChannelAdapter} does). The container itself decides which messages it takes (its
+ * channel and peer filters), runs the lifecycle (start, graceful stop, pause) and is the public face of
+ * its settings and counters; the receive thread never waits for a listener. Its parts do the rest, as
+ * spring-kafka separates the container, the error handler and the reply:
  * <ul>
+ * <li>the messages it takes are queued on the executor (virtual threads by default) one at a time per
+ * (peer, channel), so an ordered channel reaches the handler in order, and drained on stop;</li>
  * <li>on the listener's thread the message's envelope is decoded and the message built with the
  * {@link ReliableUdpMessageMapper} (a malformed envelope is counted, {@link #getMalformedCount()}, and
  * logged; a type id that is not trusted is refused, {@link #getRejectedTypeCount()}), the
@@ -73,32 +59,23 @@ import org.springframework.util.backoff.BackOff;
  */
 public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMessageSubscriber {
 
-    private static final Log logger = LogFactory.getLog(UdpMessageListenerContainer.class);
-    private static final int NOT_PROCESSED_LOGGED = 20;
-
     /** Default of {@link #setMaxQueuedMessages}. */
     public static final int DEFAULT_MAX_QUEUED_MESSAGES = 1000;
 
     private final String id;
     private final ManagedReliableUdpNode node;
-    private final @Nullable Executor givenExecutor;
     private final Object lifecycleLock = new Object();
-    private @Nullable ExecutorService ownExecutor;
-    private volatile @Nullable KeyedSerialExecutor executor;
     private final Set<Integer> channels;
     private final Set<InetSocketAddress> peers;
     private final ListenerInvoker invoker;
     private final ListenerReplier replier;
     private final ListenerPipeline pipeline;
     private final ListenerBackPressure backPressure;
-    private final LongAdder notProcessed = new LongAdder();
-    private final AtomicLong notProcessedLogged = new AtomicLong();
-    private final AtomicInteger roundRobin = new AtomicInteger();
-    private volatile int concurrency = 1;
+    private final ListenerHandOver handOver;
     private boolean autoStartup = true;
     private int phase = UdpListenerEndpointRegistry.PHASE;
     private volatile boolean running;
-    private Duration shutdownTimeout = Duration.ofSeconds(5);
+    private volatile Duration shutdownTimeout = Duration.ofSeconds(5);
 
     /**
      * Creates a container.
@@ -116,7 +93,6 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
             @Nullable Executor executor, @Nullable ReliableUdpTemplate replyTemplate, @Nullable UdpListenerErrorHandler defaultErrorHandler) {
         this.id = endpoint.getId();
         this.node = Objects.requireNonNull(node, "node");
-        this.givenExecutor = executor;
         Set<Integer> indexes = new HashSet<>();
         for (String c : endpoint.getChannels()) {
             indexes.add(node.channels().resolve(c).index());
@@ -139,6 +115,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         this.pipeline = new ListenerPipeline(id, invoker, replier,
                 replyTemplate != null ? replyTemplate.getMessageMapper() : ReliableUdpMessageMapper.createDefault());
         this.backPressure = new ListenerBackPressure(id, node, pauseChannels, this);
+        this.handOver = new ListenerHandOver(id, executor, pipeline, backPressure, replier);
         if (endpoint.getAutoStartup() != null) {
             this.autoStartup = endpoint.getAutoStartup();
         }
@@ -259,7 +236,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         if (concurrency < 1) {
             throw new IllegalArgumentException("listener '" + id + "': concurrency must be >= 1, was " + concurrency);
         }
-        this.concurrency = concurrency;
+        handOver.setConcurrency(concurrency);
     }
 
     /**
@@ -286,7 +263,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
 
     /** The concurrency of unordered channels. */
     public int getConcurrency() {
-        return concurrency;
+        return handOver.concurrency();
     }
 
     /** Retries of failed listener calls (each attempt after the first). */
@@ -352,63 +329,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
 
     @Override
     public void onMessage(InboundUdpMessage message) {
-        KeyedSerialExecutor serial = executor;
-        if (serial == null) {
-            notProcessed(message, "the listener is stopped");
-            return;
-        }
-        int n = backPressure.take();
-        try {
-            serial.execute(new Key(message.address(), message.channel().index(), slot(message.channel())), new Task(message));
-        } catch (RejectedExecutionException e) {
-            backPressure.untaken();
-            notProcessed(message, "its executor is shut down");
-            return;
-        }
-        backPressure.queued(n);
-    }
-
-    /** A message in hand: queued for, or running in, the listener. */
-    private final class Task implements Runnable {
-        private final InboundUdpMessage message;
-
-        Task(InboundUdpMessage message) {
-            this.message = message;
-        }
-
-        @Override
-        public void run() {
-            try {
-                pipeline.process(message);
-            } finally {
-                backPressure.released();
-            }
-        }
-    }
-
-    /**
-     * A message the container took but could not hand to the listener (it stopped): counted, logged
-     * with its peer, channel and id (the first few of each stop one by one, then their number), and a
-     * sender waiting for the listener ({@code sendAndReceive}, ack mode PROCESSED) is told at once.
-     */
-    private void notProcessed(InboundUdpMessage in, String why) {
-        notProcessed.increment();
-        long n = notProcessedLogged.incrementAndGet();
-        if (n <= NOT_PROCESSED_LOGGED) {
-            logger.warn("listener '" + id + "' could not handle a message (" + why + "): peer " + in.address() + ", channel '"
-                    + in.channel().name() + "', id " + in.messageId());
-        } else if (n == NOT_PROCESSED_LOGGED + 1) {
-            logger.warn("listener '" + id + "' could not handle more messages (" + why + "); counted, no longer logged one by one");
-        }
-        Envelope envelope;
-        try {
-            envelope = EnvelopeCodec.decode(in.payload());
-        } catch (EnvelopeException e) {
-            return;
-        }
-        if (envelope.isRequest() || envelope.isAckRequested()) {
-            replier.notProcessed(in, envelope.isRequest(), envelope.correlationId());
-        }
+        handOver.offer(message);
     }
 
     // ---- back-pressure and pause
@@ -453,7 +374,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
      * channel and id.
      */
     public long getNotProcessedCount() {
-        return notProcessed.sum();
+        return handOver.notProcessedCount();
     }
 
     /**
@@ -489,14 +410,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
             if (running) {
                 return;
             }
-            Executor e = givenExecutor;
-            if (e == null) {
-                ExecutorService own = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("rudp-" + id + "-", 0).factory());
-                ownExecutor = own;
-                e = own;
-            }
-            executor = new KeyedSerialExecutor(e);
-            notProcessedLogged.set(0);
+            handOver.open();
             running = true;
             node.addSubscriber(this);
             backPressure.setStoppedHold(false);
@@ -515,8 +429,7 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
      */
     @Override
     public void stop() {
-        KeyedSerialExecutor serial;
-        ExecutorService own;
+        ListenerHandOver.Detached detached;
         synchronized (lifecycleLock) {
             backPressure.setStoppedHold(true);
         }
@@ -524,36 +437,15 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
         synchronized (lifecycleLock) {
             running = false;
             node.removeSubscriber(this);
-            serial = executor;
-            own = ownExecutor;
-            ownExecutor = null;
+            detached = handOver.detach();
         }
-        if (serial != null) {
-            if (!serial.awaitIdle(shutdownTimeout)) {
-                logger.warn("listener '" + id + "' still had " + backPressure.inHand() + " messages in hand after " + shutdownTimeout);
-            }
-            List<Runnable> left = serial.shutdown();
-            for (Runnable r : left) {
-                backPressure.untaken();
-                notProcessed(((Task) r).message, "it stopped before the message's turn came (shutdown timeout " + shutdownTimeout + ")");
-            }
-        }
+        handOver.drain(detached, shutdownTimeout);
         synchronized (lifecycleLock) {
             if (!running) {
-                executor = null;
+                handOver.forget();
             }
         }
-        if (own != null) {
-            own.shutdown();
-            try {
-                if (!own.awaitTermination(1, TimeUnit.SECONDS)) {
-                    own.shutdownNow();
-                }
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                own.shutdownNow();
-            }
-        }
+        ListenerHandOver.shutDown(detached.own());
     }
 
     /**
@@ -583,18 +475,6 @@ public class UdpMessageListenerContainer implements SmartLifecycle, InboundUdpMe
     @Override
     public String toString() {
         return "UdpMessageListenerContainer[" + id + "]";
-    }
-
-    /** Which serial queue of a (peer, channel) a message joins: always 0 for ordered and sequenced channels. */
-    private int slot(UdpChannel channel) {
-        int n = concurrency;
-        if (n <= 1 || (channel.mode() != DeliveryMode.RELIABLE_UNORDERED && channel.mode() != DeliveryMode.UNRELIABLE)) {
-            return 0;
-        }
-        return Math.floorMod(roundRobin.getAndIncrement(), n);
-    }
-
-    private record Key(InetSocketAddress address, int channel, int slot) {
     }
 
     /**
