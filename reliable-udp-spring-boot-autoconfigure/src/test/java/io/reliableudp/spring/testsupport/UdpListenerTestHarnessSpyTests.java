@@ -8,7 +8,7 @@ import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.verify;
 
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpOperations;
+import io.reliableudp.spring.core.ReplyingReliableUdpOperations;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.test.InMemoryReliableUdp;
 import io.reliableudp.spring.test.ReliableUdpTestNetwork;
@@ -62,7 +62,7 @@ class UdpListenerTestHarnessSpyTests {
                 .web(WebApplicationType.NONE).properties("reliable-udp.port=0", "spring.main.banner-mode=off")
                 .initializers(network.initializer())
                 .run("--reliable-udp.peers.station.address=" + ReliableUdpTestUtils.dialAddress(node))) {
-            ReliableUdpOperations udp = rover.getBean(ReliableUdpOperations.class);
+            ReplyingReliableUdpOperations udp = rover.getBean(ReplyingReliableUdpOperations.class);
 
             assertThatThrownBy(() -> udp.sendAndReceive("station", "reliable-ordered", new Fix(9, 0), Receipt.class).get(10, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(RemoteListenerException.class);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.reliableudp.spring.annotation.UdpMessageListener;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpOperations;
+import io.reliableudp.spring.core.ReplyingReliableUdpOperations;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
 import io.reliableudp.spring.test.InMemoryReliableUdp;
@@ -61,7 +61,7 @@ class UdpListenerTestHarnessTests {
     UdpListenerTestHarness harness;
 
     ConfigurableApplicationContext rover;
-    ReliableUdpOperations udp;
+    ReplyingReliableUdpOperations udp;
 
     @BeforeAll
     void startRover() throws Exception {
@@ -70,7 +70,7 @@ class UdpListenerTestHarnessTests {
                 .initializers(network.initializer())
                 .run("--reliable-udp.peers.station.address=" + ReliableUdpTestUtils.dialAddress(node));
         ReliableUdpTestUtils.awaitConnected(rover.getBean(ManagedReliableUdpNode.class), "station", Duration.ofSeconds(10));
-        udp = rover.getBean(ReliableUdpOperations.class);
+        udp = rover.getBean(ReplyingReliableUdpOperations.class);
     }
 
     @AfterAll

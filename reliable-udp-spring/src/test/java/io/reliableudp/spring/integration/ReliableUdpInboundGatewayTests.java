@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.core.ReplyingReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.listener.ListenerTestApp;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
@@ -39,7 +40,7 @@ class ReliableUdpInboundGatewayTests {
 
     private AnnotationConfigApplicationContext server;
     private AnnotationConfigApplicationContext client;
-    private ReliableUdpTemplate template;
+    private ReplyingReliableUdpTemplate template;
 
     private static ListenerTestApp app() {
         return new ListenerTestApp().channel("quotes", DeliveryMode.RELIABLE_ORDERED).channel("guarded", DeliveryMode.RELIABLE_ORDERED)
@@ -51,7 +52,7 @@ class ReliableUdpInboundGatewayTests {
     void startBoth() {
         server = app().start(ServerFlows.class);
         client = app().peer("server", server).start();
-        template = client.getBean(ReliableUdpTemplate.class);
+        template = new ReplyingReliableUdpTemplate(client.getBean(ReliableUdpTemplate.class));
     }
 
     @AfterEach
@@ -104,7 +105,7 @@ class ReliableUdpInboundGatewayTests {
 
     @Test
     void aOneWayMessageGoesIntoTheFlowWithoutWaiting() throws Exception {
-        assertThat(template.send("server", "silent", new Order("one-way", 1)).get(10, TimeUnit.SECONDS).acknowledged()).isTrue();
+        assertThat(template.getTemplate().send("server", "silent", new Order("one-way", 1)).get(10, TimeUnit.SECONDS).acknowledged()).isTrue();
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.getBean(ServerFlows.class).silentSeen == 1);
     }
 
