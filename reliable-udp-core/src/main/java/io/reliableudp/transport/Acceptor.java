@@ -145,7 +145,7 @@ final class Acceptor {
                         return;
                     }
                 } finally {
-                    existing.lock.unlock();
+                    existing.lock.release();
                 }
             }
             handshake.replayed();

@@ -14,11 +14,7 @@ import io.reliableudp.message.MessageConfig;
 import io.reliableudp.message.ReceivePool;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.security.SecureRandom;
@@ -68,10 +64,8 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
     private final SecureRandom random = new SecureRandom();
     private final NodeClock clock = new NodeClock();
     private final int budget;
-    /** The datagram budget every connection starts at (the message layer's {@code datagramBudget}). */
-    private final int baseBudget;
-    /** The loopback device's MTU once looked up (0: not yet, -1: unknown). */
-    private volatile int loopbackMtu;
+    /** What a connection's datagrams may grow to, by path. */
+    private final PathBudget pathBudget;
     private final NodeCounters counters = new NodeCounters();
     private final PeerTable peers = new PeerTable();
     private final Acceptor acceptor;
@@ -106,7 +100,7 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
             sessions = MessageSession.factory(receivePool);
         }
         this.budget = message.maxDatagramBudget();
-        this.baseBudget = message.datagramBudget();
+        this.pathBudget = new PathBudget(message.datagramBudget(), budget);
         double keepAlive = seconds(config.keepAliveInterval());
         double handshakeResend = Math.min(keepAlive, 0.25);
         double tick = timing.tickSeconds(config, handshakeResend);
@@ -261,48 +255,10 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
         return budget;
     }
 
-    /**
-     * The datagram budget a connection to {@code remote} may grow to, as far as this node knows the
-     * path: for a peer on a loopback address, the loopback device's MTU less the IP and UDP headers,
-     * capped at {@code maxDatagramBudget} (such datagrams never leave the host, so no router on the way
-     * can be smaller); for any other peer the configured {@code datagramBudget}, the size every path is
-     * assumed to carry (docs/messages.md, "Datagram budget"). The connection still asks the peer, with
-     * a size probe, before it sends one that large.
-     */
+    /** The datagram budget a connection to {@code remote} may grow to (see {@link PathBudget}). */
     @Override
     public int pathBudget(InetSocketAddress remote) {
-        InetAddress a = remote.getAddress();
-        if (budget <= baseBudget || a == null || !a.isLoopbackAddress()) {
-            return baseBudget;
-        }
-        int mtu = loopbackMtu;
-        if (mtu == 0) {
-            mtu = lookUpLoopbackMtu(a);
-            loopbackMtu = mtu;
-        }
-        int header = a instanceof Inet6Address ? 48 : 28;
-        return mtu < 0 ? baseBudget : Math.max(baseBudget, Math.min(budget, mtu - header));
-    }
-
-    private static int lookUpLoopbackMtu(InetAddress a) {
-        try {
-            NetworkInterface nif = NetworkInterface.getByInetAddress(a);
-            if (nif == null) {
-                var all = NetworkInterface.networkInterfaces().filter(n -> {
-                    try {
-                        return n.isLoopback();
-                    } catch (SocketException e) {
-                        return false;
-                    }
-                }).toList();
-                nif = all.isEmpty() ? null : all.getFirst();
-            }
-            int mtu = nif == null ? -1 : nif.getMTU();
-            return mtu > 0 ? mtu : -1;
-        } catch (IOException | RuntimeException e) {
-            LOG.log(Level.DEBUG, () -> "the loopback MTU could not be read; loopback peers keep the configured datagram budget: " + e);
-            return -1;
-        }
+        return pathBudget.of(remote);
     }
 
     /** How many I/O lanes the node has. */

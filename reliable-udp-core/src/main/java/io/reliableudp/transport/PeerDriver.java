@@ -6,16 +6,11 @@ import io.reliableudp.connection.DisconnectReason;
 import io.reliableudp.connection.DropReason;
 import io.reliableudp.connection.HandshakeFailure;
 import io.reliableudp.connection.Session;
-import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.RttSampleListener;
-import io.reliableudp.message.SendCompletion;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,13 +20,14 @@ import org.jspecify.annotations.Nullable;
  * connection's event sink ({@link Connection.Events}): those events run under the lock, on whichever
  * thread holds it, and only note the change and queue the listener call on the lane.
  *
- * <p>Threads: every call into the connection (and so into the message layer) holds {@link #lock}. The
+ * <p>Threads: every call into the connection (and so into the message layer) holds {@link #lock}, which also
+ * completes the send futures that ended under it once released ({@link PeerLock}). The
  * lane's thread holds it for receive, tick, deadlines and writes; an application thread holds it to
  * queue a message through the peer's {@link PeerHandle}, and, in the {@code IMMEDIATE} send mode, to
  * write that message itself when the lane's loop is idle ({@link ImmediateSchedule}); in {@code TICK}
  * its {@code flush} writes. The lock-free state beside it: {@link #state}, {@link #reason},
- * {@link #identity} (volatile, written under the lock, read by anyone), the paused channels (any thread,
- * atomically), and the {@code IMMEDIATE} fields {@link #dirty}, {@link #nextDirty}, {@link #quietMark}
+ * {@link #identity} (volatile, written under the lock, read by anyone), the paused channels
+ * ({@link PeerPauses}: any thread, atomically), and the {@code IMMEDIATE} fields {@link #dirty}, {@link #nextDirty}, {@link #quietMark}
  * of {@link DirtyPeers}. The timer-heap entry this class extends and {@link #housekeeping} belong to the
  * lane's thread alone.
  *
@@ -106,7 +102,8 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
     private @Nullable Peer handle;
     /** Whether this peer has a dedicated socket ({@link NodeConfig#dedicatedSockets()}); under lock. */
     private boolean dedicated;
-    final ReentrantLock lock = new ReentrantLock();
+    /** Guards the connection and every field below marked so. */
+    final PeerLock lock = new PeerLock();
     private final @Nullable CompletableFuture<Peer> connectFuture;
     private @Nullable Connection connection;
     private volatile PeerState state = PeerState.CONNECTING;
@@ -116,13 +113,8 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
     private volatile boolean serverSide;
     /** Since when every send was refused with a full queue (under lock); -1 while sends are accepted. */
     private double queueFullSince = -1;
-    /** Channels paused on this peer, one bit each; the node's own pauses add to them. Any thread. */
-    private final AtomicLong pausedChannels = new AtomicLong();
-    /** Futures the message layer completed under the lock, completed by {@link #unlock()} after it (under lock). */
-    private @Nullable DeliveryFuture doneHead;
-    private @Nullable DeliveryFuture doneTail;
-    /** The paused channels the session knows of (under lock); resumes are applied by the lane's thread only. */
-    private long appliedPauses;
+    /** The receive pauses: the peer's own (any thread) with the node's, against what the session knows (under lock). */
+    private final PeerPauses pauses;
 
     // IMMEDIATE send mode
     /** Set while the peer waits in its lane's {@link DirtyPeers}. */
@@ -148,6 +140,7 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         this.counters = counters;
         this.transmitter = transmitter;
         this.connectFuture = client ? new CompletableFuture<>() : null;
+        this.pauses = new PeerPauses(node::pausedChannels);
     }
 
     /** Binds the handle application threads get (once, before the peer is shared). */
@@ -249,118 +242,10 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         return connectFuture;
     }
 
-    // ------------------------------------------------------------ the lock and the futures it completes
-
-    /**
-     * Releases the lock. When the outermost hold ends, the futures the message layer completed
-     * meanwhile ({@link DeliveryFuture}) complete now, on this thread, outside the lock: a callback
-     * chained to one (without {@code ...Async}) may send to or disconnect any peer, this one included,
-     * without holding this peer's lock while it waits for another's.
-     */
+    /** Releases {@link #lock}, completing the send futures that ended under it (see {@link PeerLock#unlock()}). */
     void unlock() {
-        DeliveryFuture done = null;
-        if (lock.getHoldCount() == 1) {
-            done = doneHead;
-            doneHead = null;
-            doneTail = null;
-        }
         lock.unlock();
-        while (done != null) {
-            DeliveryFuture next = done.nextDone;
-            done.nextDone = null;
-            done.fire();
-            done = next;
-        }
     }
-
-    /** Under the lock: a future whose outcome is known, completed by {@link #unlock()}. */
-    private void completeAfterUnlock(DeliveryFuture f) {
-        DeliveryFuture tail = doneTail;
-        if (tail == null) {
-            doneHead = f;
-        } else {
-            tail.nextDone = f;
-        }
-        doneTail = f;
-    }
-
-    /**
-     * The future a send returns, completed by the message layer as the {@link SendCompletion} of its
-     * message: with the public {@link Delivery}, or with the {@link DeliveryException}. The message
-     * layer tells it under the peer's lock: it only notes the outcome and joins the peer's list of
-     * futures to complete, which {@link #unlock()} completes once the lock is released (a list through
-     * the futures themselves: nothing allocated).
-     */
-    static final class DeliveryFuture extends CompletableFuture<Delivery> implements SendCompletion {
-        private final PeerDriver owner;
-        private final boolean acknowledged;
-        private int channel;
-        private int messageId;
-        private @Nullable DeliveryException failure;
-        /** Whether the message layer told this message's end (it must, exactly once). */
-        private boolean told;
-        /** The next future of the owner's list (under the owner's lock). */
-        @Nullable DeliveryFuture nextDone;
-
-        DeliveryFuture(PeerDriver owner, boolean acknowledged) {
-            this.owner = owner;
-            this.acknowledged = acknowledged;
-        }
-
-        @Override
-        public void delivered(int channel, int messageId) {
-            if (told()) {
-                this.channel = channel;
-                this.messageId = messageId;
-                later();
-            }
-        }
-
-        @Override
-        public void failed(DeliveryException failure) {
-            if (told()) {
-                this.failure = failure;
-                later();
-            }
-        }
-
-        /** Whether this is the first time the message's end is told; a second time is a defect, counted. */
-        private boolean told() {
-            if (told) {
-                REPEATED_COMPLETIONS.increment();
-                return false;
-            }
-            told = true;
-            return true;
-        }
-
-        private void later() {
-            if (owner.lock.isHeldByCurrentThread()) {
-                owner.completeAfterUnlock(this);
-            } else {
-                fire();
-            }
-        }
-
-        /** Completes the future (outside the owner's lock). */
-        void fire() {
-            DeliveryException f = failure;
-            if (f != null) {
-                completeExceptionally(f);
-            } else {
-                complete(new Delivery(owner.address, channel, messageId, acknowledged));
-            }
-        }
-    }
-
-    /**
-     * Second tellings of a send's end, in this JVM: 0 unless a defect tells a message's end twice. A
-     * {@code CompletableFuture} ignores a second completion (it returns false), so without
-     * this count "every send future ends exactly once" could break unseen; the tests assert it stays 0
-     * ({@code SendFuturesEndOnce}). Costs nothing on the normal path: the increment runs only on the
-     * defect's.
-     */
-    static final LongAdder REPEATED_COMPLETIONS = new LongAdder();
 
     // ------------------------------------------------------------ the send queue (under lock)
 
@@ -561,7 +446,7 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
             identity = known;
             return known;
         } finally {
-            lock.unlock();
+            lock.release();
         }
     }
 
@@ -575,21 +460,16 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
 
     /** Pauses {@code bit}'s channel on this peer (any thread). */
     void pause(long bit) {
-        if ((pausedChannels.getAndUpdate(m -> m | bit) & bit) == 0) {
+        if (pauses.pause(bit)) {
             pausesChanged();
         }
     }
 
     /** Resumes {@code bit}'s channel on this peer (any thread). */
     void resume(long bit) {
-        if ((pausedChannels.getAndUpdate(m -> m & ~bit) & bit) != 0) {
+        if (pauses.resume(bit)) {
             pausesChanged();
         }
-    }
-
-    /** The channels paused on this peer or on the whole node. */
-    private long pausedNow() {
-        return pausedChannels.get() | node.pausedChannels();
     }
 
     /**
@@ -601,7 +481,7 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         boolean resumeLeft;
         lock.lock();
         try {
-            resumeLeft = applyPauses(lane.inLoop());
+            resumeLeft = pauses.apply(session(), lane.inLoop());
         } finally {
             unlock();
         }
@@ -610,41 +490,16 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         }
     }
 
-    /**
-     * Under the lock: tells the session of the pauses it does not know yet, and of the resumes when on
-     * the lane's thread. Returns whether a resume is left for the lane's thread.
-     */
-    private boolean applyPauses(boolean ioThread) {
-        long want = pausedNow();
-        long have = appliedPauses;
-        if (want == have) {
-            return false;
-        }
+    /** The connection's message layer, if it has one yet (under the lock). */
+    private @Nullable Session session() {
         Connection c = connection;
-        Session s = c == null ? null : c.session();
-        if (s == null) {
-            return false; // applied once the connection has its message layer
-        }
-        long pause = want & ~have;
-        for (long m = pause; m != 0; m &= m - 1) {
-            s.pauseReceiving(Long.numberOfTrailingZeros(m));
-        }
-        long resume = have & ~want;
-        if (resume != 0 && !ioThread) {
-            appliedPauses = have | pause;
-            return true;
-        }
-        appliedPauses = want;
-        for (long m = resume; m != 0; m &= m - 1) {
-            s.resumeReceiving(Long.numberOfTrailingZeros(m));
-        }
-        return false;
+        return c == null ? null : c.session();
     }
 
     /** The lane's thread, under the lock: brings the session's pauses up to date when they changed (two reads when not). */
     private void syncPauses() {
-        if (pausedNow() != appliedPauses) {
-            applyPauses(true);
+        if (pauses.outOfDate()) {
+            pauses.apply(session(), true);
         }
     }
 
@@ -654,17 +509,16 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
      * ones held since. Returns false (deliver it) when the channel is not paused or the session is gone.
      */
     boolean holdBack(int channel, int messageId, byte[] payload) {
-        if (((pausedNow() >>> channel) & 1) == 0) {
+        if (!pauses.paused(channel)) {
             return false;
         }
         lock.lock();
         try {
             syncPauses();
-            if (((appliedPauses >>> channel) & 1) == 0) {
+            if (!pauses.applied(channel)) {
                 return false;
             }
-            Connection c = connection;
-            Session s = c == null ? null : c.session();
+            Session s = session();
             return s != null && s.holdAgain(channel, messageId, payload);
         } finally {
             unlock();

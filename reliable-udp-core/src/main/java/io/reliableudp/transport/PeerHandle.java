@@ -102,7 +102,7 @@ final class PeerHandle implements Peer {
         SendSchedule schedule = lane.schedule();
         while (true) {
             // the message layer completes this future itself: no adapter stage per send
-            PeerDriver.DeliveryFuture f = new PeerDriver.DeliveryFuture(driver, reliable[channel]);
+            PeerLock.DeliveryFuture f = new PeerLock.DeliveryFuture(driver.lock, driver.address(), reliable[channel]);
             int id;
             boolean ask = false;
             driver.lock.lock();

@@ -16,11 +16,14 @@
  *     ({@code ImmediateSchedule} or {@code TickSchedule}, the send mode chosen once), {@code DirtyPeers},
  *     {@code NodeEvents} (listener dispatch), {@code PeerTable};</li>
  * <li><b>driver</b>: {@code PeerDriver} (one peer's connection behind its lock, what the lane's thread does
- *     with it, the connection's events) and {@code PeerTransmitter} (its transmit path and link conditioner);</li>
+ *     with it, the connection's events), {@code PeerLock} (that lock, completing send futures after it),
+ *     {@code PeerPauses} (its receive pauses) and {@code PeerTransmitter} (its transmit path and link
+ *     conditioner);</li>
  * <li><b>port</b>: {@code IoLoop}, {@code WakeTimer}, {@code UdpDatagramPort}, {@code InMemoryNetwork};</li>
  * <li><b>base</b>: the public types (configuration, {@code Peer}, listener, statistics, identities,
  *     {@code DatagramPort}, {@code ReliableUdpNode}) and small shared parts ({@code NodeCounters},
- *     {@code NodeClock}, {@code ConditionerSetting}, {@code PeerTimers}, {@code SourceBudget}, {@code Sessions}).</li>
+ *     {@code NodeClock}, {@code ConditionerSetting}, {@code PathBudget}, {@code PeerTimers}, {@code SourceBudget},
+ *     {@code Sessions}).</li>
  * </ol>
  * The one arrow up: {@code ReliableUdpNode.start} makes a {@code DatagramNode}. {@code TransportTiersTest}
  * checks all of this. Which thread owns which state: docs/architecture.md.

@@ -44,11 +44,11 @@ class TransportTiersTest {
             List.of("Acceptor"),
             List.of("PeerHandle"),
             List.of("IoLane", "SendSchedule", "ImmediateSchedule", "TickSchedule", "DirtyPeers", "NodeEvents", "PeerTable"),
-            List.of("PeerDriver", "PeerTransmitter"),
+            List.of("PeerDriver", "PeerTransmitter", "PeerLock", "PeerPauses"),
             List.of("IoLoop", "WakeTimer", "UdpDatagramPort", "InMemoryNetwork"),
             List.of("ReliableUdpNode", "Peer", "NodeListener", "NodeConfig", "NodeIdentity", "PeerIdentity", "PeerKey", "Pem",
                     "PeerState", "PeerStats", "NodeStats", "NodeCounters", "Delivery", "ConnectionFailedException",
-                    "ReceiveThreadMode", "DatagramPort", "Sessions", "SourceBudget", "PeerTimers", "NodeClock",
+                    "ReceiveThreadMode", "DatagramPort", "Sessions", "SourceBudget", "PeerTimers", "NodeClock", "PathBudget",
                     "ConditionerSetting"));
 
     /** The one declared arrow up: the public interface's factory starts its implementation. */
@@ -89,7 +89,7 @@ class TransportTiersTest {
         JavaClasses classes = transport();
         // a vacuous scan (a moved package, an import option gone wrong) would pass both checks
         assertThat(classes.contain(DatagramNode.class)).isTrue();
-        assertThat(classes.contain(PeerDriver.DeliveryFuture.class)).isTrue();
+        assertThat(classes.contain(PeerLock.DeliveryFuture.class)).isTrue();
         assertThat(classes.stream().map(TransportTiersTest::topLevel).filter(n -> !n.equals("package-info")).distinct().count())
                 .isEqualTo(TIERS.stream().mapToLong(List::size).sum());
         assertThat(classes.contain(TransportTiersTest.class)).as("test classes are not scanned").isFalse();
