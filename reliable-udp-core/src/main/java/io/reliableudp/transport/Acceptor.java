@@ -34,7 +34,20 @@ final class Acceptor {
     static final double HANDSHAKES_PER_SECOND = 10_000;
     static final double HANDSHAKE_BURST = 10_000;
 
-    private final DatagramNode node;
+    /** What the acceptor asks of its node (implemented by {@link DatagramNode}). */
+    interface Node {
+        /**
+         * A verified response that makes a new connection (not a repeat, not refused): the node adds the
+         * peer to {@code lane} (whose socket read it) and to its table, or drops it when the address
+         * got a live peer meanwhile.
+         */
+        void admit(IoLane lane, InetSocketAddress from, HandshakeServer.Verified verified, double now);
+    }
+
+    private final Node node;
+    private final NodeConfig config;
+    private final NodeCounters counters;
+    private final NodeClock clock;
     private final HandshakeServer handshake;
     private final PeerTable peers;
     private final byte[] reply = new byte[HandshakeServer.REPLY_BYTES];
@@ -45,16 +58,15 @@ final class Acceptor {
     private double tokensAt;
     private final SourceBudget sources;
 
-    Acceptor(DatagramNode node, HandshakeServer handshake, PeerTable peers, java.util.random.RandomGenerator random) {
+    Acceptor(Node node, NodeConfig config, NodeCounters counters, NodeClock clock, HandshakeServer handshake, PeerTable peers,
+             java.util.random.RandomGenerator random) {
         this.node = node;
+        this.config = config;
+        this.counters = counters;
+        this.clock = clock;
         this.handshake = handshake;
         this.peers = peers;
         this.sources = new SourceBudget(random);
-    }
-
-    /** Whether this datagram type is the acceptor's (a request or a response). */
-    static boolean handles(byte type) {
-        return HandshakeServer.isRequest(type) || HandshakeServer.isResponse(type);
     }
 
     /**
@@ -63,20 +75,19 @@ final class Acceptor {
      */
     synchronized void onHandshake(IoLane lane, InetSocketAddress from, byte[] data, int length, double now) {
         if (!HandshakeServer.hasHandshakeShape(data, 0, length)) {
-            node.countDrop(DropReason.MALFORMED); // before the token bucket and any crypto
+            counters.drop(DropReason.MALFORMED); // before the token bucket and any crypto
             return;
         }
         if (!sources.take(from.getAddress(), now)) {
-            node.countDrop(DropReason.SOURCE_RATE_LIMITED); // before the global bucket: it costs the others nothing
+            counters.drop(DropReason.SOURCE_RATE_LIMITED); // before the global bucket: it costs the others nothing
             return;
         }
         if (!takeToken(now)) {
-            node.countDrop(DropReason.RATE_LIMITED);
+            counters.drop(DropReason.RATE_LIMITED);
             return;
         }
-        NodeConfig config = node.config();
         if (HandshakeServer.isRequest(data[0])) {
-            int n = handshake.onRequest(from, data, 0, length, node.nowMillis(), config.acceptIncoming(),
+            int n = handshake.onRequest(from, data, 0, length, clock.nowMillis(), config.acceptIncoming(),
                     peers.serverConnections() < config.maxConnections(), reply);
             if (n > 0) {
                 lane.transmit(replyBuffer, from, reply, 0, n);
@@ -114,7 +125,7 @@ final class Acceptor {
     }
 
     private void onResponse(IoLane lane, InetSocketAddress from, byte[] data, int length, double now) {
-        HandshakeServer.Verified verified = handshake.onResponse(from, data, 0, length, node.nowMillis(), reply);
+        HandshakeServer.Verified verified = handshake.onResponse(from, data, 0, length, clock.nowMillis(), reply);
         if (verified == null) {
             int n = handshake.lastReplyLength();
             if (n > 0) {
@@ -122,7 +133,7 @@ final class Acceptor {
             }
             return;
         }
-        NodePeer existing = peers.get(from);
+        PeerDriver existing = peers.get(from);
         if (verified.repeat()) {
             // its cookie made a connection already: it confirms that one again (our accept was lost), or is a replay
             if (existing != null) {
@@ -134,7 +145,7 @@ final class Acceptor {
                         return;
                     }
                 } finally {
-                    existing.lock.unlock();
+                    existing.lock.release();
                 }
             }
             handshake.replayed();
@@ -146,7 +157,7 @@ final class Acceptor {
                 Connection c = existing.connection();
                 if (c.state() != Connection.State.DISCONNECTED) {
                     if (c.isClient()) {
-                        node.countDrop(DropReason.UNEXPECTED); // we are connecting to that address ourselves
+                        counters.drop(DropReason.UNEXPECTED); // we are connecting to that address ourselves
                         return;
                     }
                     if (c.salt() == verified.salt()) {
@@ -154,7 +165,7 @@ final class Acceptor {
                         return;
                     }
                     if (c.cookieTime() >= verified.cookieTime()) {
-                        node.countDrop(DropReason.STALE_CONNECTION);
+                        counters.drop(DropReason.STALE_CONNECTION);
                         return;
                     }
                     // a newer handshake from the same address: the peer restarted
@@ -164,25 +175,11 @@ final class Acceptor {
                 existing.unlock();
             }
         }
-        NodeConfig config = node.config();
         if (!config.acceptIncoming() || peers.serverConnections() >= config.maxConnections()) {
             int n = handshake.refuse(verified, config.acceptIncoming(), reply);
             lane.transmit(replyBuffer, from, reply, 0, n);
             return;
         }
-        NodePeer peer = new NodePeer(node, lane, from, false);
-        peer.lock.lock();
-        try {
-            if (!peers.addServer(peer)) {
-                node.countDrop(DropReason.UNEXPECTED); // this node began connecting to that address meanwhile
-                return;
-            }
-            node.counters().connectionsOpened.increment();
-            peer.attach(Connection.server(node.settings(), peer, peer, verified, now), true);
-            node.connected(peer);
-            node.post(NodeEvents.Event.connected(peer));
-        } finally {
-            peer.unlock();
-        }
+        node.admit(lane, from, verified, now);
     }
 }

@@ -14,11 +14,7 @@ import io.reliableudp.message.MessageConfig;
 import io.reliableudp.message.ReceivePool;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.security.SecureRandom;
@@ -29,28 +25,29 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link ReliableUdpNode} facade: wires one {@link DatagramPort}, its {@link IoLoop}, the
- * {@link Acceptor}, the {@link PeerTable} and the {@link NodeEvents} queue together, and implements the
- * public operations (connect, peers, stats, link conditioner, shutdown, close).
+ * The {@link ReliableUdpNode} implementation, the top of the transport's tiers (package-info): wires the
+ * {@link IoLane}s (one {@link DatagramPort} and I/O thread each), the {@link Acceptor}, the
+ * {@link PeerTable} and the peers ({@link #newPeer}: a {@link PeerDriver} with its
+ * {@link PeerTransmitter} and the {@link PeerHandle} the application gets), holds what every lane shares
+ * (counters, clock, conditioner setting, receive memory), and implements the public operations (connect,
+ * peers, pause, stats, link conditioner, shutdown, close). The parts below reach it only through the
+ * narrow interfaces it implements ({@link Acceptor.Node}, {@link IoLane.Node}, {@link PeerDriver.Node},
+ * {@link PeerHandle.Gate}).
  *
- * <p>Threads: one I/O thread (platform by default, see {@link ReceiveThreadMode}) receives every
- * datagram, runs the tick (keepalives, timeouts, handshake retries, the message layer's update) and
- * calls the {@link NodeListener}. In the {@code IMMEDIATE} send mode (default) application threads'
- * sends only queue and mark the peer ({@link DirtyPeers}); the I/O thread writes every marked peer in
- * its next turn and wakes for each peer's next message-layer deadline ({@link PeerTimers}); the tick
- * runs at twice the keepalive rate. In the {@code TICK} mode the tick runs at
- * {@link NodeConfig#sendRateHz()} and sends, and {@code flush} sends on the caller's thread. The port
- * is written by whichever thread produced the datagram. Listener events caused by application threads (e.g. a local disconnect) are handed to
- * the I/O thread, so the listener sees the calls of one peer one at a time, in order. Nothing is
- * static: any number of nodes (and so of loops) may run in one process, also on one port.
+ * <p>The send mode is read here once ({@link #timing}): it picks the lanes' {@link SendSchedule}, which
+ * decides when a peer's queued work goes out. Threads: each lane's I/O thread (platform by default, see
+ * {@link ReceiveThreadMode}) receives its socket's datagrams, runs the tick and calls the
+ * {@link NodeListener} for its peers; application threads queue (see {@link PeerHandle}); the port is
+ * written by whichever thread holds the peer's lock when the datagram is made. Listener events caused by
+ * application threads (e.g. a local disconnect) are handed to the lane's thread, so the listener sees the
+ * calls of one peer one at a time, in order. docs/architecture.md draws which thread owns which state.
+ * Nothing is static: any number of nodes (and so of loops) may run in one process, also on one port.
  *
- * <p>With {@link NodeConfig#ioThreads()} N above 1 the node has N {@link IoLane}s: N sockets on its
- * port ({@code SO_REUSEPORT}), one I/O thread each, each with its own dirty peers, timers and event
- * queue; a peer belongs to one lane (see {@link IoLane}). Peer table, acceptor (one token bucket,
- * serialized), counters and the public operations stay shared. With N = 1 there is one lane and the
- * same work as before.
+ * <p>With {@link NodeConfig#ioThreads()} N above 1 the node has N lanes: N sockets on its port
+ * ({@code SO_REUSEPORT}), one I/O thread each; a peer belongs to one lane (see {@link IoLane}). Peer
+ * table, acceptor (one token bucket, serialized), counters and the public operations stay shared.
  */
-final class DatagramNode implements ReliableUdpNode {
+final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node, PeerDriver.Node, PeerHandle.Gate {
 
     private static final System.Logger LOG = System.getLogger(DatagramNode.class.getName());
 
@@ -65,16 +62,15 @@ final class DatagramNode implements ReliableUdpNode {
     private final ConnectionSettings settings;
     /** Thread-safe; this node's own (nonces, salts, cookie keys): nodes never contend for one. */
     private final SecureRandom random = new SecureRandom();
-    private final long startNanos = System.nanoTime();
+    private final NodeClock clock = new NodeClock();
     private final int budget;
-    /** The datagram budget every connection starts at (the message layer's {@code datagramBudget}). */
-    private final int baseBudget;
-    /** The loopback device's MTU once looked up (0: not yet, -1: unknown). */
-    private volatile int loopbackMtu;
+    /** What a connection's datagrams may grow to, by path. */
+    private final PathBudget pathBudget;
     private final NodeCounters counters = new NodeCounters();
     private final PeerTable peers = new PeerTable();
     private final Acceptor acceptor;
-    private final boolean immediate;
+    /** When queued work goes out (the send mode), chosen once here: the lanes' schedules come from it. */
+    private final SendSchedule.Factory timing;
     /** The receive memory of every connection of this node, against {@link NodeConfig#receiveMemoryLimit()}. */
     private final ReceivePool receivePool;
     /** Channels paused on the whole node ({@link #pauseReceiving}), one bit each. */
@@ -85,8 +81,7 @@ final class DatagramNode implements ReliableUdpNode {
 
     private volatile boolean open = true;
     private volatile boolean acceptingSends = true;
-    private volatile @Nullable LinkConditionerConfig linkConditioner;
-    private volatile int conditionerGeneration;
+    private final ConditionerSetting conditioning = new ConditionerSetting();
 
     private DatagramNode(NodeConfig config, NodeListener listener, Session.Factory sessions, DatagramPort[] ports) {
         this.config = config;
@@ -98,17 +93,17 @@ final class DatagramNode implements ReliableUdpNode {
                 .sendRateHz(config.sendRateHz())
                 .sendMode(config.sendMode())
                 .build();
-        this.immediate = config.sendMode() == MessageConfig.SendMode.IMMEDIATE;
+        this.timing = timing(config);
         this.receivePool = new ReceivePool(config.receiveMemoryLimit(),
                 Math.min(message.maxMessageSize(), config.receiveMemoryLimit()));
         if (sessions == Sessions.DEFAULT) {
             sessions = MessageSession.factory(receivePool);
         }
         this.budget = message.maxDatagramBudget();
-        this.baseBudget = message.datagramBudget();
+        this.pathBudget = new PathBudget(message.datagramBudget(), budget);
         double keepAlive = seconds(config.keepAliveInterval());
         double handshakeResend = Math.min(keepAlive, 0.25);
-        double tick = tickSeconds(config, handshakeResend);
+        double tick = timing.tickSeconds(config, handshakeResend);
         // probes after silence go out on the tick: their interval is never shorter than it
         this.settings = new ConnectionSettings(config.protocolId(), config.preSharedKey(), keepAlive,
                 seconds(config.timeout()), seconds(config.connectTimeout()), handshakeResend, message, sessions,
@@ -116,7 +111,7 @@ final class DatagramNode implements ReliableUdpNode {
         HandshakeServer handshake = new HandshakeServer(settings, random, new HandshakeServer.Reporter() {
             @Override
             public void drop(DropReason reason) {
-                countDrop(reason);
+                counters.drop(reason);
             }
 
             @Override
@@ -124,10 +119,12 @@ final class DatagramNode implements ReliableUdpNode {
                 countFailure(failure);
             }
         });
-        this.acceptor = new Acceptor(this, handshake, peers, random);
+        this.acceptor = new Acceptor(this, config, counters, clock, handshake, peers, random);
+        IoLane.Shared shared = new IoLane.Shared(config, counters, clock, peers, receivePool, budget, ports.length,
+                conditioning, timing);
         this.lanes = new IoLane[ports.length];
         for (int i = 0; i < ports.length; i++) {
-            lanes[i] = new IoLane(this, i, ports[i], listener, tick);
+            lanes[i] = new IoLane(this, shared, i, ports[i], listener, tick);
         }
     }
 
@@ -219,47 +216,30 @@ final class DatagramNode implements ReliableUdpNode {
     }
 
     /**
-     * The I/O loop's tick. TICK: the send rate. IMMEDIATE: only keepalives, timeouts, handshake
-     * retries and the message layer's housekeeping remain on it, so half the shorter of the keepalive
-     * interval and the handshake retry interval (a keepalive then goes 1 to 1.5 intervals after the last
-     * packet; sends, resends and acks do not wait for it).
+     * The send mode's schedule ({@link SendSchedule}): the one place the transport reads
+     * {@link NodeConfig#sendMode()}.
      */
+    static SendSchedule.Factory timing(NodeConfig config) {
+        return config.sendMode() == MessageConfig.SendMode.TICK ? TickSchedule.FACTORY : ImmediateSchedule.FACTORY;
+    }
+
+    /** The I/O loop's tick: the send rate in {@code TICK}; in {@code IMMEDIATE} half the shorter of keepalive and handshake retry. */
     static double tickSeconds(NodeConfig config, double handshakeResendSeconds) {
-        if (config.sendMode() == MessageConfig.SendMode.TICK) {
-            return 1.0 / config.sendRateHz();
-        }
-        return Math.min(seconds(config.keepAliveInterval()), handshakeResendSeconds) / 2;
+        return timing(config).tickSeconds(config, handshakeResendSeconds);
     }
 
     double now() {
-        return (System.nanoTime() - startNanos) / 1e9;
+        return clock.now();
     }
 
-    long nowMillis() {
-        return (System.nanoTime() - startNanos) / 1_000_000;
-    }
-
-    boolean acceptsSends() {
+    @Override
+    public boolean acceptsSends() {
         return acceptingSends;
-    }
-
-    /** Whether the node sends as soon as there is something to send (the IMMEDIATE send mode). */
-    boolean immediate() {
-        return immediate;
-    }
-
-    /**
-     * IMMEDIATE: whether a sending thread may write its message itself (the I/O loop is waiting and no
-     * wake-up is pending, so the message would leave alone after a wake-up of the loop anyway). False
-     * on the I/O thread (a listener's reply leaves with the turn's write) and while a link conditioner is set.
-     */
-    boolean callerMayWrite(NodePeer peer) {
-        return linkConditioner == null && peer.lane().loop.idle();
     }
 
     /** The node's clock's origin (System.nanoTime at start): the lanes' deadlines are on it. */
     long startNanos() {
-        return startNanos;
+        return clock.startNanos();
     }
 
     PeerTable peerTable() {
@@ -275,47 +255,10 @@ final class DatagramNode implements ReliableUdpNode {
         return budget;
     }
 
-    /**
-     * The datagram budget a connection to {@code remote} may grow to, as far as this node knows the
-     * path: for a peer on a loopback address, the loopback device's MTU less the IP and UDP headers,
-     * capped at {@code maxDatagramBudget} (such datagrams never leave the host, so no router on the way
-     * can be smaller); for any other peer the configured {@code datagramBudget}, the size every path is
-     * assumed to carry (docs/messages.md, "Datagram budget"). The connection still asks the peer, with
-     * a size probe, before it sends one that large.
-     */
-    int pathBudget(InetSocketAddress remote) {
-        InetAddress a = remote.getAddress();
-        if (budget <= baseBudget || a == null || !a.isLoopbackAddress()) {
-            return baseBudget;
-        }
-        int mtu = loopbackMtu;
-        if (mtu == 0) {
-            mtu = lookUpLoopbackMtu(a);
-            loopbackMtu = mtu;
-        }
-        int header = a instanceof Inet6Address ? 48 : 28;
-        return mtu < 0 ? baseBudget : Math.max(baseBudget, Math.min(budget, mtu - header));
-    }
-
-    private static int lookUpLoopbackMtu(InetAddress a) {
-        try {
-            NetworkInterface nif = NetworkInterface.getByInetAddress(a);
-            if (nif == null) {
-                var all = NetworkInterface.networkInterfaces().filter(n -> {
-                    try {
-                        return n.isLoopback();
-                    } catch (SocketException e) {
-                        return false;
-                    }
-                }).toList();
-                nif = all.isEmpty() ? null : all.getFirst();
-            }
-            int mtu = nif == null ? -1 : nif.getMTU();
-            return mtu > 0 ? mtu : -1;
-        } catch (IOException | RuntimeException e) {
-            LOG.log(Level.DEBUG, () -> "the loopback MTU could not be read; loopback peers keep the configured datagram budget: " + e);
-            return -1;
-        }
+    /** The datagram budget a connection to {@code remote} may grow to (see {@link PathBudget}). */
+    @Override
+    public int pathBudget(InetSocketAddress remote) {
+        return pathBudget.of(remote);
     }
 
     /** How many I/O lanes the node has. */
@@ -333,21 +276,15 @@ final class DatagramNode implements ReliableUdpNode {
 
     /** Whether a link conditioner is set (the loops then wait at most 1 ms). */
     boolean conditioned() {
-        return linkConditioner != null;
+        return conditioning.isSet();
     }
 
     /** {@code lane}'s port failed for good or its loop died: the node closes. */
-    void onFatal(IoLane lane, Throwable cause) {
+    @Override
+    public void onFatal(IoLane lane, Throwable cause) {
         if (open) {
             close();
             lane.events.dispatch();
-        }
-    }
-
-    /** IMMEDIATE: a new peer joins its lane's housekeeping heap at the lane's next tick (any thread). */
-    void adopt(NodePeer peer) {
-        if (immediate) {
-            peer.lane().adopt(peer);
         }
     }
 
@@ -360,35 +297,54 @@ final class DatagramNode implements ReliableUdpNode {
         return sum;
     }
 
-    // ------------------------------------------------------------------ what peers and the acceptor call
+    // ------------------------------------------------------------------ what lanes, peers and the acceptor ask
 
-    /** Queues a listener call (see {@link NodeEvents#post}). */
-    void post(NodeEvents.Event event) {
-        event.peer.lane().events.post(event);
+    @Override
+    public void onHandshake(IoLane lane, InetSocketAddress from, byte[] data, int length, double now) {
+        acceptor.onHandshake(lane, from, data, length, now);
     }
 
-    /** Queues a delivered message (see {@link NodeEvents#postMessage}). */
-    void postMessage(NodePeer peer, int channel, int messageId, byte[] payload) {
-        peer.lane().events.postMessage(peer, channel, messageId, payload);
+    /** A new peer on {@code lane}: its driver, transmit path and the handle applications get. */
+    PeerDriver newPeer(IoLane lane, InetSocketAddress address, boolean client) {
+        PeerTransmitter transmitter = new PeerTransmitter(lane, address, conditioning, clock, counters,
+                config.message().datagramBudget());
+        PeerDriver driver = new PeerDriver(this, lane, address, client, clock, counters, transmitter);
+        new PeerHandle(driver, lane, this, config, settings.timeout());
+        return driver;
     }
 
-    /** Queues an RTT sample (see {@link NodeEvents#postRttSample}). */
-    void postRttSample(NodePeer peer, float rttMillis) {
-        peer.lane().events.postRttSample(peer, rttMillis);
+    @Override
+    public void admit(IoLane lane, InetSocketAddress from, HandshakeServer.Verified verified, double now) {
+        PeerDriver peer = newPeer(lane, from, false);
+        peer.lock.lock();
+        try {
+            if (!peers.addServer(peer)) {
+                counters.drop(DropReason.UNEXPECTED); // this node began connecting to that address meanwhile
+                return;
+            }
+            counters.connectionsOpened.increment();
+            peer.attach(Connection.server(settings, peer.transmitter(), peer, verified, now), true);
+            connected(peer);
+            lane.connected(peer);
+        } finally {
+            peer.unlock();
+        }
     }
 
-    void countDrop(DropReason reason) {
-        counters.drop(reason);
+    @Override
+    public void forget(PeerDriver peer) {
+        peers.remove(peer);
     }
 
     void countFailure(HandshakeFailure failure) {
         counters.failure(failure);
     }
 
-    void removed(NodePeer peer, DisconnectReason why, String detail) {
+    @Override
+    public void removed(PeerDriver peer, DisconnectReason why, String detail) {
         peers.remove(peer);
         if (peer.releaseDedicated()) {
-            peer.lane().port.undedicate(peer.address());
+            peer.lane().undedicate(peer.address());
             dedicatedOpen.decrementAndGet();
         }
         HandshakeFailure local = peer.handshakeFailure();
@@ -404,18 +360,6 @@ final class DatagramNode implements ReliableUdpNode {
             }
         }
         LOG.log(Level.DEBUG, () -> "peer " + peer.address() + " disconnected: " + why + " (" + detail + ")");
-    }
-
-    PeerStats statsOf(NodePeer peer, Connection c) {
-        return Sessions.stats(peer.state(), c);
-    }
-
-    int conditionerGeneration() {
-        return conditionerGeneration;
-    }
-
-    @Nullable LinkConditionerConfig linkConditionerConfig() {
-        return linkConditioner;
     }
 
     /** Changes the handshake budget (tests use a small one to make a flood deterministic). */
@@ -437,7 +381,8 @@ final class DatagramNode implements ReliableUdpNode {
      * A peer became connected (under its lock, on an I/O thread): it gets a socket of its own while
      * fewer than {@link NodeConfig#dedicatedSockets()} are open and the port can.
      */
-    void connected(NodePeer peer) {
+    @Override
+    public void connected(PeerDriver peer) {
         int max = config.dedicatedSockets();
         if (max == 0 || !open) {
             return;
@@ -449,7 +394,7 @@ final class DatagramNode implements ReliableUdpNode {
                 return;
             }
         } while (!dedicatedOpen.compareAndSet(n, n + 1));
-        if (peer.lane().port.dedicate(peer.address())) {
+        if (peer.lane().dedicate(peer.address())) {
             peer.markDedicated();
         } else {
             dedicatedOpen.decrementAndGet();
@@ -505,20 +450,20 @@ final class DatagramNode implements ReliableUdpNode {
         if (remote.isUnresolved()) {
             return CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.DENIED, "unresolved address " + remote));
         }
-        NodePeer peer = new NodePeer(this, nextClientLane(), remote, true);
+        PeerDriver peer = newPeer(nextClientLane(), remote, true);
         Runnable hook = beforeConnectAdds;
         if (hook != null) {
             hook.run();
         }
         peer.lock.lock();
         try {
-            NodePeer existing = peers.addClient(peer);
+            PeerDriver existing = peers.addClient(peer);
             if (existing != null) {
                 CompletableFuture<Peer> f = existing.connectFuture();
                 if (f != null) {
                     return f;
                 }
-                return existing.state() == PeerState.CONNECTED ? CompletableFuture.completedFuture(existing)
+                return existing.state() == PeerState.CONNECTED ? CompletableFuture.completedFuture(existing.handle())
                         : CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.DENIED,
                         remote + " is already connected to this node as a client"));
             }
@@ -530,7 +475,7 @@ final class DatagramNode implements ReliableUdpNode {
                 return CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.CLOSED_LOCALLY, "node is closed"));
             }
             try {
-                peer.attach(Connection.client(settings, peer, peer, random, now()), false);
+                peer.attach(Connection.client(settings, peer.transmitter(), peer, random, now()), false);
             } catch (RuntimeException e) {
                 peers.forget(peer);
                 return CompletableFuture.failedFuture(e);
@@ -547,12 +492,13 @@ final class DatagramNode implements ReliableUdpNode {
 
     @Override
     public @Nullable Peer peer(InetSocketAddress address) {
-        return peers.get(address);
+        PeerDriver peer = peers.get(address);
+        return peer == null ? null : peer.handle();
     }
 
     @Override
     public Collection<Peer> peers() {
-        return List.copyOf(peers.all());
+        return peers.all().stream().map(PeerDriver::handle).toList();
     }
 
     @Override
@@ -597,7 +543,7 @@ final class DatagramNode implements ReliableUdpNode {
     public void pauseReceiving(int channel) {
         long bit = channelBit(channel);
         if ((pausedChannels.getAndUpdate(m -> m | bit) & bit) == 0) {
-            for (NodePeer p : peers.all()) {
+            for (PeerDriver p : peers.all()) {
                 p.pausesChanged();
             }
         }
@@ -607,7 +553,7 @@ final class DatagramNode implements ReliableUdpNode {
     public void resumeReceiving(int channel) {
         long bit = channelBit(channel);
         if ((pausedChannels.getAndUpdate(m -> m & ~bit) & bit) != 0) {
-            for (NodePeer p : peers.all()) {
+            for (PeerDriver p : peers.all()) {
                 p.pausesChanged();
             }
         }
@@ -622,7 +568,8 @@ final class DatagramNode implements ReliableUdpNode {
     }
 
     /** The channels paused on the whole node, one bit each. */
-    long pausedChannels() {
+    @Override
+    public long pausedChannels() {
         return pausedChannels.get();
     }
 
@@ -633,8 +580,7 @@ final class DatagramNode implements ReliableUdpNode {
 
     @Override
     public synchronized void setLinkConditioner(@Nullable LinkConditionerConfig config) {
-        this.linkConditioner = config;
-        conditionerGeneration++;
+        conditioning.set(config);
         for (IoLane lane : lanes) {
             lane.loop.wakeup(); // a conditioner shortens the loop's wait (it releases delayed datagrams every millisecond)
         }
@@ -664,7 +610,7 @@ final class DatagramNode implements ReliableUdpNode {
     }
 
     private boolean anyPendingReliable() {
-        for (NodePeer p : peers.all()) {
+        for (PeerDriver p : peers.all()) {
             if (p.hasPendingReliable()) {
                 return true;
             }
@@ -678,7 +624,7 @@ final class DatagramNode implements ReliableUdpNode {
         if (!open) {
             return;
         }
-        for (NodePeer p : peers.all()) {
+        for (PeerDriver p : peers.all()) {
             p.disconnect(DisconnectReason.CLOSED_LOCALLY, "node closed");
         }
         open = false;

@@ -58,7 +58,7 @@ final class NodeEvents {
     }
 
     /** Queues a delivered message (the message layer delivers only on the I/O thread): no event object. */
-    void postMessage(NodePeer peer, int channel, int messageId, byte[] payload) {
+    void postMessage(PeerDriver peer, int channel, int messageId, byte[] payload) {
         if (onLoop()) {
             ioEvents.add(Event.Kind.MESSAGE, peer, channel, messageId, payload, null, "");
         } else {
@@ -70,7 +70,7 @@ final class NodeEvents {
      * Queues an RTT sample (taken under the peer's lock while receiving, so on the I/O thread): the
      * sample travels in the message id slot as float bits, no event object.
      */
-    void postRttSample(NodePeer peer, float rttMillis) {
+    void postRttSample(PeerDriver peer, float rttMillis) {
         int bits = Float.floatToRawIntBits(rttMillis);
         if (onLoop()) {
             ioEvents.add(Event.Kind.RTT_SAMPLE, peer, -1, bits, Event.NONE, null, "");
@@ -112,22 +112,22 @@ final class NodeEvents {
         b.clear();
     }
 
-    private void dispatch(Event.Kind kind, NodePeer peer, int channel, int messageId, byte[] payload,
+    private void dispatch(Event.Kind kind, PeerDriver peer, int channel, int messageId, byte[] payload,
                           @Nullable DisconnectReason reason, String detail) {
         try {
             switch (kind) {
                 case MESSAGE -> {
                     // paused since the message layer delivered it: held again, in order, until resumed
                     if (!peer.holdBack(channel, messageId, payload)) {
-                        listener.onMessage(peer, channel, messageId, payload);
+                        listener.onMessage(peer.handle(), channel, messageId, payload);
                     }
                 }
-                case RTT_SAMPLE -> listener.onRttSample(peer, Float.intBitsToFloat(messageId));
+                case RTT_SAMPLE -> listener.onRttSample(peer.handle(), Float.intBitsToFloat(messageId));
                 case CONNECTED -> {
-                    listener.onConnected(peer);
+                    listener.onConnected(peer.handle());
                     CompletableFuture<Peer> f = peer.connectFuture();
                     if (f != null) {
-                        f.complete(peer);
+                        f.complete(peer.handle());
                     }
                 }
                 case DISCONNECTED -> {
@@ -138,7 +138,7 @@ final class NodeEvents {
                                 "connection to " + peer.address() + " failed: " + why + " (" + detail + ")"));
                     }
                     if (f == null || f.isDone() && !f.isCompletedExceptionally()) {
-                        listener.onDisconnected(peer, why);
+                        listener.onDisconnected(peer.handle(), why);
                     }
                 }
             }
@@ -154,7 +154,7 @@ final class NodeEvents {
     /** Listener calls queued by the I/O thread, in parallel arrays: no object per message. I/O thread only. */
     private static final class EventBuffer {
         Event.Kind[] kinds = new Event.Kind[64];
-        NodePeer[] peers = new NodePeer[64];
+        PeerDriver[] peers = new PeerDriver[64];
         int[] channels = new int[64];
         int[] ids = new int[64];
         byte[][] payloads = new byte[64][];
@@ -162,7 +162,7 @@ final class NodeEvents {
         String[] details = new String[64];
         int size;
 
-        void add(Event.Kind kind, NodePeer peer, int channel, int id, byte[] payload, @Nullable DisconnectReason reason, String detail) {
+        void add(Event.Kind kind, PeerDriver peer, int channel, int id, byte[] payload, @Nullable DisconnectReason reason, String detail) {
             if (size == kinds.length) {
                 int n = size * 2;
                 kinds = Arrays.copyOf(kinds, n);
@@ -198,14 +198,14 @@ final class NodeEvents {
         enum Kind { MESSAGE, CONNECTED, DISCONNECTED, RTT_SAMPLE }
 
         final Kind kind;
-        final NodePeer peer;
+        final PeerDriver peer;
         final int channel;
         final int messageId;
         final byte[] payload;
         final @Nullable DisconnectReason reason;
         final String detail;
 
-        private Event(Kind kind, NodePeer peer, int channel, int messageId, byte[] payload,
+        private Event(Kind kind, PeerDriver peer, int channel, int messageId, byte[] payload,
                       @Nullable DisconnectReason reason, String detail) {
             this.kind = kind;
             this.peer = peer;
@@ -218,19 +218,19 @@ final class NodeEvents {
 
         static final byte[] NONE = new byte[0];
 
-        static Event message(NodePeer peer, int channel, int messageId, byte[] payload) {
+        static Event message(PeerDriver peer, int channel, int messageId, byte[] payload) {
             return new Event(Kind.MESSAGE, peer, channel, messageId, payload, null, "");
         }
 
-        static Event connected(NodePeer peer) {
+        static Event connected(PeerDriver peer) {
             return new Event(Kind.CONNECTED, peer, -1, -1, NONE, null, "");
         }
 
-        static Event rttSample(NodePeer peer, int rttBits) {
+        static Event rttSample(PeerDriver peer, int rttBits) {
             return new Event(Kind.RTT_SAMPLE, peer, -1, rttBits, NONE, null, "");
         }
 
-        static Event disconnected(NodePeer peer, DisconnectReason reason, String detail) {
+        static Event disconnected(PeerDriver peer, DisconnectReason reason, String detail) {
             return new Event(Kind.DISCONNECTED, peer, -1, -1, NONE, reason, detail);
         }
     }

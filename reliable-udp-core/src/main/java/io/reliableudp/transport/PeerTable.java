@@ -12,15 +12,15 @@ import org.jspecify.annotations.Nullable;
  */
 final class PeerTable {
 
-    private final ConcurrentHashMap<InetSocketAddress, NodePeer> peers = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<InetSocketAddress, PeerDriver> peers = new ConcurrentHashMap<>();
     private final AtomicInteger serverConnections = new AtomicInteger();
 
-    @Nullable NodePeer get(InetSocketAddress address) {
+    @Nullable PeerDriver get(InetSocketAddress address) {
         return peers.get(address);
     }
 
     /** Adds a client-side peer unless the address has one: returns the existing one, or null when added. */
-    @Nullable NodePeer addClient(NodePeer peer) {
+    @Nullable PeerDriver addClient(PeerDriver peer) {
         return peers.putIfAbsent(peer.address(), peer);
     }
 
@@ -29,10 +29,10 @@ final class PeerTable {
      * node added at the same moment (both ends opened at once) stays, as the acceptor's own check
      * before would have kept it. The ended peer of the address, not yet removed, is replaced.
      */
-    boolean addServer(NodePeer peer) {
+    boolean addServer(PeerDriver peer) {
         InetSocketAddress address = peer.address();
         while (true) {
-            NodePeer existing = peers.putIfAbsent(address, peer);
+            PeerDriver existing = peers.putIfAbsent(address, peer);
             if (existing == null) {
                 serverConnections.incrementAndGet();
                 return true;
@@ -51,18 +51,18 @@ final class PeerTable {
     }
 
     /** Removes the peer if it is still the one of its address. */
-    void remove(NodePeer peer) {
+    void remove(PeerDriver peer) {
         if (peers.remove(peer.address(), peer) && peer.serverSide()) {
             serverConnections.decrementAndGet();
         }
     }
 
     /** Forgets a peer that never counted as a server connection (a failed start, a peer that cannot even disconnect). */
-    void forget(NodePeer peer) {
+    void forget(PeerDriver peer) {
         peers.remove(peer.address(), peer);
     }
 
-    Collection<NodePeer> all() {
+    Collection<PeerDriver> all() {
         return peers.values();
     }
 

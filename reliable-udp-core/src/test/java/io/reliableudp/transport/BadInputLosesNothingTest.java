@@ -33,15 +33,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class BadInputLosesNothingTest {
 
     /** Sends each datagram, then the hostile ones after it. */
-    private static final class HostilePort implements DatagramPort {
-        private final DatagramPort port;
+    private static final class HostilePort extends ForwardingPort {
         private final Random random = new Random(7);
         private final List<byte[]> earlier = new ArrayList<>();
         volatile boolean hostile;
         long injected;
 
         HostilePort(DatagramPort port) {
-            this.port = port;
+            super(port);
         }
 
         @Override
@@ -74,35 +73,11 @@ class BadInputLosesNothingTest {
             port.send(ByteBuffer.wrap(d), to);
         }
 
-        @Override
-        public @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException {
-            return port.receive(into);
-        }
 
-        @Override
-        public void awaitReadable(long timeoutNanos) throws IOException {
-            port.awaitReadable(timeoutNanos);
-        }
 
-        @Override
-        public void wakeup() {
-            port.wakeup();
-        }
 
-        @Override
-        public InetSocketAddress localAddress() {
-            return port.localAddress();
-        }
 
-        @Override
-        public boolean isOpen() {
-            return port.isOpen();
-        }
 
-        @Override
-        public void close() {
-            port.close();
-        }
     }
 
     @Test

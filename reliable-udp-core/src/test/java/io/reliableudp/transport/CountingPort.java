@@ -11,8 +11,7 @@ import org.jspecify.annotations.Nullable;
  * wake-ups that reach it (the selector's) and the waits that only looked at it (a zero timeout:
  * {@code selectNow}), for the tests of the I/O loop's wake-up economy.
  */
-final class CountingPort implements DatagramPort {
-    private final DatagramPort port;
+final class CountingPort extends ForwardingPort {
     /** {@link #wakeup} calls that reached the port. */
     final AtomicLong wakeups = new AtomicLong();
     /** Waits that only looked at the port (a zero timeout). */
@@ -21,18 +20,10 @@ final class CountingPort implements DatagramPort {
     final AtomicLong shortestTimedWait = new AtomicLong(Long.MAX_VALUE);
 
     CountingPort(DatagramPort port) {
-        this.port = port;
+        super(port);
     }
 
-    @Override
-    public @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException {
-        return port.receive(into);
-    }
 
-    @Override
-    public boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException {
-        return port.send(datagram, to);
-    }
 
     @Override
     public void awaitReadable(long timeoutNanos) throws IOException {
@@ -50,18 +41,6 @@ final class CountingPort implements DatagramPort {
         port.wakeup();
     }
 
-    @Override
-    public InetSocketAddress localAddress() {
-        return port.localAddress();
-    }
 
-    @Override
-    public boolean isOpen() {
-        return port.isOpen();
-    }
 
-    @Override
-    public void close() {
-        port.close();
-    }
 }

@@ -12,14 +12,13 @@ import org.jspecify.annotations.Nullable;
  * over their bytes says so (as a network would lose them: the send still reports success), and passes
  * everything else to the port it wraps. The predicate sees the datagram from its position, read only.
  */
-final class DroppingPort implements DatagramPort {
-    private final DatagramPort port;
+final class DroppingPort extends ForwardingPort {
     private final Predicate<ByteBuffer> drop;
     /** Datagrams dropped. */
     final AtomicLong dropped = new AtomicLong();
 
     DroppingPort(DatagramPort port, Predicate<ByteBuffer> drop) {
-        this.port = port;
+        super(port);
         this.drop = drop;
     }
 
@@ -28,10 +27,6 @@ final class DroppingPort implements DatagramPort {
         return datagram.remaining() > 0 ? datagram.get(datagram.position()) : -1;
     }
 
-    @Override
-    public @Nullable InetSocketAddress receive(ByteBuffer into) throws IOException {
-        return port.receive(into);
-    }
 
     @Override
     public boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException {
@@ -43,28 +38,8 @@ final class DroppingPort implements DatagramPort {
         return port.send(datagram, to);
     }
 
-    @Override
-    public void awaitReadable(long timeoutNanos) throws IOException {
-        port.awaitReadable(timeoutNanos);
-    }
 
-    @Override
-    public void wakeup() {
-        port.wakeup();
-    }
 
-    @Override
-    public InetSocketAddress localAddress() {
-        return port.localAddress();
-    }
 
-    @Override
-    public boolean isOpen() {
-        return port.isOpen();
-    }
 
-    @Override
-    public void close() {
-        port.close();
-    }
 }

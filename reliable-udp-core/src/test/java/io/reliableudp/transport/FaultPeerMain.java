@@ -91,7 +91,7 @@ public final class FaultPeerMain {
         final List<List<Integer>> sentOn = new ArrayList<>();
         /** The reason of the send tried on each ended connection before connecting again (always refused). */
         final List<String> refusedAfterEnd = new ArrayList<>();
-        final long repeatedCompletionsBefore = NodePeer.REPEATED_COMPLETIONS.sum();
+        final long repeatedCompletionsBefore = PeerLock.REPEATED_COMPLETIONS.sum();
         volatile Peer peer;
         int next;
         int connects;
@@ -217,7 +217,7 @@ public final class FaultPeerMain {
                 }
             }
             boolean prefixes = prefixes();
-            long repeated = NodePeer.REPEATED_COMPLETIONS.sum() - repeatedCompletionsBefore;
+            long repeated = PeerLock.REPEATED_COMPLETIONS.sum() - repeatedCompletionsBefore;
             boolean ok = duplicates == 0 && ordered && unresolved == 0 && ackedNotReceived.isEmpty()
                     && !failures.containsKey("null") && prefixes && repeated == 0;
             OUT.printf("RESULT ok=%s sent=%d received=%d acked=%d failed=%s unresolved=%d duplicates=%d ordered=%s"

@@ -65,7 +65,7 @@ class FloodResilienceTest {
              DatagramChannel stranger = DatagramChannel.open()) {
             Peer peer = client.connect(target(server)).get(10, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(5)).until(() -> server.peers().size() == 1);
-            NodePeer serverSide = (NodePeer) server.peers().iterator().next();
+            PeerHandle serverSide = (PeerHandle) server.peers().iterator().next();
             assertThat(serverSide.dedicated()).isEqualTo(dedicatedSockets > 0);
             assertThat(server.dedicatedSocketsOpen()).isEqualTo(dedicatedSockets);
 
@@ -170,9 +170,9 @@ class FloodResilienceTest {
             }
             await().atMost(Duration.ofSeconds(5)).until(() -> server.peers().size() == clients.length);
             assertThat(server.dedicatedSocketsOpen()).isEqualTo(2);
-            assertThat(server.peers().stream().filter(p -> ((NodePeer) p).dedicated()).count()).isEqualTo(2);
+            assertThat(server.peers().stream().filter(p -> ((PeerHandle) p).dedicated()).count()).isEqualTo(2);
             // the first client leaves: its socket goes, and the next peer to connect may have one again
-            NodePeer first = (NodePeer) server.peer(clients[0].localAddress());
+            PeerHandle first = (PeerHandle) server.peer(clients[0].localAddress());
             assertThat(first).isNotNull();
             boolean firstHadOne = first.dedicated();
             clients[0].close();

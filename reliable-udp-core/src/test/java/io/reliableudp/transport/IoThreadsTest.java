@@ -87,7 +87,7 @@ class IoThreadsTest {
             // each peer served by exactly one thread, the one of its lane; both threads served some
             Set<String> used = ConcurrentHashMap.newKeySet();
             for (Peer p : server.peers()) {
-                NodePeer peer = (NodePeer) p;
+                PeerHandle peer = (PeerHandle) p;
                 String laneThread = "reliable-udp-io-" + port + (peer.lane().index == 0 ? "" : "-" + peer.lane().index);
                 assertThat(threadsByPeer.get(peer.address())).as("threads of " + peer.address()).containsExactly(laneThread);
                 used.add(laneThread);
@@ -147,11 +147,11 @@ class IoThreadsTest {
         int port = client.localAddress().getPort();
         int perServer = 200;
         try {
-            List<NodePeer> peers = new ArrayList<>();
+            List<PeerHandle> peers = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
                 ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), new RecordingListener());
                 servers.add(server);
-                NodePeer peer = (NodePeer) client.connect(target(server)).get(10, TimeUnit.SECONDS);
+                PeerHandle peer = (PeerHandle) client.connect(target(server)).get(10, TimeUnit.SECONDS);
                 peers.add(peer);
                 assertThat(peer.send(0, ByteBuffer.allocate(4).putInt(-1).array()).get(10, TimeUnit.SECONDS).acknowledged()).isTrue();
             }
@@ -167,7 +167,7 @@ class IoThreadsTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> order.size() == servers.size()
                     && order.values().stream().allMatch(l -> l.size() == perServer));
             List<Integer> expected = java.util.stream.IntStream.range(0, perServer).boxed().toList();
-            for (NodePeer peer : peers) {
+            for (PeerHandle peer : peers) {
                 assertThat(order.get(peer.address())).as("order from " + peer.address()).isEqualTo(expected);
                 String laneThread = "reliable-udp-io-" + port + (peer.lane().index == 0 ? "" : "-" + peer.lane().index);
                 assertThat(threads.get(peer.address())).as("threads of " + peer.address()).containsExactly(laneThread);

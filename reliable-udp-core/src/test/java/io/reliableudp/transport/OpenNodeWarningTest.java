@@ -5,11 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,31 +16,12 @@ import org.junit.jupiter.api.Timeout;
 class OpenNodeWarningTest {
 
     private static List<String> warningsOfStarting(NodeConfig config) throws Exception {
-        Logger logger = Logger.getLogger(DatagramNode.class.getName());
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(java.text.MessageFormat.format(r.getMessage(), r.getParameters()));
-                }
+        try (LogCapture log = LogCapture.warningsOf(DatagramNode.class)) {
+            try (ReliableUdpNode node = ReliableUdpNode.start(config, new RecordingListener())) {
+                assertThat(node.isOpen()).isTrue();
             }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        logger.addHandler(handler);
-        try (ReliableUdpNode node = ReliableUdpNode.start(config, new RecordingListener())) {
-            assertThat(node.isOpen()).isTrue();
-        } finally {
-            logger.removeHandler(handler);
+            return List.copyOf(log.warnings());
         }
-        return warnings;
     }
 
     private static NodeConfig.Builder onEveryAddress() {

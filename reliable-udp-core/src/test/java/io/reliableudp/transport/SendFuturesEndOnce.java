@@ -8,7 +8,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Test extension: fails a test during which a node's send future was told its end twice (the node's
- * count of calls that found the future already complete, {@code NodePeer.REPEATED_COMPLETIONS}, rose).
+ * count of calls that found the future already complete, {@code PeerLock.REPEATED_COMPLETIONS}, rose).
  * A {@code CompletableFuture} hides a second completion, so a test that only looks at the futures
  * cannot see it. Tests run one at a time in the fork, so the count's rise is the test's own.
  */
@@ -18,7 +18,7 @@ final class SendFuturesEndOnce implements BeforeEachCallback, AfterEachCallback 
 
     /** The count now (for tests that check a stretch of their own). */
     static long repeatedCompletions() {
-        return NodePeer.REPEATED_COMPLETIONS.sum();
+        return PeerLock.REPEATED_COMPLETIONS.sum();
     }
 
     @Override

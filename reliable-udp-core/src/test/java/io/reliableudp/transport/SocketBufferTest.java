@@ -5,11 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,26 +14,8 @@ class SocketBufferTest {
 
     @Test
     void aKernelCapOnTheBufferSizesIsLoggedAsAWarning() throws Exception {
-        Logger logger = Logger.getLogger(UdpDatagramPort.class.getName());
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(java.text.MessageFormat.format(r.getMessage(), r.getParameters()));
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        logger.addHandler(handler);
-        try {
+        try (LogCapture log = LogCapture.warningsOf(UdpDatagramPort.class)) {
+            List<String> warnings = log.warnings();
             int huge = 1 << 30; // 1 GiB: far above any default net.core.rmem_max
             NodeConfig config = NodeConfig.builder().bindAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                     .socketReceiveBufferSize(huge).socketSendBufferSize(huge).build();
@@ -55,8 +32,6 @@ class SocketBufferTest {
                 assertThat(node.isOpen()).isTrue();
             }
             assertThat(warnings).noneMatch(w -> w.contains("BufferSize"));
-        } finally {
-            logger.removeHandler(handler);
         }
     }
 }

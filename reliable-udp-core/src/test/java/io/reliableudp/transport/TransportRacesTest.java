@@ -62,8 +62,8 @@ class TransportRacesTest {
         try {
             IoLane lane = node.lanes()[0];
             PeerTable table = new PeerTable();
-            NodePeer client = new NodePeer(node, lane, ELSEWHERE, true);
-            NodePeer accepted = new NodePeer(node, lane, ELSEWHERE, false);
+            PeerDriver client = node.newPeer(lane, ELSEWHERE, true);
+            PeerDriver accepted = node.newPeer(lane, ELSEWHERE, false);
             assertThat(table.addClient(client)).isNull();
             // the acceptor found no peer of that address a moment ago; the client peer came in between
             table.addServer(accepted);
@@ -80,7 +80,7 @@ class TransportRacesTest {
         DatagramNode node = DatagramNode.start(NodeConfig.builder().build(), new RecordingListener(), Sessions.DEFAULT,
                 network.open());
         IoLane lane = node.lanes()[0];
-        NodePeer peer = new NodePeer(node, lane, ELSEWHERE, false);
+        PeerDriver peer = node.newPeer(lane, ELSEWHERE, false);
         node.close(); // the lane's loop no longer takes them: they would pile up
         byte[] datagram = new byte[1200];
         for (int i = 0; i < 5_000; i++) {
