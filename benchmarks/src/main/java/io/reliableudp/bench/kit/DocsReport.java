@@ -423,8 +423,23 @@ public final class DocsReport {
         }
 
         /**
-         * Any other benchmark (idle, outage, flood, scale, soak): one row per figure, one column per system
-         * with its median and, when it ran more than once, every run's value in brackets.
+         * The figures the page shows of a benchmark that records many: those its target, its promises and
+         * its known limits are judged by. The JSON keeps every figure; the table says how many it leaves out.
+         */
+        static final Map<String, List<String>> SHOWN = Map.of(
+                "flood", List.of("sent", "delivered", "quiet_p99_ms", "flood_p50_ms", "flood_p99_ms", "flood_max_ms",
+                        "queue_full_total", "garbage_rate_reached", "garbage_rejected", "kernel_rcvbuf_errors", "client_state",
+                        "target_met"),
+                "scale", List.of("connected", "connect_seconds", "offered_per_s", "delivered_per_s", "server_cpu_cores",
+                        "server_cpu_us_per_message", "heap_per_connection_idle_kib", "heap_per_connection_after_kib", "failed",
+                        "timeouts", "connections_ended", "server_socket_drops"),
+                "soak", List.of("sent", "received", "lost", "duplicated", "out_of_order", "corrupted", "msg_per_s",
+                        "heap_after_gc_10pct_mib", "heap_after_gc_100pct_mib", "heap_flat", "resent", "passed"));
+
+        /**
+         * Any other benchmark (idle, outage, flood, scale, soak): one row per figure ({@link #SHOWN} where the
+         * benchmark has a selection), one column per system with its median and, when it ran more than once,
+         * every run's value in brackets.
          */
         private static void generic(Result r, StringBuilder b) {
             List<String> systems = r.systems();
@@ -434,7 +449,15 @@ public final class DocsReport {
                     run.keySet().stream().filter(k -> !k.equals("run") && !isLoad(k)).forEach(figures::add);
                 }
             }
-            b.append(maxRuns(r) > 1 ? "Median of the runs per system, every run in brackets:\n\n" : "One run per system:\n\n");
+            int recorded = figures.size();
+            List<String> shown = SHOWN.get(r.benchmark());
+            if (shown != null) {
+                figures.retainAll(shown);
+            }
+            String selection = figures.size() < recorded
+                    ? " (" + figures.size() + " of the " + recorded + " figures; the JSON has them all)" : "";
+            b.append(maxRuns(r) > 1 ? "Median of the runs per system, every run in brackets" : "One run per system")
+                    .append(selection).append(":\n\n");
             List<String> head = new ArrayList<>(List.of("figure"));
             systems.forEach(s -> head.add("`" + s + "`"));
             MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));

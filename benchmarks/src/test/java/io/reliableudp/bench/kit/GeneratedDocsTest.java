@@ -95,6 +95,18 @@ class GeneratedDocsTest {
     }
 
     @Test
+    void aBenchmarkWithASelectionShowsItsSelectedFiguresAndSaysHowManyItLeavesOut(@TempDir Path dir) throws Exception {
+        Path results = Files.createDirectories(dir.resolve(DocsReport.RESULTS_DIR));
+        Files.writeString(results.resolve("flood.json"), "{\"benchmark\":\"flood\",\"params\":{},\"environment\":{\"started\":\"2026-12-01T10:00Z\","
+                + "\"cores\":2},\"results\":{\"dedicated-1\":{\"flood_p99_ms\":3.7,\"garbage_sent\":999929,\"target_met\":1,"
+                + "\"runs\":[{\"run\":1,\"flood_p99_ms\":3.7,\"garbage_sent\":999929,\"target_met\":1}]}},\"skipped\":{}}");
+        String body = DocsReport.body("flood", dir, "docs/benchmarks.md");
+        assertThat(body).contains("One run per system (2 of the 3 figures; the JSON has them all):")
+                .contains("| `flood_p99_ms` | 3.70 |").contains("| `target_met` | 1 |").doesNotContain("garbage_sent");
+        assertThat(DocsReport.Tables.SHOWN).as("benchmarks whose tables show a selection").containsOnlyKeys("flood", "scale", "soak");
+    }
+
+    @Test
     void throughputShowsTheMediansAndTheRatiosPerCell(@TempDir Path dir) throws Exception {
         Path results = Files.createDirectories(dir.resolve(DocsReport.RESULTS_DIR));
         Files.writeString(results.resolve("throughput.json"), "{\"benchmark\":\"throughput\",\"params\":{\"sizes_bytes\":[32],\"connections\":[1]},"
