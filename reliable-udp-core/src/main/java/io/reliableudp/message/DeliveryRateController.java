@@ -25,7 +25,8 @@ package io.reliableudp.message;
  *
  * <p>Loss is not congestion by itself. The random loss rate is measured on packets sent in the 0.75
  * round, when this sender sends below the path's delivery rate, and trusted once the 1.25 round's
- * packets lost no more (random loss is the same at any rate); the pacing rate and window are then
+ * packets lost no more (random loss is the same at any rate: the {@link LossContrast} compares the
+ * two rounds); the pacing rate and window are then
  * raised by 1 / (1 - that loss) (at most 1.43x), so random loss does not cut the rate. A policer
  * (drops above a rate, no queue) shows itself through the delivery rate: the estimate is what the
  * path delivers, so the sender cruises near the policed rate, and the probe round, sending faster than
@@ -55,29 +56,12 @@ final class DeliveryRateController implements CongestionController {
     static final double QUEUE_RTT_FACTOR = 1.25;
     /** Rounds in a row with a queue before the controller drains. */
     static final int QUEUE_ROUNDS = 2;
-    /**
-     * Most random loss compensated: the pacing rate is raised at most 1 / 0.7 = 1.43x, so a wrong
-     * reading (a policer's loss taken for random) costs at most that much overshoot until the next
-     * cycle's comparison corrects it.
-     */
-    static final double MAX_RANDOM_LOSS = 0.3;
     /** Packets a STARTUP round needs (twice this) before its loss can end STARTUP. */
     static final int MIN_LOSS_SAMPLES = 4;
-    /** Packets of both the probe and the probe-down rounds needed to compare their loss. */
-    static final int MIN_CONTRAST_SAMPLES = 10;
-    /**
-     * Loss of the probe round above the probe-down round's by this much (absolute) means the loss
-     * grows with the send rate: a policer or a full queue, not random loss.
-     */
-    static final double RATE_LOSS_MARGIN = 0.05;
-    /** ... and by this many standard deviations of the difference, so that chance does not make a policer. */
-    static final double RATE_LOSS_Z = 2.5;
     /** Cycles paced at the policed rate (gain 1, no probing) after a policer was found. */
     static final int POLICED_CYCLES = 4;
     /** A STARTUP round losing more than this share of its packets has overshot the path. */
     static final double STARTUP_LOSS_EXIT = 0.3;
-    /** Weight kept of the probe and probe-down loss counts after each comparison. */
-    static final double LOSS_DECAY = 0.5;
     static final double MIN_PROBE_INTERVAL_SECONDS = 0.05;
     static final double MAX_PROBE_INTERVAL_SECONDS = 0.2;
 
@@ -117,17 +101,11 @@ final class DeliveryRateController implements CongestionController {
     private double fullBw;
     private int fullBwRounds;
 
-    private double minRttCurrent = -1;
-    private double minRttPrevious = -1;
-    private double minRttBucketStart = -1;
+    private final WindowedMin minRttFilter = new WindowedMin(MIN_RTT_WINDOW_SECONDS);
 
-    private double downLost;
-    private double downResolved;
-    private double upLost;
-    private double upResolved;
+    /** The loss of the probe round against the probe-down round's: random, or growing with the rate. */
+    private final LossContrast lossContrast = new LossContrast();
     private int downSent;
-    private double randomLoss;
-    private long policerEpisodes;
     private double policedRate;
     private long policedUntilRound;
     private int roundLost;
@@ -281,7 +259,7 @@ final class DeliveryRateController implements CongestionController {
         if (appLimited && delivered > appLimitedUntil) {
             appLimited = false;
         }
-        minRttSample(time, rttSeconds);
+        minRttFilter.sample(time, rttSeconds);
         if (roundMinRtt < 0 || rttSeconds < roundMinRtt) {
             roundMinRtt = rttSeconds;
         }
@@ -307,7 +285,7 @@ final class DeliveryRateController implements CongestionController {
         if (mode == Mode.DRAIN && log.bytesInFlight() <= bdp(1)) {
             mode = Mode.PROBE_BW;
             cycleIndex = 2; // cruise first: the next probe comes after the six 1.0 rounds
-        } else if (mode == Mode.PROBE_BW && (queue || cycleIndex == 1 && downSent >= MIN_CONTRAST_SAMPLES)
+        } else if (mode == Mode.PROBE_BW && (queue || cycleIndex == 1 && downSent >= LossContrast.MIN_CONTRAST_SAMPLES)
                 && log.bytesInFlight() <= bdp(1)) {
             // the queue is drained (the probe's, or one that grew while cruising): cruise again (as BBR
             // leaves its 0.75 phase), rather than leave the pipe short for the rest of the round
@@ -332,18 +310,9 @@ final class DeliveryRateController implements CongestionController {
     private void countForRandomLoss(int tag, boolean lost) {
         int phase = tag & ~TAG_APP_LIMITED;
         if (phase == TAG_CYCLE) {
-            upResolved++;
-            if (lost) {
-                upLost++;
-            }
-            return;
-        }
-        if (phase != TAG_PROBE_DOWN) {
-            return;
-        }
-        downResolved++;
-        if (lost) {
-            downLost++;
+            lossContrast.probeResolved(lost);
+        } else if (phase == TAG_PROBE_DOWN) {
+            lossContrast.probeDownResolved(lost);
         }
     }
 
@@ -362,33 +331,13 @@ final class DeliveryRateController implements CongestionController {
         if (policed()) {
             return;
         }
-        boolean compared = upResolved >= MIN_CONTRAST_SAMPLES && downResolved >= MIN_CONTRAST_SAMPLES;
-        if (!compared) {
-            return; // keep counting until both rounds have enough packets
-        }
-        double up = upLost / upResolved;
-        double down = downLost / downResolved;
-        double pooled = (upLost + downLost) / (upResolved + downResolved);
-        double noise = Math.sqrt(pooled * (1 - pooled) * (1 / upResolved + 1 / downResolved));
-        if (up - down > RATE_LOSS_MARGIN && up - down > RATE_LOSS_Z * noise) {
+        if (lossContrast.lossGrowsWithRate() && cycleRate > 0) {
             // as BBR's long-term bandwidth: pace at what the path delivered for a few cycles, without
             // probing (a token bucket lets bursts through after a quiet spell, so the windowed max
             // of the samples overstates the policed rate)
-            policerEpisodes++;
-            randomLoss = 0;
-            downLost = downResolved = upLost = upResolved = 0;
-            if (cycleRate > 0) {
-                policedRate = cycleRate;
-                policedUntilRound = round + (long) POLICED_CYCLES * CYCLE_LENGTH;
-            }
-            return;
+            policedRate = cycleRate;
+            policedUntilRound = round + (long) POLICED_CYCLES * CYCLE_LENGTH;
         }
-        // the loss is the same at 1.25 and at 0.75: random, compensated from now on
-        randomLoss = Math.min(MAX_RANDOM_LOSS, down);
-        downLost *= LOSS_DECAY;
-        downResolved *= LOSS_DECAY;
-        upLost *= LOSS_DECAY;
-        upResolved *= LOSS_DECAY;
     }
 
     /** A round ended (a packet sent after the last round's start was acknowledged). */
@@ -449,18 +398,6 @@ final class DeliveryRateController implements CongestionController {
         }
     }
 
-    private void minRttSample(double time, double sample) {
-        if (minRttBucketStart < 0 || time - minRttBucketStart >= MIN_RTT_WINDOW_SECONDS) {
-            minRttPrevious = minRttBucketStart >= 0 && time - minRttBucketStart < 2 * MIN_RTT_WINDOW_SECONDS
-                    ? minRttCurrent : -1;
-            minRttCurrent = -1;
-            minRttBucketStart = time;
-        }
-        if (minRttCurrent < 0 || sample < minRttCurrent) {
-            minRttCurrent = sample;
-        }
-    }
-
     // ------------------------------------------------------------------------------------------
     // The model
 
@@ -482,15 +419,12 @@ final class DeliveryRateController implements CongestionController {
 
     /** Min RTT over the last 10-20 s, seconds (-1 before any sample). */
     double minRtt() {
-        if (minRttPrevious < 0) {
-            return minRttCurrent;
-        }
-        return minRttCurrent < 0 ? minRttPrevious : Math.min(minRttCurrent, minRttPrevious);
+        return minRttFilter.get();
     }
 
-    /** The random loss rate compensated for (0..{@value #MAX_RANDOM_LOSS}). */
+    /** The random loss rate compensated for (0..{@value LossContrast#MAX_RANDOM_LOSS}). */
     double randomLoss() {
-        return randomLoss;
+        return lossContrast.randomLoss();
     }
 
     Mode mode() {
@@ -499,7 +433,7 @@ final class DeliveryRateController implements CongestionController {
 
     /** Times the loss was found to grow with the send rate (a policer or an overflowing queue). */
     long policerEpisodes() {
-        return policerEpisodes;
+        return lossContrast.policerEpisodes();
     }
 
     /** Whether the sender paces at a policer's rate found in the last cycles. */
@@ -518,7 +452,7 @@ final class DeliveryRateController implements CongestionController {
 
     /** What random loss takes away, given back: only in PROBE_BW without a queue or a policer. */
     private double lossCompensation() {
-        return mode == Mode.PROBE_BW && !queue && !policed() ? 1 / (1 - randomLoss) : 1;
+        return mode == Mode.PROBE_BW && !queue && !policed() ? 1 / (1 - lossContrast.randomLoss()) : 1;
     }
 
     /** The bandwidth the sender works with: the estimate, or the policed rate while one holds. */

@@ -57,6 +57,7 @@ final class PacketComposer {
 
     /** The time of the current send round. */
     private double time;
+    /** Number of the current send round, on either schedule: a message is timer-resent at most once a round. */
     private int tick;
     private int roundRobin;
     /** The round's resend interval of a message whose last packet went within a stream (the peer's ack may wait out its ack delay). */

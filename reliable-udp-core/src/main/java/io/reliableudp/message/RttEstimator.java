@@ -16,9 +16,7 @@ final class RttEstimator {
     /** The longest round trip is the max over the last one to two of these windows ({@link #maxRttSeconds}). */
     static final double MAX_RTT_WINDOW_SECONDS = 5.0;
 
-    private double minRttCurrent = -1;
-    private double minRttPrevious = -1;
-    private double minRttBucketStart = -1;
+    private final WindowedMin minRtt = new WindowedMin(MIN_RTT_WINDOW_SECONDS);
     private final WindowedMax longestRtt = new WindowedMax(MAX_RTT_WINDOW_SECONDS);
     /** The longest wait for an ack among the packets the ack header being taken acknowledged, -1 for none. */
     private double pendingLongestSample = -1;
@@ -39,7 +37,7 @@ final class RttEstimator {
             pendingLongestSample = sample;
             pendingLongestTime = time;
         }
-        minRttSample(time, sample);
+        minRtt.sample(time, sample);
     }
 
     /**
@@ -72,17 +70,6 @@ final class RttEstimator {
         }
     }
 
-    private void minRttSample(double time, double sample) {
-        if (minRttBucketStart < 0 || time - minRttBucketStart >= MIN_RTT_WINDOW_SECONDS) {
-            minRttPrevious = minRttBucketStart >= 0 && time - minRttBucketStart < 2 * MIN_RTT_WINDOW_SECONDS ? minRttCurrent : -1;
-            minRttCurrent = -1;
-            minRttBucketStart = time;
-        }
-        if (minRttCurrent < 0 || sample < minRttCurrent) {
-            minRttCurrent = sample;
-        }
-    }
-
     /**
      * The peer's packet whose ack header is taken next is the one right after the previous packet it
      * sent ({@code inOrder}), or not: one of its packets was lost or comes late. Only an in-order
@@ -106,10 +93,7 @@ final class RttEstimator {
 
     /** Min RTT over the last 10 to 20 seconds (seconds), -1 before any sample. */
     double minRttSeconds() {
-        if (minRttPrevious < 0) {
-            return minRttCurrent;
-        }
-        return minRttCurrent < 0 ? minRttPrevious : Math.min(minRttCurrent, minRttPrevious);
+        return minRtt.get();
     }
 
     /** Smoothed RTT in seconds, or -1 before the first sample. */
