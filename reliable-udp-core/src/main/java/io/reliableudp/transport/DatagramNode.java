@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * narrow interfaces it implements ({@link Acceptor.Node}, {@link IoLane.Node}, {@link PeerDriver.Node},
  * {@link PeerHandle.Gate}).
  *
- * <p>The send mode is read here once ({@link #timing}): it picks the lanes' {@link SendSchedule}, which
+ * <p>The send mode is read here once ({@link #timing}): it picks the lanes' {@link LaneSchedule}, which
  * decides when a peer's queued work goes out. Threads: each lane's I/O thread (platform by default, see
  * {@link ReceiveThreadMode}) receives its socket's datagrams, runs the tick and calls the
  * {@link NodeListener} for its peers; application threads queue (see {@link PeerHandle}); the port is
@@ -70,7 +70,7 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
     private final PeerTable peers = new PeerTable();
     private final Acceptor acceptor;
     /** When queued work goes out (the send mode), chosen once here: the lanes' schedules come from it. */
-    private final SendSchedule.Factory timing;
+    private final LaneSchedule.Factory timing;
     /** The receive memory of every connection of this node, against {@link NodeConfig#receiveMemoryLimit()}. */
     private final ReceivePool receivePool;
     /** Channels paused on the whole node ({@link #pauseReceiving}), one bit each. */
@@ -216,11 +216,11 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
     }
 
     /**
-     * The send mode's schedule ({@link SendSchedule}): the one place the transport reads
+     * The send mode's schedule ({@link LaneSchedule}): the one place the transport reads
      * {@link NodeConfig#sendMode()}.
      */
-    static SendSchedule.Factory timing(NodeConfig config) {
-        return config.sendMode() == MessageConfig.SendMode.TICK ? TickSchedule.FACTORY : ImmediateSchedule.FACTORY;
+    static LaneSchedule.Factory timing(NodeConfig config) {
+        return config.sendMode() == MessageConfig.SendMode.TICK ? TickLaneSchedule.FACTORY : ImmediateLaneSchedule.FACTORY;
     }
 
     /** The I/O loop's tick: the send rate in {@code TICK}; in {@code IMMEDIATE} half the shorter of keepalive and handshake retry. */

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One I/O thread's share of a node ({@link NodeConfig#ioThreads()}): its {@link DatagramPort} (one of
  * the N sockets on the node's port), the {@link IoLoop} that reads it, and the state only that thread
- * touches: its {@link SendSchedule} (in {@code IMMEDIATE}: the peers it has to write and their
+ * touches: its {@link LaneSchedule} (in {@code IMMEDIATE}: the peers it has to write and their
  * message-layer deadlines) and its queue of listener calls ({@link NodeEvents}). A peer belongs to one
  * lane for its life (the one whose socket received its first datagram, or the one a connect picked),
  * so one peer's timers, writes and listener calls stay on one thread: the lane owns its peers'
@@ -45,14 +45,14 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
 
     /** What the lanes of one node share, given by the node. */
     record Shared(NodeConfig config, NodeCounters counters, NodeClock clock, PeerTable peers, ReceivePool receivePool,
-                  int budget, int laneCount, ConditionerSetting conditioning, SendSchedule.Factory timing) {
+                  int budget, int laneCount, ConditionerSetting conditioning, LaneSchedule.Factory timing) {
     }
 
     final int index;
     final DatagramPort port;
     final IoLoop loop;
     final NodeEvents events;
-    private final SendSchedule schedule;
+    private final LaneSchedule schedule;
     private final Node node;
     private final NodeCounters counters;
     private final NodeClock clock;
@@ -90,7 +90,7 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
     }
 
     /** When this lane's peers' queued work goes out (the node's send mode). */
-    SendSchedule schedule() {
+    LaneSchedule schedule() {
         return schedule;
     }
 

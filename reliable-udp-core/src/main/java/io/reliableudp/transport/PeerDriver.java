@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * completes the send futures that ended under it once released ({@link PeerLock}). The
  * lane's thread holds it for receive, tick, deadlines and writes; an application thread holds it to
  * queue a message through the peer's {@link PeerHandle}, and, in the {@code IMMEDIATE} send mode, to
- * write that message itself when the lane's loop is idle ({@link ImmediateSchedule}); in {@code TICK}
+ * write that message itself when the lane's loop is idle ({@link ImmediateLaneSchedule}); in {@code TICK}
  * its {@code flush} writes. The lock-free state beside it: {@link #state}, {@link #reason},
  * {@link #identity} (volatile, written under the lock, read by anyone), the paused channels
  * ({@link PeerPauses}: any thread, atomically), and the {@code IMMEDIATE} fields {@link #dirty}, {@link #nextDirty}, {@link #quietMark}
@@ -353,7 +353,7 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
     }
 
     /**
-     * A peer's entry in its lane's heap of housekeeping times ({@link ImmediateSchedule}): a second
+     * A peer's entry in its lane's heap of housekeeping times ({@link ImmediateLaneSchedule}): a second
      * heap beside the deadline heap, so the entry is an object of its own (one per peer, made with it).
      */
     static final class Housekeeping extends PeerTimers.Entry {

@@ -16,12 +16,12 @@ import org.jspecify.annotations.Nullable;
  * The {@link Peer} an application holds: what application threads call on one peer of a
  * {@link DatagramNode}. It keeps no state of its own beyond what was fixed when the peer was made; every
  * call either queues work with the peer's {@link PeerDriver} (a message, a pause, a disconnect, all under
- * the driver's lock) and tells the lane's {@link SendSchedule} that there is some, or reads a snapshot
+ * the driver's lock) and tells the lane's {@link LaneSchedule} that there is some, or reads a snapshot
  * (state, statistics, identity).
  *
- * <p>Who writes a queued message is the send mode's ({@link SendSchedule}): in {@code IMMEDIATE} the
+ * <p>Who writes a queued message is the send mode's ({@link LaneSchedule}): in {@code IMMEDIATE} the
  * lane's thread, except that a send finding the lane's loop idle writes its own message on the calling
- * thread, under the driver's lock, as TCP's {@code write} does ({@link ImmediateSchedule}); in
+ * thread, under the driver's lock, as TCP's {@code write} does ({@link ImmediateLaneSchedule}); in
  * {@code TICK} the lane's tick, or the caller's {@link #flush}.
  */
 final class PeerHandle implements Peer {
@@ -99,7 +99,7 @@ final class PeerHandle implements Peer {
         }
         long waitNanos = sendQueueWaitNanos;
         long deadline = waitNanos > 0 ? System.nanoTime() + waitNanos : 0;
-        SendSchedule schedule = lane.schedule();
+        LaneSchedule schedule = lane.schedule();
         while (true) {
             // the message layer completes this future itself: no adapter stage per send
             PeerLock.DeliveryFuture f = new PeerLock.DeliveryFuture(driver.lock, driver.address(), reliable[channel]);
@@ -134,7 +134,7 @@ final class PeerHandle implements Peer {
         if (!gate.acceptsSends() || channel < 0 || channel >= reliable.length || payload == null) {
             return false;
         }
-        SendSchedule schedule = lane.schedule();
+        LaneSchedule schedule = lane.schedule();
         int id;
         boolean ask = false;
         driver.lock.lock();
@@ -159,7 +159,7 @@ final class PeerHandle implements Peer {
         return false;
     }
 
-    /** What is queued goes out now: see {@link SendSchedule#flush}. */
+    /** What is queued goes out now: see {@link LaneSchedule#flush}. */
     @Override
     public void flush() {
         lane.schedule().flush(driver);

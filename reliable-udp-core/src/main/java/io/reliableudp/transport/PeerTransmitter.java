@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * lane ({@link Socket}), through the peer's link conditioner while the node has one
  * ({@link ConditionerSetting}). Called by the connection, so under the peer's lock
  * ({@link PeerDriver#lock}), on whichever thread holds it: the lane's thread, or an application thread
- * that writes its own message (see {@link ImmediateSchedule}) or flushes in the {@code TICK} send
+ * that writes its own message (see {@link ImmediateLaneSchedule}) or flushes in the {@code TICK} send
  * mode. Every field is guarded by that lock.
  */
 final class PeerTransmitter implements Connection.Transmitter {

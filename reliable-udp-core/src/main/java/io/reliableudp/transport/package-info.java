@@ -12,8 +12,8 @@
  * <li><b>acceptor</b>: {@code Acceptor}, the server side of connecting;</li>
  * <li><b>handle</b>: {@code PeerHandle}, the {@link io.reliableudp.transport.Peer} application threads call:
  *     it queues and reads snapshots;</li>
- * <li><b>lane</b>: {@code IoLane} (one I/O thread, its socket and its turn), its {@code SendSchedule}
- *     ({@code ImmediateSchedule} or {@code TickSchedule}, the send mode chosen once), {@code DirtyPeers},
+ * <li><b>lane</b>: {@code IoLane} (one I/O thread, its socket and its turn), its {@code LaneSchedule}
+ *     ({@code ImmediateLaneSchedule} or {@code TickLaneSchedule}, the send mode chosen once), {@code DirtyPeers},
  *     {@code NodeEvents} (listener dispatch), {@code PeerTable};</li>
  * <li><b>driver</b>: {@code PeerDriver} (one peer's connection behind its lock, what the lane's thread does
  *     with it, the connection's events), {@code PeerLock} (that lock, completing send futures after it),

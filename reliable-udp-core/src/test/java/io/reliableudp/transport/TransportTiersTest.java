@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * own tier or a lower one, and no two top-level classes depend on each other through any path. One
  * arrow up is declared: the public {@link ReliableUdpNode}'s static {@code start} makes a
  * {@link DatagramNode} (an interface's factory must name its implementation). Only the node reads the
- * send mode (the {@link SendSchedule} seam). The fixture tests show on
+ * send mode (the {@link LaneSchedule} seam). The fixture tests show on
  * two classes outside the real scan that a cycle, and a dependency up the tiers, fail the checks.
  */
 class TransportTiersTest {
@@ -43,7 +43,7 @@ class TransportTiersTest {
             List.of("DatagramNode"),
             List.of("Acceptor"),
             List.of("PeerHandle"),
-            List.of("IoLane", "SendSchedule", "ImmediateSchedule", "TickSchedule", "DirtyPeers", "NodeEvents", "PeerTable"),
+            List.of("IoLane", "LaneSchedule", "ImmediateLaneSchedule", "TickLaneSchedule", "DirtyPeers", "NodeEvents", "PeerTable"),
             List.of("PeerDriver", "PeerTransmitter", "PeerLock", "PeerPauses"),
             List.of("IoLoop", "WakeTimer", "UdpDatagramPort", "InMemoryNetwork"),
             List.of("ReliableUdpNode", "Peer", "NodeListener", "NodeConfig", "NodeIdentity", "PeerIdentity", "PeerKey", "Pem",
@@ -71,7 +71,7 @@ class TransportTiersTest {
     }
 
     /**
-     * The send mode is one seam ({@link SendSchedule}): the node reads it once to pick the lanes'
+     * The send mode is one seam ({@link LaneSchedule}): the node reads it once to pick the lanes'
      * schedule (and hands it to the message layer's config); no other class of the package asks.
      */
     @Test
@@ -80,7 +80,7 @@ class TransportTiersTest {
                 .that().resideInAPackage(PACKAGE).and().doNotHaveSimpleName("DatagramNode").and().doNotHaveSimpleName("NodeConfig")
                 .should().callMethod(NodeConfig.class, "sendMode")
                 .orShould().callMethod(io.reliableudp.message.MessageConfig.class, "sendMode")
-                .because("IMMEDIATE and TICK differ only behind SendSchedule, chosen once when the node starts")
+                .because("IMMEDIATE and TICK differ only behind LaneSchedule, chosen once when the node starts")
                 .check(transport());
     }
 

@@ -3,13 +3,13 @@ package io.reliableudp.transport;
 /**
  * When a peer's queued work goes out, on the I/O side: the one seam between the two send modes
  * ({@link NodeConfig#sendMode()}), chosen once when the node starts ({@link DatagramNode}) and made
- * once per lane. {@link ImmediateSchedule} ({@code IMMEDIATE}): a send marks its peer for the lane's
+ * once per lane. {@link ImmediateLaneSchedule} ({@code IMMEDIATE}): a send marks its peer for the lane's
  * thread, which writes it in its next turn (or the sender writes it itself when the loop is idle), and
- * the lane wakes for each peer's next message-layer deadline. {@link TickSchedule} ({@code TICK}): the
+ * the lane wakes for each peer's next message-layer deadline. {@link TickLaneSchedule} ({@code TICK}): the
  * lane's tick, at the send rate, updates every peer, and a caller's {@code flush} writes on its own
  * thread. The transport reads the send mode nowhere else; the message layer has its own side of it.
  */
-interface SendSchedule {
+interface LaneSchedule {
 
     /** A send mode's schedule, chosen once per node. */
     interface Factory {
@@ -20,7 +20,7 @@ interface SendSchedule {
          * The schedule of one lane: its {@code loop}, its listener calls ({@code events}), the node's
          * {@code peers} (of which {@code lane}'s are this schedule's), clock and conditioner setting.
          */
-        SendSchedule create(PeerDriver.Lane lane, IoLoop loop, NodeEvents events, PeerTable peers, NodeClock clock,
+        LaneSchedule create(PeerDriver.Lane lane, IoLoop loop, NodeEvents events, PeerTable peers, NodeClock clock,
                             ConditionerSetting conditioning);
     }
 

@@ -1,24 +1,24 @@
 package io.reliableudp.transport;
 
 /**
- * The {@code TICK} send mode's {@link SendSchedule}: the lane's tick runs at
+ * The {@code TICK} send mode's {@link LaneSchedule}: the lane's tick runs at
  * {@link NodeConfig#sendRateHz()} and updates every peer of the lane (which sends what its message
  * layer lets go); a send only queues; {@link Peer#flush()} writes on the caller's thread. No per-peer
  * deadlines: the tick is the only clock.
  */
-final class TickSchedule implements SendSchedule {
+final class TickLaneSchedule implements LaneSchedule {
 
     /** The factory the node picks for {@code TICK}. */
-    static final SendSchedule.Factory FACTORY = new SendSchedule.Factory() {
+    static final LaneSchedule.Factory FACTORY = new LaneSchedule.Factory() {
         @Override
         public double tickSeconds(NodeConfig config, double handshakeResendSeconds) {
             return 1.0 / config.sendRateHz();
         }
 
         @Override
-        public SendSchedule create(PeerDriver.Lane lane, IoLoop loop, NodeEvents events, PeerTable peers, NodeClock clock,
+        public LaneSchedule create(PeerDriver.Lane lane, IoLoop loop, NodeEvents events, PeerTable peers, NodeClock clock,
                                    ConditionerSetting conditioning) {
-            return new TickSchedule(lane, loop, peers);
+            return new TickLaneSchedule(lane, loop, peers);
         }
     };
 
@@ -26,7 +26,7 @@ final class TickSchedule implements SendSchedule {
     private final IoLoop loop;
     private final PeerTable peers;
 
-    private TickSchedule(PeerDriver.Lane lane, IoLoop loop, PeerTable peers) {
+    private TickLaneSchedule(PeerDriver.Lane lane, IoLoop loop, PeerTable peers) {
         this.lane = lane;
         this.loop = loop;
         this.peers = peers;

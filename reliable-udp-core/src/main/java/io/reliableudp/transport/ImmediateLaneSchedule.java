@@ -5,7 +5,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 
 /**
- * The {@code IMMEDIATE} send mode's {@link SendSchedule} for one lane: a send only queues and marks its
+ * The {@code IMMEDIATE} send mode's {@link LaneSchedule} for one lane: a send only queues and marks its
  * peer ({@link DirtyPeers}, any thread); the lane's thread writes every marked peer in its next turn,
  * after the listener calls, and wakes for each peer's next message-layer deadline
  * ({@link PeerTimers}: resends, the ack delay, pacing). The tick (half the keepalive interval) serves
@@ -17,10 +17,10 @@ import java.util.function.Consumer;
  * own message on the sending thread ({@link #queued}), under the peer's lock, which is what makes
  * every write to a connection safe whichever thread does it.
  */
-final class ImmediateSchedule implements SendSchedule {
+final class ImmediateLaneSchedule implements LaneSchedule {
 
     /** The factory the node picks for {@code IMMEDIATE}. */
-    static final SendSchedule.Factory FACTORY = new SendSchedule.Factory() {
+    static final LaneSchedule.Factory FACTORY = new LaneSchedule.Factory() {
         /**
          * Only keepalives, timeouts, handshake retries and the message layer's housekeeping remain on the
          * tick, so half the shorter of the keepalive interval and the handshake retry interval (a
@@ -33,9 +33,9 @@ final class ImmediateSchedule implements SendSchedule {
         }
 
         @Override
-        public SendSchedule create(PeerDriver.Lane lane, IoLoop loop, NodeEvents events, PeerTable peers, NodeClock clock,
+        public LaneSchedule create(PeerDriver.Lane lane, IoLoop loop, NodeEvents events, PeerTable peers, NodeClock clock,
                                    ConditionerSetting conditioning) {
-            return new ImmediateSchedule(loop, events, peers, clock, conditioning);
+            return new ImmediateLaneSchedule(loop, events, peers, clock, conditioning);
         }
     };
 
@@ -59,7 +59,7 @@ final class ImmediateSchedule implements SendSchedule {
     private volatile long housekeepingVisits;
     private final Consumer<PeerDriver> writeQueued = this::writeQueued;
 
-    private ImmediateSchedule(IoLoop loop, NodeEvents events, PeerTable peers, NodeClock clock,
+    private ImmediateLaneSchedule(IoLoop loop, NodeEvents events, PeerTable peers, NodeClock clock,
                               ConditionerSetting conditioning) {
         this.loop = loop;
         this.events = events;
