@@ -1,6 +1,5 @@
 package io.reliableudp.spring.core;
 
-import io.reliableudp.spring.support.UdpChannel;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.transport.NodeConfig;
@@ -16,13 +15,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -33,10 +29,11 @@ import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
 
 /**
  * The node as a Spring bean: the lifecycle of a {@link ReliableUdpNode} whose socket is bound when the
- * application context starts and drained when it stops. Its other duties are two classes of their own:
+ * application context starts and drained when it stops. Its other duties are classes of their own:
  * the {@link UdpPeerDirectory} (peer names, the {@code host:port} targets, connect and reconnect of
- * named peers) and the {@link UdpInboundDispatcher} (the fan-out of messages, RTT samples and peer
- * events on the receive thread).
+ * named peers), the {@link UdpInboundDispatcher} (the fan-out of messages, RTT samples and peer
+ * events on the receive thread) and the receive pauses (who holds which channel paused, applied to
+ * whichever node runs).
  *
  * <ul>
  * <li>{@link #start()} starts the node through the {@link ReliableUdpNodeFactory}, attaches it to the
@@ -71,10 +68,8 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
 
     private boolean autoStartup = true;
     private volatile @Nullable ReliableUdpNode node;
-    /** Who holds each channel paused ({@link #pauseReceiving(int, Object)}): a channel is paused while anyone does. */
-    private final ConcurrentHashMap<Integer, Set<Object>> pauseHolders = new ConcurrentHashMap<>();
-    private final AtomicInteger pauseWork = new AtomicInteger();
-    private volatile boolean pauseUnsupportedLogged;
+    /** Who holds which channel paused, applied to the running node. */
+    private final ReceivePauses pauses;
     private volatile boolean running;
     private @Nullable TaskScheduler taskScheduler;
     private @Nullable SimpleAsyncTaskScheduler ownScheduler;
@@ -97,6 +92,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
         this.drainTimeout = Objects.requireNonNull(drainTimeout, "drainTimeout");
         this.dispatcher = new UdpInboundDispatcher(this, channels, peerDirectory);
         this.dispatcher.setReplySubscriber(replyCorrelator);
+        this.pauses = new ReceivePauses(channels, () -> node);
     }
 
     /**
@@ -197,7 +193,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
         dispatcher.removeRttSampleSubscriber(subscriber);
     }
 
-    // ---- receive pauses
+    // ---- receive pauses (ReceivePauses)
 
     /**
      * Pauses delivery on a channel for every connection ({@link ReliableUdpNode#pauseReceiving}) on
@@ -210,17 +206,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
      * @param holder who pauses (e.g. a listener container)
      */
     public void pauseReceiving(int channel, Object holder) {
-        pauseHolders.computeIfAbsent(channel, c -> ConcurrentHashMap.newKeySet()).add(Objects.requireNonNull(holder, "holder"));
-        ReliableUdpNode n = node;
-        if (n != null) {
-            // at once, on the caller's thread (the receive thread when a queue is full), even while another
-            // thread applies a resume: a resume that lands after this is undone by the round below
-            UdpChannel c = channels.get(channel);
-            if (c != null) {
-                applyPause(n, c, true);
-            }
-        }
-        applyPauses();
+        pauses.pause(channel, holder);
     }
 
     /**
@@ -231,11 +217,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
      * @param holder who paused
      */
     public void resumeReceiving(int channel, Object holder) {
-        Set<Object> holders = pauseHolders.get(channel);
-        if (holders != null) {
-            holders.remove(holder);
-        }
-        applyPauses();
+        pauses.resume(channel, holder);
     }
 
     /**
@@ -245,8 +227,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
      * @return true while paused
      */
     public boolean isReceivingPaused(int channel) {
-        Set<Object> holders = pauseHolders.get(channel);
-        return holders != null && !holders.isEmpty();
+        return pauses.isPaused(channel);
     }
 
     /** Pauses a channel on behalf of the application (the same as {@code pauseReceiving(channel, this)}). */
@@ -259,46 +240,6 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
     @Override
     public void resumeReceiving(int channel) {
         resumeReceiving(channel, this);
-    }
-
-    /**
-     * Brings the core's pauses in line with the holders: each round sets every channel as its holders
-     * say (the core's pause and resume are idempotent). One thread at a time runs the rounds (a caller
-     * that finds another running leaves it one more round), so no lock is held while the core is called
-     * and the last round always sees the last change.
-     */
-    private void applyPauses() {
-        if (pauseWork.getAndIncrement() != 0) {
-            return;
-        }
-        int missed = 1;
-        do {
-            ReliableUdpNode n = node;
-            if (n != null) {
-                for (UdpChannel c : channels.all()) {
-                    applyPause(n, c, isReceivingPaused(c.index()));
-                }
-            }
-            missed = pauseWork.addAndGet(-missed);
-        } while (missed != 0);
-    }
-
-    private void applyPause(ReliableUdpNode n, UdpChannel c, boolean pause) {
-        try {
-            if (pause) {
-                n.pauseReceiving(c.index());
-            } else {
-                n.resumeReceiving(c.index());
-            }
-        } catch (UnsupportedOperationException e) {
-            if (!pauseUnsupportedLogged) {
-                pauseUnsupportedLogged = true;
-                logger.warn("the reliable-udp node cannot pause receiving (" + e.getMessage() + "): listener queues are not bounded");
-            }
-        } catch (RuntimeException e) {
-            // a node closing under us: the next node starts unpaused and gets the holders' state
-            logger.debug("could not " + (pause ? "pause" : "resume") + " channel '" + c.name() + "': " + e);
-        }
     }
 
     private ReliableUdpNode requireNode() {
@@ -333,7 +274,7 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
                 scheduler = own;
             }
             peerDirectory.attach(started, scheduler);
-            applyPauses();   // channels paused while the node was stopped stay paused
+            pauses.apply();   // channels paused while the node was stopped stay paused
             running = true;
             logger.info("reliable-udp node listening on " + started.localAddress()
                     + (config.encrypted() ? " (encrypted)" : "") + ", " + channels.all().size() + " channels"

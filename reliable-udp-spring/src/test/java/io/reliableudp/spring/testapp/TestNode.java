@@ -7,6 +7,7 @@ import io.reliableudp.spring.annotation.EnableUdpListeners;
 import io.reliableudp.spring.annotation.UdpListenerConfigUtils;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReconnectPolicy;
+import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.UdpChannels;
 import io.reliableudp.spring.core.UdpPeerDirectory;
@@ -24,6 +25,7 @@ import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Configuration;
 
@@ -118,6 +120,8 @@ public final class TestNode implements AutoCloseable {
         private Consumer<ReliableUdpTemplate> templateCustomizer = t -> { };
         private Consumer<DefaultUdpListenerContainerFactory> factoryCustomizer = f -> { };
         private boolean autoStartup = true;
+        private Consumer<NodeConfig.Builder> nodeConfig = b -> { };
+        private UnaryOperator<ReliableUdpNodeFactory> nodeFactory = f -> f;
 
         private Builder(InMemoryNetwork network) {
             this.network = Objects.requireNonNull(network, "network");
@@ -237,6 +241,28 @@ public final class TestNode implements AutoCloseable {
         }
 
         /**
+         * Adjusts the node's settings (a fixed port, timeouts...); the channels are the builder's.
+         *
+         * @param customizer the adjustment
+         * @return this
+         */
+        public Builder nodeConfig(Consumer<NodeConfig.Builder> customizer) {
+            this.nodeConfig = nodeConfig.andThen(customizer);
+            return this;
+        }
+
+        /**
+         * Wraps the factory that starts the node on the network (to hold or gate what it does).
+         *
+         * @param wrapper takes the network's factory, returns the one to use
+         * @return this
+         */
+        public Builder nodeFactory(UnaryOperator<ReliableUdpNodeFactory> wrapper) {
+            this.nodeFactory = wrapper;
+            return this;
+        }
+
+        /**
          * Whether the node starts with the context (default true).
          *
          * @param autoStartup false to start it by hand
@@ -255,11 +281,14 @@ public final class TestNode implements AutoCloseable {
         public TestNode start() {
             MessageConfig message = channels.isEmpty() ? MessageConfig.defaults()
                     : MessageConfig.builder().channels(channels).build();
-            NodeConfig config = NodeConfig.builder().message(message).build();
+            NodeConfig.Builder configBuilder = NodeConfig.builder().message(message);
+            nodeConfig.accept(configBuilder);
+            NodeConfig config = configBuilder.build();
             UdpChannels udpChannels = new UdpChannels(config, channelNames);
             UdpPeerDirectory directory = new UdpPeerDirectory(peers, reconnectPolicy);
-            ManagedReliableUdpNode node = new ManagedReliableUdpNode(config,
-                    (c, l) -> ReliableUdpNode.start(c, l, network.open(c.bindAddress())), udpChannels, directory, drainTimeout);
+            ReliableUdpNodeFactory onTheNetwork = (c, l) -> ReliableUdpNode.start(c, l, network.open(c.bindAddress()));
+            ManagedReliableUdpNode node = new ManagedReliableUdpNode(config, nodeFactory.apply(onTheNetwork), udpChannels, directory,
+                    drainTimeout);
             node.setAutoStartup(autoStartup);
             ReliableUdpTemplate template = new ReliableUdpTemplate(node);
             templateCustomizer.accept(template);

@@ -7,12 +7,14 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.annotation.UdpMessageListener;
-import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpNodeFactory;
-import io.reliableudp.spring.core.ReliableUdpTemplate;
+import io.reliableudp.spring.support.DefaultUdpHeaderMapper;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import io.reliableudp.spring.support.SendResult;
-import io.reliableudp.spring.test.ReliableUdpTestNetwork;
+import io.reliableudp.spring.testapp.TestNode;
+import io.reliableudp.transport.InMemoryNetwork;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,10 +25,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.messaging.handler.annotation.Header;
@@ -34,16 +32,18 @@ import org.springframework.messaging.handler.annotation.Header;
 /**
  * Send and process observations, and one trace across the UDP hop: a propagating handler (standing in
  * for Micrometer Tracing's) writes a trace id into the sender's carrier, the envelope carries it, and the
- * receiver's handler reads it back from the process observation's carrier.
+ * receiver's handler reads it back from the process observation's carrier. Two plain-Spring
+ * applications ({@link TestNode}) on the core's in-memory network, the registries set on the template and
+ * the container factory as an application without Boot does.
  */
 @Timeout(60)
 class ObservationTests {
 
     static final String TRACE_HEADER = "traceparent";
 
-    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
-    private ConfigurableApplicationContext server;
-    private ConfigurableApplicationContext client;
+    private final InMemoryNetwork network = new InMemoryNetwork();
+    private @Nullable TestNode server;
+    private @Nullable TestNode client;
 
     @AfterEach
     void close() {
@@ -55,28 +55,45 @@ class ObservationTests {
         }
     }
 
-    private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.nodeFactory();
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties("spring.main.banner-mode=off", "reliable-udp.headers.inbound=" + TRACE_HEADER,
-                        "reliable-udp.template.observation-enabled=true")
-                // the apps register their handler by hand; Boot's observation auto-configuration (on the test
-                // classpath through the observability module) would register the handler bean a second time
-                .properties("spring.autoconfigure.exclude=org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
-                .properties(properties)
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
-                .run();
+    /**
+     * A node whose template and listener containers observe into the registry of its configuration,
+     * and whose listeners see the carried trace header (the inbound allow-list names it).
+     */
+    private TestNode start(Class<?> app, @Nullable InetSocketAddress serverAddress) {
+        DefaultUdpHeaderMapper headers = new DefaultUdpHeaderMapper();
+        headers.setInboundHeaderNames(TRACE_HEADER);
+        ReliableUdpMessageMapper mapper = ReliableUdpMessageMapper.createDefault().withHeaderMapper(headers);
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        Propagating propagating = new Propagating();
+        registry.observationConfig().observationHandler(propagating);
+        TestNode.Builder builder = TestNode.builder(network)
+                .channel("reliable-ordered", DeliveryMode.RELIABLE_ORDERED)
+                .channel("reliable-unordered", DeliveryMode.RELIABLE_UNORDERED)
+                .configuration(app)
+                .template(t -> {
+                    t.setMessageMapper(mapper);
+                    t.setObservationRegistry(registry);
+                })
+                .containerFactory(f -> f.setObservationRegistry(registry))
+                .context(c -> {
+                    c.registerBean(Propagating.class, () -> propagating);
+                    c.registerBean(TestObservationRegistry.class, () -> registry);
+                });
+        if (serverAddress != null) {
+            builder.peer("server", serverAddress);
+        }
+        return builder.start();
     }
 
     @Test
     void sendIsObservedUntilTheAckAndTheTraceContinuesInTheListener() throws Exception {
-        server = start(ServerApp.class);
-        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
-        client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port);
+        TestNode server = this.server = start(ServerApp.class, null);
+        TestNode client = this.client = start(ClientApp.class, server.address());
 
-        SendResult result = client.getBean(ReliableUdpTemplate.class).send("server", "reliable-ordered", "hello").get(10, TimeUnit.SECONDS);
-        String sentTrace = client.getBean(Propagating.class).injected.get(0);
+        SendResult result = client.template().send("server", "reliable-ordered", "hello").get(10, TimeUnit.SECONDS);
+        String sentTrace = client.bean(Propagating.class).injected.get(0);
 
-        TestObservationRegistry clientRegistry = client.getBean(TestObservationRegistry.class);
+        TestObservationRegistry clientRegistry = client.bean(TestObservationRegistry.class);
         TestObservationRegistryAssert.assertThat(clientRegistry).hasObservationWithNameEqualTo("reliable.udp.send").that()
                 .hasBeenStarted().hasBeenStopped()
                 .hasLowCardinalityKeyValue("reliable.udp.channel", "reliable-ordered")
@@ -85,14 +102,14 @@ class ObservationTests {
                 .hasHighCardinalityKeyValue("reliable.udp.message.id", Integer.toString(result.messageId()))
                 .hasContextualNameEqualTo("reliable-ordered send");
 
-        Listener listener = server.getBean(Listener.class);
+        Listener listener = server.bean(Listener.class);
         await().atMost(Duration.ofSeconds(10)).until(() -> listener.traces.size() == 1);
         // the listener saw the carried trace header, and the process observation extracted the same value
         assertThat(listener.traces).containsExactly(sentTrace);
-        Propagating serverHandler = server.getBean(Propagating.class);
+        Propagating serverHandler = server.bean(Propagating.class);
         await().atMost(Duration.ofSeconds(5)).until(() -> serverHandler.extracted.size() == 1);
         assertThat(serverHandler.extracted).containsExactly(sentTrace);
-        TestObservationRegistryAssert.assertThat(server.getBean(TestObservationRegistry.class))
+        TestObservationRegistryAssert.assertThat(server.bean(TestObservationRegistry.class))
                 .hasObservationWithNameEqualTo("reliable.udp.process").that().hasBeenStopped()
                 .hasLowCardinalityKeyValue("reliable.udp.listener.id", "traced")
                 .hasLowCardinalityKeyValue("reliable.udp.channel", "reliable-ordered");
@@ -100,21 +117,20 @@ class ObservationTests {
 
     @Test
     void aFailedSendStopsItsObservationWithTheError() {
-        server = start(ServerApp.class);
-        client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:1");
-        var future = client.getBean(ReliableUdpTemplate.class).send("server", "reliable-ordered", "lost");
+        server = start(ServerApp.class, null);
+        TestNode client = this.client = start(ClientApp.class, new InetSocketAddress("127.0.0.1", 1));
+        var future = client.template().send("server", "reliable-ordered", "lost");
         assertThat(future).failsWithin(Duration.ofSeconds(10));
-        TestObservationRegistryAssert.assertThat(client.getBean(TestObservationRegistry.class))
+        TestObservationRegistryAssert.assertThat(client.bean(TestObservationRegistry.class))
                 .hasObservationWithNameEqualTo("reliable.udp.send").that().hasBeenStopped().assertThatError().isNotNull();
     }
 
     @Test
     void aFailingListenerIsRecordedAsAnErrorOnItsObservation() {
-        server = start(ServerApp.class);
-        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
-        client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port);
-        client.getBean(ReliableUdpTemplate.class).send("server", "reliable-unordered", "boom");
-        TestObservationRegistry registry = server.getBean(TestObservationRegistry.class);
+        TestNode server = this.server = start(ServerApp.class, null);
+        TestNode client = this.client = start(ClientApp.class, server.address());
+        client.template().send("server", "reliable-unordered", "boom");
+        TestObservationRegistry registry = server.bean(TestObservationRegistry.class);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> TestObservationRegistryAssert.assertThat(registry)
                 .hasObservationWithNameEqualToIgnoringCase("reliable.udp.process").that()
                 .hasLowCardinalityKeyValue("reliable.udp.listener.id", "failing").hasBeenStopped().assertThatError()
@@ -147,37 +163,11 @@ class ObservationTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
     static class ClientApp {
-
-        @Bean
-        Propagating propagating() {
-            return new Propagating();
-        }
-
-        @Bean
-        TestObservationRegistry observationRegistry(Propagating propagating) {
-            TestObservationRegistry registry = TestObservationRegistry.create();
-            registry.observationConfig().observationHandler(propagating);
-            return registry;
-        }
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
     static class ServerApp {
-
-        @Bean
-        Propagating propagating() {
-            return new Propagating();
-        }
-
-        @Bean
-        TestObservationRegistry observationRegistry(Propagating propagating) {
-            TestObservationRegistry registry = TestObservationRegistry.create();
-            registry.observationConfig().observationHandler(propagating);
-            return registry;
-        }
 
         @Bean
         Listener listener() {

@@ -4,21 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
+import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.annotation.UdpMessageListener;
 import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpNodeFactory;
 import io.reliableudp.spring.core.ReliableUdpOperations;
 import io.reliableudp.spring.core.ReliableUdpReplyTimeoutException;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.core.ReplyingReliableUdpOperations;
+import io.reliableudp.spring.core.ReplyingReliableUdpTemplate;
 import io.reliableudp.spring.listener.UdpListenerEndpointRegistry;
 import io.reliableudp.spring.listener.UdpMessageListenerContainer;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
-import io.reliableudp.spring.test.ReliableUdpTestNetwork;
+import io.reliableudp.spring.support.ReliableUdpMessageMapper;
+import io.reliableudp.spring.support.UdpTypeMapper;
+import io.reliableudp.spring.testapp.TestNode;
 import io.reliableudp.spring.untrusted.Triangle;
+import io.reliableudp.transport.InMemoryNetwork;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -29,10 +34,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.integration.channel.QueueChannel;
@@ -41,7 +42,8 @@ import org.springframework.messaging.handler.annotation.Header;
 
 /**
  * Request/reply, listener error handling (retry, dead letter, error replies), concurrency and type ids
- * between two Spring applications over the test artifact's in-memory network (the real protocol stack).
+ * between two plain-Spring applications ({@link TestNode}) over the core's in-memory network (the real
+ * protocol stack); the requests go through a {@link ReplyingReliableUdpTemplate} over the client's template.
  */
 @Timeout(120)
 class RequestReplyTests {
@@ -62,46 +64,50 @@ class RequestReplyTests {
     record Square(double side) implements Shape {
     }
 
-    static final String[] CHANNELS = {
-        "reliable-udp.channels.ordered.index=0", "reliable-udp.channels.ordered.delivery-mode=reliable-ordered",
-        "reliable-udp.channels.unordered.index=1", "reliable-udp.channels.unordered.delivery-mode=reliable-unordered",
-        "reliable-udp.channels.telemetry.index=2", "reliable-udp.channels.telemetry.delivery-mode=unreliable",
-        "reliable-udp.channels.nobody.index=3", "reliable-udp.channels.nobody.delivery-mode=reliable-ordered",
-        "reliable-udp.channels.flaky.index=4", "reliable-udp.channels.flaky.delivery-mode=reliable-ordered",
-        "reliable-udp.channels.broken.index=5", "reliable-udp.channels.broken.delivery-mode=reliable-ordered",
-        "reliable-udp.channels.parallel.index=6", "reliable-udp.channels.parallel.delivery-mode=reliable-unordered",
-        "reliable-udp.channels.serial.index=7", "reliable-udp.channels.serial.delivery-mode=reliable-ordered",
-        "reliable-udp.channels.shapes.index=8", "reliable-udp.channels.shapes.delivery-mode=reliable-ordered",
-        "reliable-udp.types.mappings.circle=" + Circle.class.getName(),
-        "reliable-udp.types.mappings.square=" + Square.class.getName(),
-    };
-    /** The server trusts class names of this test's package (Quote, Price), not of {@code ..spring.untrusted}. */
-    static final String TRUSTED = "reliable-udp.types.trusted-packages=" + RequestReplyTests.class.getPackageName();
+    /** Channels both sides agree on, in index order. */
+    static final List<Map.Entry<String, DeliveryMode>> CHANNELS = List.of(
+            Map.entry("ordered", DeliveryMode.RELIABLE_ORDERED), Map.entry("unordered", DeliveryMode.RELIABLE_UNORDERED),
+            Map.entry("telemetry", DeliveryMode.UNRELIABLE), Map.entry("nobody", DeliveryMode.RELIABLE_ORDERED),
+            Map.entry("flaky", DeliveryMode.RELIABLE_ORDERED), Map.entry("broken", DeliveryMode.RELIABLE_ORDERED),
+            Map.entry("parallel", DeliveryMode.RELIABLE_UNORDERED), Map.entry("serial", DeliveryMode.RELIABLE_ORDERED),
+            Map.entry("shapes", DeliveryMode.RELIABLE_ORDERED));
+    /** Type ids both sides map. */
+    static final Map<String, Class<?>> TYPE_IDS = Map.of("circle", Circle.class, "square", Square.class);
 
-    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
-    private ConfigurableApplicationContext server;
-    private ConfigurableApplicationContext client;
+    private final InMemoryNetwork network = new InMemoryNetwork();
+    private TestNode server;
+    private TestNode client;
     private ReliableUdpOperations udp;
     private ReplyingReliableUdpOperations requests;
     private ServerListeners listeners;
 
-    private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.nodeFactory();
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off").properties(CHANNELS).properties(properties)
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
-                .run();
+    private TestNode start(Class<?> app, UdpTypeMapper types, java.util.function.Consumer<TestNode.Builder> more) {
+        TestNode.Builder builder = TestNode.builder(network).configuration(app)
+                .template(t -> t.setMessageMapper(ReliableUdpMessageMapper.createDefault().withTypeMapper(types)));
+        CHANNELS.forEach(c -> builder.channel(c.getKey(), c.getValue()));
+        more.accept(builder);
+        return builder.start();
+    }
+
+    /** The server trusts class names of this test's package (Quote, Price), not of {@code ..spring.untrusted}. */
+    private TestNode startServer(boolean errorReplyDetails) {
+        return start(ServerApp.class, new UdpTypeMapper(TYPE_IDS, List.of(RequestReplyTests.class.getPackageName()), false),
+                b -> b.containerFactory(f -> f.setErrorReplyDetails(errorReplyDetails)));
+    }
+
+    /** The client names its types by class, waits 10 s for replies, and sends requests through a replying template. */
+    private void startClient() {
+        client = start(ClientApp.class, new UdpTypeMapper(TYPE_IDS, List.of(), true),
+                b -> b.peer("server", server).template(t -> t.setReplyTimeout(Duration.ofSeconds(10))));
+        udp = client.template();
+        requests = new ReplyingReliableUdpTemplate(client.template());
     }
 
     @BeforeEach
     void startBoth() {
-        server = start(ServerApp.class, TRUSTED);
-        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
-        client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port,
-                "reliable-udp.types.send-class-names=true", "reliable-udp.template.reply-timeout=10s");
-        udp = client.getBean(ReliableUdpOperations.class);
-        requests = client.getBean(ReplyingReliableUdpOperations.class);
-        listeners = server.getBean(ServerListeners.class);
+        server = startServer(false);
+        startClient();
+        listeners = server.bean(ServerListeners.class);
     }
 
     @AfterEach
@@ -115,7 +121,7 @@ class RequestReplyTests {
     }
 
     private UdpMessageListenerContainer container(String id) {
-        return Objects.requireNonNull(server.getBean(UdpListenerEndpointRegistry.class).getListenerContainer(id));
+        return Objects.requireNonNull(server.bean(UdpListenerEndpointRegistry.class).getListenerContainer(id));
     }
 
     private static Throwable root(Throwable t) {
@@ -140,7 +146,7 @@ class RequestReplyTests {
         }
         // a listener that returns nothing answers with an empty reply: the future completes with null
         assertThat(requests.sendAndReceive("server", "serial", "void", Price.class).get(10, TimeUnit.SECONDS)).isNull();
-        assertThat(client.getBean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
+        assertThat(client.bean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
     }
 
     @Test
@@ -155,7 +161,7 @@ class RequestReplyTests {
                     assertThat(e.channel()).isEqualTo("nobody");
                     assertThat(e.timeout()).isEqualTo(Duration.ofMillis(300));
                 });
-        assertThat(client.getBean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
+        assertThat(client.bean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
     }
 
     @Test
@@ -175,12 +181,8 @@ class RequestReplyTests {
     @Test
     void withErrorReplyDetailsTheRequesterLearnsTheExceptionsClassNameAndMessage() {
         close();
-        server = start(ServerApp.class, TRUSTED, "reliable-udp.listener.error-reply-details=true");
-        int port = server.getBean(ManagedReliableUdpNode.class).localAddress().getPort();
-        client = start(ClientApp.class, "reliable-udp.peers.server.address=127.0.0.1:" + port,
-                "reliable-udp.types.send-class-names=true", "reliable-udp.template.reply-timeout=10s");
-        udp = client.getBean(ReliableUdpOperations.class);
-        requests = client.getBean(ReplyingReliableUdpOperations.class);
+        server = startServer(true);
+        startClient();
         CompletableFuture<Price> failed = requests.sendAndReceive("server", "ordered", new Quote("boom", -1), Price.class);
         assertThat(failed).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(RemoteListenerException.class, e -> {
@@ -201,15 +203,15 @@ class RequestReplyTests {
     @Test
     void retriesSpentTheMessageGoesToTheDeadLetterChannelAndARequestGetsTheError() throws Exception {
         udp.send("server", "broken", "one-way").get(10, TimeUnit.SECONDS);
-        QueueChannel dlq = server.getBean("deadLetters", QueueChannel.class);
+        QueueChannel dlq = server.context().getBean("deadLetters", QueueChannel.class);
         Message<?> dead = dlq.receive(10_000);
         assertThat(dead).isNotNull();
         assertThat(new String((byte[]) dead.getPayload(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("one-way");
         assertThat(dead.getHeaders()).containsEntry(ReliableUdpHeaders.DLT_LISTENER_ID, "broken")
                 .containsEntry(ReliableUdpHeaders.DLT_EXCEPTION_CLASS, UnsupportedOperationException.class.getName())
                 .containsEntry(ReliableUdpHeaders.DLT_EXCEPTION_MESSAGE, "always broken")
-                .containsEntry(ReliableUdpHeaders.PEER_NAME, server.getBean(ManagedReliableUdpNode.class).peerDirectory()
-                        .label(client.getBean(ManagedReliableUdpNode.class).localAddress()));
+                .containsEntry(ReliableUdpHeaders.PEER_NAME, server.bean(ManagedReliableUdpNode.class).peerDirectory()
+                        .label(client.bean(ManagedReliableUdpNode.class).localAddress()));
         assertThat(listeners.brokenAttempts.get()).isEqualTo(3);   // the first call and two retries
         assertThat(container("broken").getRetryCount()).isEqualTo(2);
 
@@ -269,7 +271,6 @@ class RequestReplyTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
     static class ServerApp {
 
         @Bean
@@ -284,7 +285,6 @@ class RequestReplyTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
     static class ClientApp {
     }
 

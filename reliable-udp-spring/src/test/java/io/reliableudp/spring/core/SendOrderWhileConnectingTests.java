@@ -1,4 +1,4 @@
-package io.reliableudp.spring.messaging;
+package io.reliableudp.spring.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,13 +17,12 @@ import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
 import io.reliableudp.message.DeliveryFailure;
+import io.reliableudp.message.ChannelConfig;
+import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.spring.annotation.UdpMessageListener;
-import io.reliableudp.spring.core.ManagedReliableUdpNode;
-import io.reliableudp.spring.core.ReliableUdpNodeFactory;
-import io.reliableudp.spring.core.ReliableUdpSendException;
-import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.support.SendResult;
-import io.reliableudp.spring.test.ReliableUdpTestNetwork;
+import io.reliableudp.spring.testapp.TestNode;
+import io.reliableudp.transport.InMemoryNetwork;
 import io.reliableudp.transport.PeerState;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -39,10 +38,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
+import java.util.function.Consumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -51,7 +47,8 @@ import org.springframework.context.annotation.Configuration;
  * thread's messages on a reliable-ordered channel arrive in the order it sent them, whether they were
  * issued before the handshake completed, while the waiting ones were being handed over, or after. The
  * server's handshake answers are held on the in-memory network, so every send of the first test is
- * issued while the client is connecting.
+ * issued while the client is connecting. Two plain-Spring applications ({@link TestNode}) on the core's
+ * in-memory network.
  */
 @Timeout(60)
 class SendOrderWhileConnectingTests {
@@ -59,50 +56,55 @@ class SendOrderWhileConnectingTests {
     /** The client's port, fixed so that the server's answers to it can be held before it starts. */
     private static final int CLIENT_PORT = 47_311;
 
-    private final ReliableUdpTestNetwork network = new ReliableUdpTestNetwork();
-    private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
-    private ConfigurableApplicationContext server;
+    /** The latency of a held link: long enough that nothing arrives while a test holds it. */
+    private static final LinkConditionerConfig HELD = new LinkConditionerConfig(3_600_000, 0, 0, 0, 1, 0, 0, 0, 0, 0, 64L << 20, 1);
+
+    private final InMemoryNetwork network = new InMemoryNetwork();
+    private final List<TestNode> contexts = new ArrayList<>();
+    private TestNode server;
     private InetSocketAddress serverAddress;
     private final InetSocketAddress clientAddress = new InetSocketAddress("127.0.0.1", CLIENT_PORT);
 
-    private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        ReliableUdpNodeFactory factory = network.nodeFactory();
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off",
-                        "reliable-udp.channels.events.index=0", "reliable-udp.channels.events.delivery-mode=reliable-ordered",
-                        "reliable-udp.channels.small.index=1", "reliable-udp.channels.small.delivery-mode=reliable-ordered",
-                        "reliable-udp.channels.small.max-queued-messages=50",
-                        "reliable-udp.channels.work.index=2", "reliable-udp.channels.work.delivery-mode=reliable-ordered",
-                        "reliable-udp.channels.work.ack-mode=processed")
-                .properties(properties)
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", factory))
-                .run();
-        contexts.add(context);
-        return context;
+    /** Both applications' channels: events, small (50 queued messages), work (ack mode processed). */
+    private TestNode start(Class<?> app, Consumer<TestNode.Builder> more) {
+        TestNode.Builder builder = TestNode.builder(network)
+                .channel("events", DeliveryMode.RELIABLE_ORDERED)
+                .channel("small", new ChannelConfig(DeliveryMode.RELIABLE_ORDERED, 50, ChannelConfig.DEFAULT_MAX_QUEUED_BYTES))
+                .channel("work", DeliveryMode.RELIABLE_ORDERED)
+                .template(t -> t.setAckMode("work", AckMode.PROCESSED))
+                .configuration(app);
+        more.accept(builder);
+        TestNode node = builder.start();
+        contexts.add(node);
+        return node;
     }
 
     @BeforeEach
     void startServer() {
-        server = start(ServerApp.class);
-        serverAddress = new InetSocketAddress("127.0.0.1", server.getBean(ManagedReliableUdpNode.class).localAddress().getPort());
+        server = start(ServerApp.class, b -> { });
+        serverAddress = server.address();
     }
 
     @AfterEach
     void close() {
-        network.release(serverAddress, clientAddress);
+        network.condition(serverAddress, clientAddress, null);
         for (int i = contexts.size() - 1; i >= 0; i--) {
             contexts.get(i).close();
         }
     }
 
     /** The client, its named peer {@code server} connecting (the server's answers held) when it returns. */
-    private ReliableUdpTemplate connectingClient(String... properties) {
-        network.hold(serverAddress, clientAddress);
-        List<String> all = new ArrayList<>(List.of("reliable-udp.port=" + CLIENT_PORT,
-                "reliable-udp.peers.server.address=127.0.0.1:" + serverAddress.getPort()));
-        all.addAll(List.of(properties));
-        ConfigurableApplicationContext client = start(ClientApp.class, all.toArray(String[]::new));
-        return client.getBean(ReliableUdpTemplate.class);
+    private ReliableUdpTemplate connectingClient(Consumer<TestNode.Builder> more) {
+        network.condition(serverAddress, clientAddress, HELD);
+        TestNode client = start(ClientApp.class, b -> {
+            b.nodeConfig(c -> c.bindAddress(clientAddress)).peer("server", serverAddress);
+            more.accept(b);
+        });
+        return client.template();
+    }
+
+    private ReliableUdpTemplate connectingClient() {
+        return connectingClient(b -> { });
     }
 
     private static List<String> numbered(int from, int to) {
@@ -117,9 +119,9 @@ class SendOrderWhileConnectingTests {
             futures.add(template.send("server", "events", m));
         }
         assertThat(futures).as("every send was issued while the handshake was held").allMatch(f -> !f.isDone());
-        assertThat(contexts.get(1).getBean(ManagedReliableUdpNode.class).peers()).as("the client is still connecting")
+        assertThat(contexts.get(1).node().peers()).as("the client is still connecting")
                 .allMatch(p -> p.state() == PeerState.CONNECTING);
-        network.release(serverAddress, clientAddress);
+        network.condition(serverAddress, clientAddress, null);
         CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
         assertReceived(numbered(0, 200));
     }
@@ -132,7 +134,7 @@ class SendOrderWhileConnectingTests {
             futures.add(template.send("server", "work", m));
         }
         assertThat(futures).allMatch(f -> !f.isDone());
-        network.release(serverAddress, clientAddress);
+        network.condition(serverAddress, clientAddress, null);
         CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
         assertReceived(numbered(0, 100));
     }
@@ -145,7 +147,7 @@ class SendOrderWhileConnectingTests {
             futures.add(template.send("server", "events", m));
         }
         // the handshake completes on the client's I/O thread while this thread goes on sending
-        network.release(serverAddress, clientAddress);
+        network.condition(serverAddress, clientAddress, null);
         for (String m : numbered(500, 3000)) {
             futures.add(template.send("server", "events", m));
         }
@@ -160,16 +162,11 @@ class SendOrderWhileConnectingTests {
      */
     @Test
     void sendsIssuedWhileTheWaitingOnesAreHandedOverQueueBehindThem() throws Exception {
-        GatedConnects gated = new GatedConnects(network.nodeFactory(), 50);
-        ConfigurableApplicationContext client = new SpringApplicationBuilder(ClientApp.class).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off",
-                        "reliable-udp.channels.events.index=0", "reliable-udp.channels.events.delivery-mode=reliable-ordered",
-                        "reliable-udp.channels.small.index=1", "reliable-udp.channels.small.delivery-mode=reliable-ordered",
-                        "reliable-udp.peers.server.address=127.0.0.1:" + serverAddress.getPort())
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton("reliableUdpNodeFactory", gated))
-                .run();
-        contexts.add(client);
-        ReliableUdpTemplate template = client.getBean(ReliableUdpTemplate.class);
+        GatedConnects[] gate = new GatedConnects[1];
+        TestNode client = start(ClientApp.class, b -> b.peer("server", serverAddress)
+                .nodeFactory(real -> gate[0] = new GatedConnects(real, 50)));
+        GatedConnects gated = gate[0];
+        ReliableUdpTemplate template = client.template();
         List<CompletableFuture<SendResult>> futures = new ArrayList<>();
         for (String m : numbered(0, 100)) {
             futures.add(template.send("server", "events", m));
@@ -187,7 +184,7 @@ class SendOrderWhileConnectingTests {
 
     @Test
     void sendsWaitingForAFailedConnectFailInCallOrder() throws Exception {
-        ReliableUdpTemplate template = connectingClient("reliable-udp.connect-timeout=300ms");
+        ReliableUdpTemplate template = connectingClient(b -> b.nodeConfig(c -> c.connectTimeout(Duration.ofMillis(300))));
         List<Integer> failed = new CopyOnWriteArrayList<>();
         List<CompletableFuture<SendResult>> futures = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
@@ -214,16 +211,16 @@ class SendOrderWhileConnectingTests {
             assertThat(((ReliableUdpSendException) catchCause(f)).reason()).isEqualTo(DeliveryFailure.QUEUE_FULL);
         });
         assertThat(futures.subList(0, 50)).allMatch(f -> !f.isDone());
-        network.release(serverAddress, clientAddress);
+        network.condition(serverAddress, clientAddress, null);
         CompletableFuture.allOf(futures.subList(0, 50).toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
         assertReceived(numbered(0, 50));
-        ManagedReliableUdpNode client = contexts.get(1).getBean(ManagedReliableUdpNode.class);
+        ManagedReliableUdpNode client = contexts.get(1).node();
         assertThat(client.peers()).allMatch(p -> p.state() == PeerState.CONNECTED);
     }
 
     /** Waits until the server's listener took as many messages as expected (acks come before it runs), then checks their order. */
     private void assertReceived(List<String> expected) {
-        List<String> messages = server.getBean(Received.class).messages;
+        List<String> messages = server.bean(Received.class).messages;
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> messages.size() >= expected.size());
         assertThat(messages).containsExactlyElementsOf(expected);
     }
@@ -330,7 +327,6 @@ class SendOrderWhileConnectingTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
     static class ServerApp {
         @Bean
         Received received() {
@@ -339,7 +335,6 @@ class SendOrderWhileConnectingTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
     static class ClientApp {
     }
 }
