@@ -125,29 +125,6 @@ class SpringLibraryArchitectureTests {
                 .singleElement().asString().contains(UnlistedPublicType.class.getName()).contains("not listed");
     }
 
-    /**
-     * About 500 lines at most per main source file of {@code core}, {@code support} and
-     * {@code observation}, documentation included: past that a class does more than one job (the
-     * template, the directory and the node were split along theirs). {@code listener},
-     * {@code annotation} and {@code integration} are to join once the listener container is split.
-     */
-    @Test
-    void noMainClassOfCoreSupportOrObservationIsOverAbout500Lines() throws IOException {
-        Path main = Path.of("src", "main", "java", "io", "reliableudp", "spring");
-        Set<String> tooLong = new TreeSet<>();
-        for (String pkg : new String[] {"core", "support", "observation"}) {
-            try (var files = Files.list(main.resolve(pkg))) {
-                for (Path f : files.toList()) {
-                    long lines = Files.readAllLines(f).size();
-                    if (lines > 550) {
-                        tooLong.add(pkg + "/" + f.getFileName() + " (" + lines + " lines)");
-                    }
-                }
-            }
-        }
-        assertThat(tooLong).as("split along its jobs").isEmpty();
-    }
-
     @Test
     void theScanSeesTheModule() {
         JavaClasses spring = mainClasses();
