@@ -1,6 +1,7 @@
 package io.reliableudp.spring.cloud;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -19,7 +20,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code reliable-udp-spring-cloud}'s use of the core, as an ArchUnit rule over its main classes: none names a package the
+ * {@code reliable-udp-spring-cloud}'s use of the core, as ArchUnit rules over its main classes: its packages form no cycle, and none names a package the
  * core's module does not export (read from the core's module descriptor; on the class path, as here,
  * only this rule keeps them out). The core's own rules are its {@code ArchitectureTest}.
  */
@@ -35,6 +36,11 @@ class ArchitectureTests {
             .should().dependOnClassesThat().resideInAnyPackage(CORE_NOT_EXPORTED.toArray(String[]::new))
             .because("the core exports its public face only (docs/standalone.md, \"Public API\"); its "
                     + "connection layer and internal packages are its own");
+
+    @ArchTest
+    static final ArchRule NO_PACKAGE_CYCLES = slices().matching("io.reliableudp.spring.(**)")
+            .should().beFreeOfCycles()
+            .because("the auto-configuration sits above the peer groups it creates, never below");
 
     @Test
     void theScanSeesTheModule() {
