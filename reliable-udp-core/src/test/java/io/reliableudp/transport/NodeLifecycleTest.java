@@ -63,7 +63,9 @@ class NodeLifecycleTest {
             double took = (System.nanoTime() - start) / 1e9;
             assertThat(serverEvents.disconnected.get(0).reason()).isEqualTo(DisconnectReason.TIMEOUT);
             assertThat(toClient.disconnectReason()).isEqualTo(DisconnectReason.TIMEOUT);
-            assertThat(took).isBetween(0.5, 3.0);
+            // not before the 0.8 s timeout (less the keepalive interval it is counted from): a lower bound only,
+            // which a loaded machine cannot break; how late it may come is the await's bound above, not a figure
+            assertThat(took).as("seconds from the abort to the timeout").isGreaterThanOrEqualTo(0.5);
             assertThatThrownBy(() -> pending.get(1, TimeUnit.SECONDS)).cause()
                     .isInstanceOfSatisfying(DeliveryException.class, e -> assertThat(e.reason()).isEqualTo(DeliveryFailure.TIMEOUT));
             assertThat(server.peers()).isEmpty();
