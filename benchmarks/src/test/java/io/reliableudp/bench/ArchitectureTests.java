@@ -18,12 +18,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.ConnectionSettings;
 import io.reliableudp.connection.MessageSession;
-import io.reliableudp.transport.ReliableUdpNode;
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleFinder;
-import java.net.URISyntaxException;
-import java.nio.file.Path;
-import java.util.HashSet;
+import io.reliableudp.testsupport.CoreModule;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +34,7 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTests {
 
     /** The core's packages its module descriptor does not export. */
-    private static final Set<String> CORE_NOT_EXPORTED = coreNotExported();
+    private static final Set<String> CORE_NOT_EXPORTED = CoreModule.notExported();
 
     /** The scale benchmark's client harness and its nested classes (package-private: named, not referenced). */
     private static final DescribedPredicate<JavaClass> CLIENT_HARNESS =
@@ -68,21 +63,5 @@ class ArchitectureTests {
         assertThat(main.contain("io.reliableudp.bench.scale.ClientHarness")).isTrue();
         assertThat(main.contain(ArchitectureTests.class)).isFalse();
         assertThat(CORE_NOT_EXPORTED).contains("io.reliableudp.connection", "io.reliableudp.internal");
-    }
-
-    /** The packages of the core's module descriptor (from its classes directory or jar) that it does not export. */
-    static Set<String> coreNotExported() {
-        try {
-            Path core = Path.of(ReliableUdpNode.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            ModuleDescriptor module = ModuleFinder.of(core).findAll().iterator().next().descriptor();
-            if (module.isAutomatic()) {
-                throw new IllegalStateException("the core on the class path has no module descriptor: " + core);
-            }
-            Set<String> packages = new HashSet<>(module.packages());
-            module.exports().forEach(e -> packages.remove(e.source()));
-            return packages;
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

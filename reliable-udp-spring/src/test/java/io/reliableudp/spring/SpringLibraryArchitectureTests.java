@@ -19,15 +19,11 @@ import com.tngtech.archunit.lang.EvaluationResult;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import io.reliableudp.spring.archfixture.UnlistedPublicType;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
-import io.reliableudp.transport.ReliableUdpNode;
+import io.reliableudp.testsupport.CoreModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleFinder;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.TreeSet;
@@ -67,7 +63,7 @@ class SpringLibraryArchitectureTests {
                     + "annotation and integration (docs/spring.md)");
 
     /** The core's packages its module descriptor does not export. */
-    private static final Set<String> CORE_NOT_EXPORTED = coreNotExported();
+    private static final Set<String> CORE_NOT_EXPORTED = CoreModule.notExported();
 
     @ArchTest
     static final ArchRule ONLY_THE_CORES_EXPORTED_PACKAGES = noClasses()
@@ -80,22 +76,6 @@ class SpringLibraryArchitectureTests {
     void theCoresUnexportedPackagesAreKnown() {
         // an empty set would make the core's rule pass
         assertThat(CORE_NOT_EXPORTED).contains("io.reliableudp.connection", "io.reliableudp.internal");
-    }
-
-    /** The packages of the core's module descriptor (from its classes directory or jar) that it does not export. */
-    static Set<String> coreNotExported() {
-        try {
-            Path core = Path.of(ReliableUdpNode.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            ModuleDescriptor module = ModuleFinder.of(core).findAll().iterator().next().descriptor();
-            if (module.isAutomatic()) {
-                throw new IllegalStateException("the core on the class path has no module descriptor: " + core);
-            }
-            Set<String> packages = new HashSet<>(module.packages());
-            module.exports().forEach(e -> packages.remove(e.source()));
-            return packages;
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @ArchTest

@@ -10,12 +10,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
-import io.reliableudp.transport.ReliableUdpNode;
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleFinder;
-import java.net.URISyntaxException;
-import java.nio.file.Path;
-import java.util.HashSet;
+import io.reliableudp.testsupport.CoreModule;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTests {
 
     /** The core's packages its module descriptor does not export. */
-    private static final Set<String> CORE_NOT_EXPORTED = coreNotExported();
+    private static final Set<String> CORE_NOT_EXPORTED = CoreModule.notExported();
 
     @ArchTest
     static final ArchRule ONLY_THE_CORES_EXPORTED_PACKAGES = noClasses()
@@ -50,21 +45,5 @@ class ArchitectureTests {
         assertThat(main.contain(DiscoveryPeerGroup.class)).isTrue();
         assertThat(main.contain(ArchitectureTests.class)).isFalse();
         assertThat(CORE_NOT_EXPORTED).contains("io.reliableudp.connection", "io.reliableudp.internal");
-    }
-
-    /** The packages of the core's module descriptor (from its classes directory or jar) that it does not export. */
-    static Set<String> coreNotExported() {
-        try {
-            Path core = Path.of(ReliableUdpNode.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            ModuleDescriptor module = ModuleFinder.of(core).findAll().iterator().next().descriptor();
-            if (module.isAutomatic()) {
-                throw new IllegalStateException("the core on the class path has no module descriptor: " + core);
-            }
-            Set<String> packages = new HashSet<>(module.packages());
-            module.exports().forEach(e -> packages.remove(e.source()));
-            return packages;
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }
