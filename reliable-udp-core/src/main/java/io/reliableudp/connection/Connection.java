@@ -56,6 +56,15 @@ public final class Connection {
                 transmit(copy, 0, length);
             }
         }
+
+        /**
+         * The IP TOS byte of the datagrams transmitted from now until the next call, or
+         * {@link io.reliableudp.message.DatagramSender#NODE_CLASS} for the owner's own class (what
+         * every datagram has unless the message layer says otherwise around one of its packets). The
+         * default ignores it.
+         */
+        default void trafficClass(int tos) {
+        }
     }
 
     /** What a connection reports to its owner (called on the thread that made the call causing it). */

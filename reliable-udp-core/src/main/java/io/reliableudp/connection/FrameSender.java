@@ -104,6 +104,11 @@ final class FrameSender {
         return bytesSent;
     }
 
+    /** The TOS byte of the frames sent from now on ({@link Connection.Transmitter#trafficClass}). */
+    void trafficClass(int tos) {
+        transmitter.trafficClass(tos);
+    }
+
     /** A keepalive with an empty body (no flags). */
     void keepalive() {
         frame(Protocol.KEEPALIVE, FrameCodec.HEADER, 0);

@@ -175,6 +175,12 @@ final class SessionPort implements Session.Output, Session.Input {
         out.frame(Protocol.PAYLOAD, offset, length);
     }
 
+    /** From the session: the traffic class of its next packets (around a packet of a channel with a class of its own). */
+    @Override
+    public void trafficClass(int tos) {
+        out.trafficClass(tos);
+    }
+
     /** From the session, once: a packet was full while more waited. The first size probe goes now. */
     @Override
     public void largerDatagramsWanted() {

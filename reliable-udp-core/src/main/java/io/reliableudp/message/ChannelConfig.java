@@ -1,6 +1,8 @@
 package io.reliableudp.message;
 
 import io.reliableudp.InvalidConfigurationException;
+import io.reliableudp.TrafficClass;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One channel of a connection.
@@ -14,8 +16,12 @@ import io.reliableudp.InvalidConfigurationException;
  *     unacknowledged, in the room they have left (0..{@link #MAX_REDUNDANCY}, default 0: none); lowers the
  *     latency of a lost message at a bandwidth cost (docs/messages.md, "Redundancy"). Ignored on
  *     unreliable channels.
+ * @param trafficClass the DSCP this channel's datagrams carry, or null (the default) for the node's
+ *     ({@code NodeConfig#trafficClass}); a datagram carries one channel class only, so channels of
+ *     different classes never share a datagram (docs/operations.md, "Traffic class (DSCP)")
  */
-public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy) {
+public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy,
+                            @Nullable TrafficClass trafficClass) {
 
     /** Default most queued messages per channel. */
     public static final int DEFAULT_MAX_QUEUED_MESSAGES = 4096;
@@ -43,6 +49,18 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
     }
 
     /**
+     * A channel with the node's traffic class.
+     *
+     * @param mode delivery mode
+     * @param maxQueuedMessages most messages waiting to be sent or acknowledged
+     * @param maxQueuedBytes most payload bytes waiting to be sent or acknowledged
+     * @param redundancy copies of each small reliable message in the next packets
+     */
+    public ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy) {
+        this(mode, maxQueuedMessages, maxQueuedBytes, redundancy, null);
+    }
+
+    /**
      * A channel without redundancy.
      *
      * @param mode delivery mode
@@ -65,6 +83,16 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
      * @return the new channel config
      */
     public ChannelConfig redundancy(int k) {
-        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, k);
+        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, k, trafficClass);
+    }
+
+    /**
+     * This channel with {@link #trafficClass()} set to {@code c}.
+     *
+     * @param c the DSCP of this channel's datagrams, or null for the node's
+     * @return the new channel config
+     */
+    public ChannelConfig trafficClass(@Nullable TrafficClass c) {
+        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, redundancy, c);
     }
 }

@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
 @FunctionalInterface
 public interface DatagramSender {
 
+    /** {@link #trafficClass(int)}: the datagrams carry the sender's own class (the node's). */
+    int NODE_CLASS = -1;
+
     /**
      * Sends one datagram (packet header and message frames; the lower layers add their own framing).
      * The bytes are valid only during the call: copy them to keep them.
@@ -84,5 +87,16 @@ public interface DatagramSender {
      * is above {@link MessageConfig#datagramBudget()}. The default ignores it.
      */
     default void largerDatagramsWanted() {
+    }
+
+    /**
+     * The IP TOS byte (DSCP and ECN bits, 0..255) of the datagrams sent from now until the next call,
+     * or {@link #NODE_CLASS} for the sender's own: called before a packet of a channel with its own
+     * {@link ChannelConfig#trafficClass()} and again with {@link #NODE_CLASS} after it, so acks,
+     * keepalives and whatever else the lower layers send keep the node's class. The default ignores it.
+     *
+     * @param tos the TOS byte, or {@link #NODE_CLASS}
+     */
+    default void trafficClass(int tos) {
     }
 }

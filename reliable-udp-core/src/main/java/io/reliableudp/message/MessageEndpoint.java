@@ -141,7 +141,7 @@ public final class MessageEndpoint {
                 new Hooks());
         this.resendTimer = new ResendTimer(config, log, mode.peerAckDelayBoundSeconds(config));
         this.composer = new PacketComposer(config, payloadBudget, link, log, congestion, queue,
-                frameWriter(sender, payloadBudget), resendTimer);
+                frameWriter(sender, payloadBudget), resendTimer, sender);
         OwedAcks owed = new OwedAcks();
         this.round = new SendRound(config, composer, owed, log, link, congestion);
         if (config.maxDatagramBudget() > config.datagramBudget()) {

@@ -19,6 +19,12 @@ package io.reliableudp.message;
  * frames are not copied again. Only an unreliable message larger than a packet is composed in a
  * separate heap buffer and sent through the packet layer's copying, fragmenting path.
  *
+ * <p>Traffic classes: a packet carries the frames of channels of one {@link ChannelConfig#trafficClass()}
+ * only (a channel of another class waits for the next packet, which the round-robin starts with
+ * another channel), so that a datagram's DSCP is true of everything in it: a voice frame never waits
+ * in a bulk queue, bulk never rides (and is policed) in an expedited one. The {@link DatagramSender}
+ * is told the class around each packet of a channel with its own; header-only packets keep the node's.
+ *
  * <p>Allocation-free in steady state: the datagram buffer is preallocated (plus one buffer that grows
  * to the largest fragmented unreliable message).
  */
@@ -44,6 +50,13 @@ final class PacketComposer {
     private final int window;
     private final int payloadBudget;
     private final boolean everyPacket;
+    /** Told the traffic class around each packet of a channel with a class of its own. */
+    private final DatagramSender sender;
+    /** Whether the channels' traffic classes differ: then a packet takes the channels of one class only. */
+    private final boolean mixedClasses;
+    /** The TOS byte of the packet being composed ({@link DatagramSender#NODE_CLASS}: the node's; {@link #NO_CLASS_YET}: no frame yet). */
+    private int packetTos;
+    private static final int NO_CLASS_YET = Integer.MIN_VALUE;
     /** Set when a frame (not a redundant copy) did not fit the room its packet had left: more waited than one packet holds. */
     private boolean packetWasFull;
     /** Where packets are composed; replaced when the datagram budget changes. */
@@ -80,7 +93,9 @@ final class PacketComposer {
     private long redundantCopies;
 
     PacketComposer(MessageConfig config, int payloadBudget, PacketLink link, PacketLog log,
-            CongestionController congestion, SendQueue queue, FrameWriter frames, ResendTimer timer) {
+            CongestionController congestion, SendQueue queue, FrameWriter frames, ResendTimer timer,
+            DatagramSender sender) {
+        this.sender = sender;
         this.config = config;
         this.payloadBudget = payloadBudget;
         this.packetBudget = payloadBudget;
@@ -99,6 +114,11 @@ final class PacketComposer {
             k = Math.max(k, ch.redundancy);
         }
         this.maxRedundancy = everyPacket ? 0 : k;
+        boolean mixed = false;
+        for (SendChannel ch : channels) {
+            mixed |= ch.tos != channels[0].tos;
+        }
+        this.mixedClasses = mixed;
     }
 
     /**
@@ -150,6 +170,8 @@ final class PacketComposer {
         FrameWriter f = frames;
         f.begin();
         chainChannel = -1;
+        boolean mixed = mixedClasses;
+        packetTos = mixed ? NO_CLASS_YET : channels[0].tos;
         int n = channelCount;
         int start = roundRobin;
         roundRobin = start + 1 == n ? 0 : start + 1;
@@ -159,13 +181,17 @@ final class PacketComposer {
                 c -= n;
             }
             SendChannel ch = channels[c];
-            if (ch.head == ch.tail) {
-                continue;
+            if (ch.head == ch.tail || mixed && packetTos != NO_CLASS_YET && ch.tos != packetTos) {
+                continue; // nothing queued, or another class: a later packet of the round takes it
             }
+            int before = mixed ? f.length() : 0;
             if (ch.reliable) {
                 writeReliable(ch);
             } else {
                 writeUnreliable(ch);
+            }
+            if (mixed && f.length() != before) {
+                packetTos = ch.tos;
             }
             if (f.room() < 2) {
                 break;
@@ -179,7 +205,16 @@ final class PacketComposer {
             log.abort();
             return NOTHING;
         }
-        return sent(link.sendPacket(f.buffer(), f.start(), length), length);
+        int tos = packetTos;
+        if (tos == DatagramSender.NODE_CLASS) {
+            return sent(link.sendPacket(f.buffer(), f.start(), length), length);
+        }
+        sender.trafficClass(tos);
+        try {
+            return sent(link.sendPacket(f.buffer(), f.start(), length), length);
+        } finally {
+            sender.trafficClass(DatagramSender.NODE_CLASS);
+        }
     }
 
     private int sent(int sequence, int length) {
@@ -337,7 +372,7 @@ final class PacketComposer {
                     continue;
                 }
                 SendChannel ch = channels[c];
-                if (ch.redundancy < d) {
+                if (ch.redundancy < d || ch.tos != packetTos) {
                     continue;
                 }
                 int id = PacketLog.idOf(e);
@@ -459,7 +494,17 @@ final class PacketComposer {
             int seq = link.nextPacketSequence();
             log.begin(seq, time);
             log.add(PacketLog.entry(ch.index, v & 0xFFFF));
-            int result = sent(link.sendPacket(bigBuffer, 0, len), len);
+            int result;
+            if (ch.tos == DatagramSender.NODE_CLASS) {
+                result = sent(link.sendPacket(bigBuffer, 0, len), len);
+            } else {
+                sender.trafficClass(ch.tos); // every fragment carries the channel's class
+                try {
+                    result = sent(link.sendPacket(bigBuffer, 0, len), len);
+                } finally {
+                    sender.trafficClass(DatagramSender.NODE_CLASS);
+                }
+            }
             ch.bigUnreliable--;
             queue.bigUnreliableQueued--;
             queue.unreliableWritten(ch, v, i, p.length);

@@ -26,6 +26,8 @@ final class SendChannel {
     final long maxQueuedBytes;
     /** Copies of each small message in the packets after the one carrying it (reliable channels only). */
     final int redundancy;
+    /** The IP TOS byte of this channel's datagrams, or {@link DatagramSender#NODE_CLASS} (the node's). */
+    final int tos;
 
     int mask;
     byte[][] payload;
@@ -65,6 +67,7 @@ final class SendChannel {
         this.maxQueuedMessages = Math.min(config.maxQueuedMessages(), MAX_RING);
         this.maxQueuedBytes = config.maxQueuedBytes();
         this.redundancy = reliable ? config.redundancy() : 0;
+        this.tos = config.trafficClass() == null ? DatagramSender.NODE_CLASS : config.trafficClass().tos();
         allocate(16);
     }
 

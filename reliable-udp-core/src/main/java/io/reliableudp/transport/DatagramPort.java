@@ -36,6 +36,18 @@ public interface DatagramPort extends AutoCloseable {
     boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException;
 
     /**
+     * As {@link #send(ByteBuffer, InetSocketAddress)}, the datagram marked with the IP TOS byte
+     * {@code tos} (IPv6: the traffic class; DSCP in the high six bits, ECN in the low two) instead of
+     * the port's own ({@link NodeConfig#trafficClass()}, which {@link #send(ByteBuffer, InetSocketAddress)}
+     * uses). The default ignores {@code tos}: a port that cannot mark sends the datagram unmarked.
+     *
+     * @param tos 0..255
+     */
+    default boolean send(ByteBuffer datagram, InetSocketAddress to, int tos) throws IOException {
+        return send(datagram, to);
+    }
+
+    /**
      * Blocks until a datagram can be received, {@link #wakeup()} is called, the port is closed or
      * {@code timeoutNanos} passed, whichever comes first (0 or less: returns at once). May return
      * early for no reason; callers just look again.

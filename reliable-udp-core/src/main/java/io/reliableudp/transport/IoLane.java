@@ -4,6 +4,7 @@ import io.reliableudp.DisconnectReason;
 import io.reliableudp.DropReason;
 import io.reliableudp.connection.Connection;
 import io.reliableudp.connection.HandshakeServer;
+import io.reliableudp.message.DatagramSender;
 import io.reliableudp.message.ReceivePool;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -273,9 +274,13 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
      * without another copy); {@code buffer} is owned by the caller's peer (under its lock) or the I/O
      * thread.
      */
-    @Override
     public void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
-        transmit(buffer, to, data, offset, length, true);
+        transmit(buffer, to, data, offset, length, DatagramSender.NODE_CLASS, true);
+    }
+
+    @Override
+    public void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length, int tos) {
+        transmit(buffer, to, data, offset, length, tos, true);
     }
 
     /**
@@ -284,14 +289,14 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
      */
     @Override
     public void transmitConditioned(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length) {
-        transmit(buffer, to, data, offset, length, false);
+        transmit(buffer, to, data, offset, length, DatagramSender.NODE_CLASS, false);
     }
 
     private void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length,
-                          boolean count) {
+                          int tos, boolean count) {
         buffer.clear();
         buffer.put(0, data, offset, length);
-        transmit(buffer, 0, length, to, count);
+        transmit(buffer, 0, length, to, tos, count);
     }
 
     /**
@@ -301,16 +306,19 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
      * datagrams leave by its lane's socket, the one its lane reads.
      */
     @Override
-    public void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to) {
-        transmit(buffer, offset, length, to, true);
+    public void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to, int tos) {
+        transmit(buffer, offset, length, to, tos, true);
     }
 
-    /** As {@link #transmit(ByteBuffer, int, int, InetSocketAddress)}; {@code count} false when the conditioner counted it. */
-    private void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to, boolean count) {
+    /**
+     * As {@link #transmit(ByteBuffer, int, int, InetSocketAddress, int)}; {@code count} false when the
+     * conditioner counted it. The node's class ({@link DatagramSender#NODE_CLASS}) is the port's own.
+     */
+    private void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to, int tos, boolean count) {
         buffer.clear();
         buffer.position(offset).limit(offset + length);
         try {
-            if (port.send(buffer, to)) {
+            if (tos == DatagramSender.NODE_CLASS ? port.send(buffer, to) : port.send(buffer, to, tos)) {
                 if (count) {
                     counters.sent(length);
                 }

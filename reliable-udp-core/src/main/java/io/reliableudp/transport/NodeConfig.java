@@ -1,6 +1,7 @@
 package io.reliableudp.transport;
 
 import io.reliableudp.InvalidConfigurationException;
+import io.reliableudp.TrafficClass;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.MessageConfig;
 import java.net.InetSocketAddress;
@@ -41,6 +42,7 @@ public final class NodeConfig {
     private final @Nullable NodeIdentity identity;
     private final List<PeerIdentity> allowedPeers;
     private final long receiveMemoryLimit;
+    private final TrafficClass trafficClass;
 
     /** Default of {@link #receiveMemoryLimit()}: 256 MiB. */
     public static final long DEFAULT_RECEIVE_MEMORY_LIMIT = 256L * 1024 * 1024;
@@ -107,6 +109,10 @@ public final class NodeConfig {
         if (b.dedicatedSockets < 0 || b.dedicatedSockets > 65_536) {
             throw new InvalidConfigurationException("dedicatedSockets", b.dedicatedSockets, "must be within 0..65536");
         }
+        if (b.trafficClass == null) {
+            throw new InvalidConfigurationException("trafficClass", null, "must not be null",
+                    "trafficClass must not be null (TrafficClass.DEFAULT leaves datagrams unmarked)");
+        }
         if (b.receiveMemoryLimit < b.message.maxMessageSize()) {
             throw new InvalidConfigurationException("receiveMemoryLimit", b.receiveMemoryLimit,
                     "must be >= message.maxMessageSize (" + b.message.maxMessageSize() + ")");
@@ -133,6 +139,7 @@ public final class NodeConfig {
         this.identity = b.identity;
         this.allowedPeers = List.copyOf(b.allowedPeers);
         this.receiveMemoryLimit = b.receiveMemoryLimit;
+        this.trafficClass = b.trafficClass;
     }
 
     private static void positive(String name, @Nullable Duration d) {
@@ -171,6 +178,7 @@ public final class NodeConfig {
         b.dedicatedSockets = dedicatedSockets;
         b.identity = identity;
         b.allowedPeers = allowedPeers;
+        b.trafficClass = trafficClass;
         return b;
     }
 
@@ -302,6 +310,14 @@ public final class NodeConfig {
      */
     public long receiveMemoryLimit() { return receiveMemoryLimit; }
 
+    /**
+     * The DSCP of the node's datagrams (default {@link TrafficClass#DEFAULT}, 0: unmarked): handshake,
+     * acks, keepalives and the packets of every channel without a {@code ChannelConfig#trafficClass} of
+     * its own. Set on the socket once ({@code IP_TOS}; on an IPv6 socket the traffic class); the ECN
+     * bits stay 0. Whether a network honours it: docs/operations.md, "Traffic class (DSCP)".
+     */
+    public TrafficClass trafficClass() { return trafficClass; }
+
     @Override
     public String toString() {
         return "NodeConfig[bindAddress=" + bindAddress + ", acceptIncoming=" + acceptIncoming
@@ -318,7 +334,7 @@ public final class NodeConfig {
                 + ", socketSendBufferSize=" + socketSendBufferSize
                 + ", linkConditioner=" + linkConditioner
                 + ", ioThreads=" + ioThreads + ", dedicatedSockets=" + dedicatedSockets
-                + ", receiveMemoryLimit=" + receiveMemoryLimit + "]";
+                + ", receiveMemoryLimit=" + receiveMemoryLimit + ", trafficClass=" + trafficClass + "]";
     }
 
     @Override
@@ -355,6 +371,7 @@ public final class NodeConfig {
         private @Nullable NodeIdentity identity;
         private List<PeerIdentity> allowedPeers = List.of();
         private long receiveMemoryLimit = DEFAULT_RECEIVE_MEMORY_LIMIT;
+        private TrafficClass trafficClass = TrafficClass.DEFAULT;
 
         private Builder() {
         }
@@ -399,6 +416,8 @@ public final class NodeConfig {
         public Builder dedicatedSockets(int peers) { this.dedicatedSockets = peers; return this; }
         /** See {@link NodeConfig#receiveMemoryLimit()}. */
         public Builder receiveMemoryLimit(long bytes) { this.receiveMemoryLimit = bytes; return this; }
+        /** See {@link NodeConfig#trafficClass()}. */
+        public Builder trafficClass(TrafficClass trafficClass) { this.trafficClass = trafficClass; return this; }
 
         /** See {@link NodeConfig#identity()}. */
         public Builder identity(@Nullable NodeIdentity identity) { this.identity = identity; return this; }

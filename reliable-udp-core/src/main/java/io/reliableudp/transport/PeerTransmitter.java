@@ -4,6 +4,7 @@ import io.reliableudp.connection.Connection;
 import io.reliableudp.link.DatagramConsumer;
 import io.reliableudp.link.LinkConditioner;
 import io.reliableudp.link.LinkConditionerConfig;
+import io.reliableudp.message.DatagramSender;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import org.jspecify.annotations.Nullable;
@@ -23,11 +24,14 @@ final class PeerTransmitter implements Connection.Transmitter {
      * a buffer passed in belongs to the caller (under the peer's lock) until the call returns.
      */
     interface Socket {
-        /** Writes {@code buffer[offset, offset+length)} as it lies (a direct buffer goes without a copy); counted as sent. */
-        void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to);
+        /**
+         * Writes {@code buffer[offset, offset+length)} as it lies (a direct buffer goes without a copy)
+         * with the TOS byte {@code tos} ({@link DatagramSender#NODE_CLASS}: the node's); counted as sent.
+         */
+        void transmit(ByteBuffer buffer, int offset, int length, InetSocketAddress to, int tos);
 
-        /** Copies {@code data[offset, offset+length)} into the direct {@code buffer} and writes it; counted as sent. */
-        void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length);
+        /** Copies {@code data[offset, offset+length)} into the direct {@code buffer} and writes it with {@code tos}; counted as sent. */
+        void transmit(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length, int tos);
 
         /** As the copying {@link #transmit}, for a datagram the conditioner releases: counted when it was submitted. */
         void transmitConditioned(ByteBuffer buffer, InetSocketAddress to, byte[] data, int offset, int length);
@@ -45,6 +49,12 @@ final class PeerTransmitter implements Connection.Transmitter {
     private @Nullable LinkConditioner conditioner;
     private int conditionerGeneration;
     private final DatagramConsumer forward = this::transmitNow;
+    /**
+     * The TOS byte of the datagrams now transmitted ({@link DatagramSender#NODE_CLASS}: the node's, set
+     * on the port): the message layer sets it around a packet of a channel with a class of its own.
+     * A datagram held by the link conditioner leaves with the node's.
+     */
+    private int tos = DatagramSender.NODE_CLASS;
 
     PeerTransmitter(Socket socket, InetSocketAddress address, ConditionerSetting setting, NodeClock clock,
                     NodeCounters counters, int datagramBudget) {
@@ -65,7 +75,7 @@ final class PeerTransmitter implements Connection.Transmitter {
     @Override
     public void transmit(ByteBuffer buffer, int offset, int length) {
         if (buffer.isDirect() && conditioner() == null) {
-            socket.transmit(buffer, offset, length, address);
+            socket.transmit(buffer, offset, length, address, tos);
         } else if (buffer.hasArray()) {
             transmit(buffer.array(), buffer.arrayOffset() + offset, length);
         } else {
@@ -84,13 +94,18 @@ final class PeerTransmitter implements Connection.Transmitter {
     public void transmit(byte[] data, int offset, int length) {
         LinkConditioner c = conditioner();
         if (c == null) {
-            socket.transmit(sendBuffer(length), address, data, offset, length);
+            socket.transmit(sendBuffer(length), address, data, offset, length, tos);
         } else {
             double now = clock.now();
             counters.sent(length); // sent into the simulated network, whatever it does with it
             c.submit(data, offset, length, now);
             c.poll(now, forward);
         }
+    }
+
+    @Override
+    public void trafficClass(int tos) {
+        this.tos = tos;
     }
 
     private void transmitNow(byte[] data, int offset, int length) {
