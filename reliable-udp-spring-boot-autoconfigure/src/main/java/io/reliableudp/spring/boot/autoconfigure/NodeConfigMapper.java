@@ -1,6 +1,7 @@
 package io.reliableudp.spring.boot.autoconfigure;
 
 import io.reliableudp.InvalidConfigurationException;
+import io.reliableudp.TrafficClass;
 import io.reliableudp.link.LinkConditionerConfig;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryMode;
@@ -125,6 +126,7 @@ final class NodeConfigMapper {
                 .ioThreads(props.ioThreads())
                 .dedicatedSockets(props.dedicatedSockets())
                 .receiveMemoryLimit(props.receiveMemoryLimit().toBytes())
+                .trafficClass(trafficClass(P + "traffic-class", props.trafficClass()))
                 .linkConditioner(linkConditioner(props.linkConditioner()));
         if (key != null) {
             Arrays.fill(key, (byte) 0);
@@ -267,11 +269,22 @@ final class NodeConfigMapper {
                         "a channel name must not be a number (numbers refer to indexes)", "name the channel, e.g. 'events'");
             }
             String prefix = P + "channels." + name + ".";
-            byIndex[i] = guard(() -> new ChannelConfig(c.deliveryMode(), c.maxQueuedMessages(), c.maxQueuedBytes().toBytes(), c.redundancy()),
-                    prefix);
+            TrafficClass trafficClass = c.trafficClass() == null ? null : trafficClass(prefix + "traffic-class", c.trafficClass());
+            byIndex[i] = guard(() -> new ChannelConfig(c.deliveryMode(), c.maxQueuedMessages(), c.maxQueuedBytes().toBytes(),
+                    c.redundancy(), trafficClass), prefix);
             names[i] = name;
         }
         return List.of(byIndex);
+    }
+
+    /** A DSCP name or number, or a failure naming {@code property}. */
+    private static TrafficClass trafficClass(String property, String text) {
+        try {
+            return TrafficClass.valueOf(text);
+        } catch (InvalidConfigurationException e) {
+            throw new InvalidReliableUdpPropertyException(property, text, e.rule(),
+                    "use a DSCP name (EF, AF41, CS6, CS0..CS7, AF11..AF43, LE, DEFAULT) or a number within 0..63");
+        }
     }
 
     private static byte[] preSharedKey(ReliableUdpProperties.Security security) {

@@ -38,6 +38,7 @@ import org.springframework.util.unit.DataSize;
  * @param ioThreads I/O threads, 1..64: above 1 the node opens that many UDP sockets on its port with SO_REUSEPORT, one I/O thread each, and the kernel spreads the peers among them (Linux only; elsewhere one thread and a logged warning). Listeners are then called from that many threads (one peer's calls from one thread, in order).
  * @param dedicatedSockets How many connected peers get a UDP socket of their own on the node's port (0..65536, 0 = none): their datagrams land in a kernel buffer of their own, which a flood of the shared socket cannot fill. One file descriptor each; Linux only (elsewhere none, with a logged warning).
  * @param receiveMemoryLimit Most bytes all connections of the node together hold for their peers: reassembly of sliced messages, messages of an ordered channel that arrived before an earlier one, messages held for a paused channel (at least message.max-message-size). A packet that would pass it (or a connection's message.receive-memory-limit) is refused, not acknowledged, and its sender resends it later; nothing acknowledged is dropped. Keep it well below the heap (docs/operations.md, "Receive memory").
+ * @param trafficClass DSCP of the node's datagrams (handshake, acks, keepalives, every channel without a traffic-class of its own): a name (EF, AF41, CS6, CS0..CS7, AF11..AF43, LE, DEFAULT) or a number 0..63; DEFAULT (0) leaves them unmarked. ECN bits stay 0. Which networks honour it: docs/operations.md, "Traffic class (DSCP)".
  * @param message Message-layer settings (datagram size, resend, large messages, congestion avoidance).
  * @param channels Channels by name; each needs an index (0..n-1, contiguous) that both sides agree on. Without any, four default channels are used: reliable-ordered (0), reliable-unordered (1), unreliable (2), unreliable-sequenced (3).
  * @param peers Named peers, connected when the application starts and reconnected with backoff.
@@ -71,6 +72,7 @@ public record ReliableUdpProperties(
         @DefaultValue("1") int ioThreads,
         @DefaultValue("0") int dedicatedSockets,
         @DefaultValue("256MB") DataSize receiveMemoryLimit,
+        @DefaultValue("default") String trafficClass,
         @DefaultValue Message message,
         @DefaultValue Map<String, Channel> channels,
         @DefaultValue Map<String, PeerProperties> peers,
@@ -125,6 +127,7 @@ public record ReliableUdpProperties(
      * @param maxQueuedMessages Most messages waiting to be sent or acknowledged on the channel, per connection.
      * @param maxQueuedBytes Most payload bytes waiting to be sent or acknowledged on the channel, per connection.
      * @param redundancy Reliable channels: copies of each small (up to 256 bytes) message in the next k packets while it is unacknowledged, 0..8 (lowest tail latency under loss, at a bandwidth cost).
+     * @param trafficClass DSCP of this channel's datagrams instead of the node's traffic-class (a name such as EF, AF41, CS6, or 0..63; unset: the node's); a datagram carries one class, so channels of different classes never share one.
      * @param ackMode When the template's send futures on this channel complete: RECEIVED (the peer's node acknowledged, before any listener ran) or PROCESSED (the remote listener returned; fails with the remote error's category when it threw after its retries).
      */
     public record Channel(
@@ -133,6 +136,7 @@ public record ReliableUdpProperties(
             @DefaultValue("4096") int maxQueuedMessages,
             @DefaultValue("16MB") DataSize maxQueuedBytes,
             @DefaultValue("0") int redundancy,
+            @Nullable String trafficClass,
             @DefaultValue("received") AckMode ackMode) {
     }
 

@@ -67,6 +67,21 @@ class CoreFieldFailureAnalysisTests {
                 .contains("Value:    \"" + value + "\"");
     }
 
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            reliable-udp.traffic-class                 | 64        | must be a DSCP within 0..63
+            reliable-udp.traffic-class                 | expedited | must be a DSCP name (EF, AF41, CS6, ...) or a number within 0..63
+            reliable-udp.channels.events.traffic-class | -1        | must be a DSCP name (EF, AF41, CS6, ...) or a number within 0..63
+            """)
+    void aBadTrafficClassIsReportedUnderItsProperty(String property, String setting, String reason) {
+        FailureAnalysis analysis = analyze("reliable-udp.channels.events.index=0", property + "=" + setting);
+        assertThat(analysis.getDescription())
+                .contains("Property: " + property + "\n")
+                .contains("Value:    \"" + setting + "\"")
+                .contains(reason);
+        assertThat(analysis.getAction()).contains("DSCP name");
+    }
+
     private FailureAnalysis analyze(String... properties) {
         FailureAnalysis[] analysis = new FailureAnalysis[1];
         runner.withPropertyValues(properties).run(context -> {

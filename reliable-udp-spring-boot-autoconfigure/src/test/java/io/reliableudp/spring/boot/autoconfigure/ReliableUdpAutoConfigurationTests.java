@@ -205,7 +205,8 @@ class ReliableUdpAutoConfigurationTests {
                 "reliable-udp.message.max-message-size=64KB", "reliable-udp.message.congestion-avoidance=false",
                 "reliable-udp.message.congestion-control=gaffer",
                 "reliable-udp.channels.events.index=0", "reliable-udp.channels.events.delivery-mode=reliable-ordered",
-                "reliable-udp.channels.events.max-queued-messages=100",
+                "reliable-udp.channels.events.max-queued-messages=100", "reliable-udp.traffic-class=af41",
+                "reliable-udp.channels.telemetry.traffic-class=46",
                 "reliable-udp.channels.telemetry.index=1", "reliable-udp.channels.telemetry.delivery-mode=unreliable-sequenced",
                 "reliable-udp.link-conditioner.enabled=true", "reliable-udp.link-conditioner.latency=20ms",
                 "reliable-udp.link-conditioner.loss=0.05", "reliable-udp.link-conditioner.seed=7")
@@ -239,6 +240,9 @@ class ReliableUdpAutoConfigurationTests {
                     assertThat(c.message().channels()).hasSize(2);
                     assertThat(c.message().channels().get(0).maxQueuedMessages()).isEqualTo(100);
                     assertThat(c.message().channels().get(1).mode()).isEqualTo(DeliveryMode.UNRELIABLE_SEQUENCED);
+                    assertThat(c.trafficClass()).isEqualTo(io.reliableudp.TrafficClass.AF41);
+                    assertThat(c.message().channels().get(0).trafficClass()).isNull();
+                    assertThat(c.message().channels().get(1).trafficClass()).isEqualTo(io.reliableudp.TrafficClass.EF);
                     assertThat(c.linkConditioner()).isNotNull();
                     assertThat(c.linkConditioner().latencyMillis()).isEqualTo(20.0);
                     assertThat(c.linkConditioner().lossProbability()).isEqualTo(0.05);
