@@ -47,14 +47,7 @@ import org.jspecify.annotations.Nullable;
  * opened {@link #receive} reads the one socket exactly as before; from then on it reads, one
  * datagram at a time in turn, every socket the last select found readable, and selects again (without
  * blocking) every {@link #RESELECT_EVERY} datagrams, so that a flooded shared socket, which never runs
- * empty, cannot keep a peer's socket out of the turn.
- *
- * <p>Traffic class: the socket is opened with the node's {@code IP_TOS} ({@link NodeConfig#trafficClass()};
- * the JDK sets the IPv6 traffic class on an IPv6 socket), so unmarked sends cost nothing. A send with
- * another TOS byte ({@link #send(ByteBuffer, InetSocketAddress, int)}) sets the option before it, one
- * {@code setsockopt} system call when the class changes from the previous send; from the first such
- * send on (from the start when the node's channels have classes of their own) sends take a lock, so
- * that concurrent senders cannot change the option under each other's datagram.
+ * empty, cannot keep a peer's socket out of the turn. Traffic classes: {@link SocketMarking}.
  */
 public final class UdpDatagramPort implements DatagramPort {
 
@@ -71,14 +64,7 @@ public final class UdpDatagramPort implements DatagramPort {
     private final int receiveBufferBytes;
     private final int sendBufferBytes;
     private final boolean reusePort;
-    /** The TOS byte the socket was opened with: what {@link #send(ByteBuffer, InetSocketAddress)} marks. */
-    private final int defaultTos;
-    /** Set once sends may carry another class than {@link #defaultTos}: from then on every send takes {@link #tosLock}. */
-    private volatile boolean marking;
-    /** Held around setting the socket's TOS and the send it is for, once {@link #marking}. */
-    private final java.util.concurrent.locks.ReentrantLock tosLock = new java.util.concurrent.locks.ReentrantLock();
-    /** The socket's TOS byte now (guarded by {@link #tosLock} once {@link #marking}). */
-    private int currentTos;
+    private final SocketMarking marking;
     /** Dedicated sockets by remote address; any thread adds and removes, the I/O loop reads. */
     private final ConcurrentHashMap<InetSocketAddress, DatagramChannel> dedicated = new ConcurrentHashMap<>();
     /** Set once the first dedicated socket is open: from then on {@link #receive} reads several sockets. */
@@ -111,7 +97,7 @@ public final class UdpDatagramPort implements DatagramPort {
     private final ByteBuffer wakeDrain = ByteBuffer.allocateDirect(64);
 
     private UdpDatagramPort(DatagramChannel channel, Selector selector, Pipe wake, InetSocketAddress bind,
-                            int receiveBufferBytes, int sendBufferBytes, boolean reusePort, int tos, boolean marking)
+                            int receiveBufferBytes, int sendBufferBytes, boolean reusePort, SocketMarking marking)
             throws IOException {
         this.channel = channel;
         this.selector = selector;
@@ -121,23 +107,17 @@ public final class UdpDatagramPort implements DatagramPort {
         this.receiveBufferBytes = receiveBufferBytes;
         this.sendBufferBytes = sendBufferBytes;
         this.reusePort = reusePort;
-        this.defaultTos = tos;
-        this.currentTos = tos;
         this.marking = marking;
     }
 
     /**
-     * A port bound to the node's {@link NodeConfig#bindAddress()} with its socket buffer sizes; with
-     * {@code SO_REUSEPORT} when the node wants more than one I/O thread or dedicated sockets and
-     * {@link #reusePortWorks()}.
+     * A port bound to the node's {@link NodeConfig#bindAddress()} with its socket buffer sizes and traffic class;
+     * with {@code SO_REUSEPORT} when the node wants more than one I/O thread or dedicated sockets and {@link #reusePortWorks()}.
      */
     public static UdpDatagramPort open(NodeConfig config) throws IOException {
         boolean share = (config.ioThreads() > 1 || config.dedicatedSockets() > 0) && reusePortWorks();
-        int tos = config.trafficClass().tos();
-        boolean channelClasses = config.message().channels().stream()
-                .anyMatch(c -> c.trafficClass() != null && c.trafficClass().tos() != tos);
         return open(config.bindAddress(), config.socketReceiveBufferSize(), config.socketSendBufferSize(), share,
-                tos, channelClasses);
+                config.trafficClass().tos(), SocketMarking.channelClasses(config));
     }
 
     /**
@@ -185,13 +165,9 @@ public final class UdpDatagramPort implements DatagramPort {
         return open(bind, receiveBufferBytes, sendBufferBytes, reusePort, 0, false);
     }
 
-    /**
-     * As {@link #open(InetSocketAddress, int, int, boolean)}, the socket's {@code IP_TOS} set to {@code tos}
-     * (0..255; 0: left as the OS has it); {@code marking}: sends will carry other classes too (they lock
-     * from the start).
-     */
+    /** As {@link #open(InetSocketAddress, int, int, boolean)}, marked as {@link SocketMarking} says. */
     static UdpDatagramPort open(InetSocketAddress bind, int receiveBufferBytes, int sendBufferBytes,
-                                boolean reusePort, int tos, boolean marking) throws IOException {
+                                boolean reusePort, int tos, boolean channelClasses) throws IOException {
         ProtocolFamily family = bind.getAddress() == null || bind.getAddress().isAnyLocalAddress() ? null
                 : bind.getAddress() instanceof Inet6Address ? StandardProtocolFamily.INET6
                 : bind.getAddress() instanceof Inet4Address ? StandardProtocolFamily.INET : null;
@@ -207,9 +183,7 @@ public final class UdpDatagramPort implements DatagramPort {
                 }
                 channel.setOption(StandardSocketOptions.SO_REUSEPORT, true);
             }
-            if (tos != 0) {
-                channel.setOption(StandardSocketOptions.IP_TOS, tos);
-            }
+            SocketMarking marking = new SocketMarking(channel, tos, channelClasses);
             channel.bind(bind);
             channel.configureBlocking(false);
             selector = Selector.open();
@@ -218,8 +192,7 @@ public final class UdpDatagramPort implements DatagramPort {
             wake.source().configureBlocking(false);
             wake.sink().configureBlocking(false);
             wake.source().register(selector, SelectionKey.OP_READ, WAKE);
-            return new UdpDatagramPort(channel, selector, wake, bind, receiveBufferBytes, sendBufferBytes, reusePort,
-                    tos, marking);
+            return new UdpDatagramPort(channel, selector, wake, bind, receiveBufferBytes, sendBufferBytes, reusePort, marking);
         } catch (IOException | RuntimeException e) {
             channel.close();
             if (selector != null) {
@@ -351,7 +324,7 @@ public final class UdpDatagramPort implements DatagramPort {
         }
         InetSocketAddress same = bind.getAddress() == null ? new InetSocketAddress(localAddress.getPort())
                 : new InetSocketAddress(bind.getAddress(), localAddress.getPort());
-        return open(same, receiveBufferBytes, sendBufferBytes, true, defaultTos, marking);
+        return open(same, receiveBufferBytes, sendBufferBytes, true, marking.defaultTos, marking.marking());
     }
 
     @Override
@@ -407,11 +380,6 @@ public final class UdpDatagramPort implements DatagramPort {
         }
     }
 
-    /** The socket's {@code IP_TOS} as the OS reports it (tests). */
-    int socketTos() throws IOException {
-        return channel.getOption(StandardSocketOptions.IP_TOS);
-    }
-
     /** How many dedicated sockets are open (tests, stats). */
     public int dedicatedSockets() {
         return dedicated.size();
@@ -419,32 +387,12 @@ public final class UdpDatagramPort implements DatagramPort {
 
     @Override
     public boolean send(ByteBuffer datagram, InetSocketAddress to) throws IOException {
-        if (marking) {
-            return send(datagram, to, defaultTos);
-        }
-        return channel.send(datagram, to) > 0 || !datagram.hasRemaining();
+        return marking.send(datagram, to);
     }
 
     @Override
     public boolean send(ByteBuffer datagram, InetSocketAddress to, int tos) throws IOException {
-        if (!marking) {
-            if (tos == defaultTos) {
-                return channel.send(datagram, to) > 0 || !datagram.hasRemaining();
-            }
-            // the first other class (ports opened without the node's channel classes): a send racing
-            // this very change may leave with the new class; every later one goes under the lock
-            marking = true;
-        }
-        tosLock.lock();
-        try {
-            if (tos != currentTos) {
-                channel.setOption(StandardSocketOptions.IP_TOS, tos); // one setsockopt per change of class
-                currentTos = tos;
-            }
-            return channel.send(datagram, to) > 0 || !datagram.hasRemaining();
-        } finally {
-            tosLock.unlock();
-        }
+        return marking.send(datagram, to, tos);
     }
 
     @Override

@@ -11,7 +11,9 @@ import io.reliableudp.message.MessageConfig;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,8 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The traffic class on its way to the port: a node's datagrams go by the port's own send (its
  * class, the node's) except the packets of a channel with a class of its own, which go with that
- * class's TOS byte; a {@link UdpDatagramPort} opens its socket with the node's class and sets the
- * option when a send asks for another. (On the wire: {@link DscpMarkingTest}.)
+ * class's TOS byte; a socket ({@link SocketMarking}) is opened with the node's class and the option
+ * set when a send asks for another. (On the wire: {@link DscpMarkingTest}.)
  */
 @Timeout(60)
 class TrafficClassTransportTest {
@@ -86,20 +88,25 @@ class TrafficClassTransportTest {
     }
 
     @Test
-    void aUdpPortOpensWithTheNodesClassAndSetsTheOptionWhenASendAsksForAnother() throws Exception {
+    void aSocketIsOpenedWithTheNodesClassAndTheOptionIsSetWhenASendAsksForAnother() throws Exception {
         InetAddress lo = InetAddress.getLoopbackAddress();
-        NodeConfig config = NodeConfig.builder().bindAddress(new InetSocketAddress(lo, 0))
-                .trafficClass(TrafficClass.AF41).build();
-        try (UdpDatagramPort port = UdpDatagramPort.open(config);
-             UdpDatagramPort unmarked = UdpDatagramPort.open(new InetSocketAddress(lo, 0), 0, 0, false)) {
-            assertThat(port.socketTos()).isEqualTo(TrafficClass.AF41.tos());
-            assertThat(unmarked.socketTos()).isZero();
-            InetSocketAddress to = unmarked.localAddress();
-            port.send(ByteBuffer.wrap(new byte[] {1}), to, TrafficClass.EF.tos());
-            assertThat(port.socketTos()).isEqualTo(TrafficClass.EF.tos());
-            port.send(ByteBuffer.wrap(new byte[] {2}), to);
-            assertThat(port.socketTos()).as("the port's own send: the node's class again").isEqualTo(TrafficClass.AF41.tos());
+        try (DatagramChannel channel = DatagramChannel.open(); DatagramChannel peer = DatagramChannel.open()) {
+            peer.bind(new InetSocketAddress(lo, 0));
+            InetSocketAddress to = (InetSocketAddress) peer.getLocalAddress();
+            SocketMarking marking = new SocketMarking(channel, TrafficClass.AF41.tos(), false);
+            assertThat(channel.getOption(StandardSocketOptions.IP_TOS)).isEqualTo(TrafficClass.AF41.tos());
+            marking.send(ByteBuffer.wrap(new byte[] {1}), to, TrafficClass.EF.tos());
+            assertThat(channel.getOption(StandardSocketOptions.IP_TOS)).isEqualTo(TrafficClass.EF.tos());
+            marking.send(ByteBuffer.wrap(new byte[] {2}), to);
+            assertThat(channel.getOption(StandardSocketOptions.IP_TOS)).as("the socket's own class again")
+                    .isEqualTo(TrafficClass.AF41.tos());
         }
+        NodeConfig plain = NodeConfig.builder().build();
+        assertThat(SocketMarking.channelClasses(plain)).isFalse();
+        NodeConfig efChannel = plain.toBuilder().message(MessageConfig.builder().channels(List.of(
+                ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED).trafficClass(TrafficClass.EF))).build()).build();
+        assertThat(SocketMarking.channelClasses(efChannel)).isTrue();
+        assertThat(SocketMarking.channelClasses(efChannel.toBuilder().trafficClass(TrafficClass.EF).build())).isFalse();
     }
 
     @Test

@@ -46,6 +46,9 @@ class OneJobPerClassTests {
                     + "of their own that never call back"),
             Map.entry("transport/DatagramNode.java", "the node behind ReliableUdpNode: it wires the lanes, the acceptor and "
                     + "the peers and carries the node's public operations"),
+            Map.entry("transport/UdpDatagramPort.java", "one UDP port under the I/O loop: its socket's reads (one socket, "
+                    + "or the group of its dedicated sockets in turn), sends and wake-ups; the traffic class of its sends is "
+                    + "SocketMarking's"),
             Map.entry("transport/PeerDriver.java", "one peer's connection as its lane drives it: receive, tick, deadlines and "
                     + "writes under the peer's lock"),
             Map.entry("spring/core/ReliableUdpTemplate.java", "one-way sends: targets, defaults, ack modes and the answers a "
