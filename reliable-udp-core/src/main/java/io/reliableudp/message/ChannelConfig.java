@@ -2,6 +2,7 @@ package io.reliableudp.message;
 
 import io.reliableudp.InvalidConfigurationException;
 import io.reliableudp.TrafficClass;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,12 +17,14 @@ import org.jspecify.annotations.Nullable;
  *     unacknowledged, in the room they have left (0..{@link #MAX_REDUNDANCY}, default 0: none); lowers the
  *     latency of a lost message at a bandwidth cost (docs/messages.md, "Redundancy"). Ignored on
  *     unreliable channels.
- * @param trafficClass the DSCP this channel's datagrams carry, or null (the default) for the node's
+ * @param trafficClass the DSCP this channel's datagrams carry, or empty (the default) for the node's
  *     ({@code NodeConfig#trafficClass}); a datagram carries one channel class only, so channels of
- *     different classes never share a datagram (docs/operations.md, "Traffic class (DSCP)")
+ *     different classes never share a datagram (docs/operations.md, "Traffic class (DSCP)"). An
+ *     {@code Optional} rather than a {@code @Nullable} component: the fuzz tests' instrumentation (Jazzer)
+ *     drops the fields of a record whose component carries a type annotation
  */
 public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy,
-                            @Nullable TrafficClass trafficClass) {
+                            Optional<TrafficClass> trafficClass) {
 
     /** Default most queued messages per channel. */
     public static final int DEFAULT_MAX_QUEUED_MESSAGES = 4096;
@@ -43,6 +46,9 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
         if (maxQueuedBytes < 1) {
             throw new InvalidConfigurationException("maxQueuedBytes", maxQueuedBytes, "must be >= 1");
         }
+        if (trafficClass == null) {
+            throw new InvalidConfigurationException("trafficClass", null, "must not be null (empty: the node's)");
+        }
         if (redundancy < 0 || redundancy > MAX_REDUNDANCY) {
             throw new InvalidConfigurationException("redundancy", redundancy, "must be within 0.." + MAX_REDUNDANCY);
         }
@@ -57,7 +63,7 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
      * @param redundancy copies of each small reliable message in the next packets
      */
     public ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy) {
-        this(mode, maxQueuedMessages, maxQueuedBytes, redundancy, null);
+        this(mode, maxQueuedMessages, maxQueuedBytes, redundancy, Optional.empty());
     }
 
     /**
@@ -93,6 +99,6 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
      * @return the new channel config
      */
     public ChannelConfig trafficClass(@Nullable TrafficClass c) {
-        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, redundancy, c);
+        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, redundancy, Optional.ofNullable(c));
     }
 }

@@ -1,5 +1,6 @@
 package io.reliableudp.message;
 
+import io.reliableudp.TrafficClass;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,7 +68,7 @@ final class SendChannel {
         this.maxQueuedMessages = Math.min(config.maxQueuedMessages(), MAX_RING);
         this.maxQueuedBytes = config.maxQueuedBytes();
         this.redundancy = reliable ? config.redundancy() : 0;
-        this.tos = config.trafficClass() == null ? DatagramSender.NODE_CLASS : config.trafficClass().tos();
+        this.tos = config.trafficClass().map(TrafficClass::tos).orElse(DatagramSender.NODE_CLASS);
         allocate(16);
     }
 

@@ -45,7 +45,7 @@ final class SocketMarking {
     /** Whether any of the node's channels has a class other than the node's. */
     static boolean channelClasses(NodeConfig config) {
         int tos = config.trafficClass().tos();
-        return config.message().channels().stream().anyMatch(c -> c.trafficClass() != null && c.trafficClass().tos() != tos);
+        return config.message().channels().stream().anyMatch(c -> c.trafficClass().isPresent() && c.trafficClass().get().tos() != tos);
     }
 
     /** Whether sends may carry other classes than the socket's own (they lock). */

@@ -271,7 +271,7 @@ final class NodeConfigMapper {
             String prefix = P + "channels." + name + ".";
             TrafficClass trafficClass = c.trafficClass() == null ? null : trafficClass(prefix + "traffic-class", c.trafficClass());
             byIndex[i] = guard(() -> new ChannelConfig(c.deliveryMode(), c.maxQueuedMessages(), c.maxQueuedBytes().toBytes(),
-                    c.redundancy(), trafficClass), prefix);
+                    c.redundancy(), java.util.Optional.ofNullable(trafficClass)), prefix);
             names[i] = name;
         }
         return List.of(byIndex);
