@@ -19,7 +19,8 @@
  *     with it, the connection's events), {@code PeerLock} (that lock, completing send futures after it),
  *     {@code PeerPauses} (its receive pauses) and {@code PeerTransmitter} (its transmit path and link
  *     conditioner);</li>
- * <li><b>port</b>: {@code IoLoop}, {@code WakeTimer}, {@code UdpDatagramPort}, {@code InMemoryNetwork};</li>
+ * <li><b>port</b>: {@code IoLoop}, {@code WakeTimer}, {@code UdpDatagramPort} (its sends' traffic class:
+ *     {@code SocketMarking}), {@code InMemoryNetwork};</li>
  * <li><b>base</b>: the public types (configuration, {@code Peer}, listener, statistics, identities,
  *     {@code DatagramPort}, {@code ReliableUdpNode}) and small shared parts ({@code NodeCounters},
  *     {@code NodeClock}, {@code ConditionerSetting}, {@code PathBudget}, {@code PeerTimers}, {@code SourceBudget},

@@ -45,7 +45,7 @@ class TransportTiersTest {
             List.of("PeerHandle"),
             List.of("IoLane", "LaneSchedule", "ImmediateLaneSchedule", "TickLaneSchedule", "DirtyPeers", "NodeEvents", "PeerTable"),
             List.of("PeerDriver", "PeerTransmitter", "PeerLock", "PeerPauses"),
-            List.of("IoLoop", "WakeTimer", "UdpDatagramPort", "InMemoryNetwork"),
+            List.of("IoLoop", "WakeTimer", "UdpDatagramPort", "SocketMarking", "InMemoryNetwork"),
             List.of("ReliableUdpNode", "Peer", "NodeListener", "NodeConfig", "NodeIdentity", "PeerIdentity", "PeerKey", "Pem",
                     "PeerState", "PeerStats", "NodeStats", "NodeCounters", "Delivery", "ConnectionFailedException",
                     "ReceiveThreadMode", "DatagramPort", "Sessions", "SourceBudget", "PeerTimers", "NodeClock", "PathBudget",
