@@ -78,6 +78,13 @@ final class PacketComposer {
     private long fastResends;
     private long timerResends;
     private long redundantCopies;
+    /**
+     * Payload bytes above which a packet counts as large, watched for loss while the budget is above
+     * it ({@link #watchLarge}; {@link Integer#MAX_VALUE}: not watched).
+     */
+    private int largeAbove = Integer.MAX_VALUE;
+    /** Large packets seem lost while smaller ones pass: the round stops until the budget falls back ({@link #takeLargeLost}). */
+    private boolean largeLost;
 
     PacketComposer(MessageConfig config, int payloadBudget, PacketLink link, PacketLog log,
             CongestionController congestion, SendQueue queue, FrameWriter frames, ResendTimer timer) {
@@ -110,6 +117,77 @@ final class PacketComposer {
         this.packetBudget = packetBudget;
     }
 
+    /**
+     * Watches packets of more than {@code above} payload bytes for loss ({@link Integer#MAX_VALUE}: not):
+     * while the packet budget is above it, a timer resend of a message whose last packet was large (not
+     * under {@code EVERY_PACKET}, whose rounds resend everything unacknowledged), or
+     * {@link #LARGE_LOSSES_IN_ROW} large packets declared lost with no large one acknowledged in between,
+     * stop the round before anything more is composed at this size, and {@link #takeLargeLost} says so.
+     */
+    void watchLarge(int above) {
+        largeAbove = above;
+        largeLost = false;
+        log.watchLarge(above);
+    }
+
+    /** Large packets lost in a row, with no large one acknowledged in between, that make the path suspect. */
+    static final int LARGE_LOSSES_IN_ROW = 3;
+
+    /** Whether large packets seemed lost since the last call (the round stopped); clears it. */
+    boolean takeLargeLost() {
+        boolean l = largeLost;
+        largeLost = false;
+        return l;
+    }
+
+    /**
+     * Large packets seemed lost ({@link #takeLargeLost}): every reliable message and slice whose last
+     * packet was large and is not acknowledged is due now, as the acks would have shown it lost, so
+     * that all of it goes again at once in the smaller packets of the budget that follows rather than
+     * each one a resend interval after it went.
+     */
+    void largeCarriersDue() {
+        for (SendChannel ch : channels) {
+            if (!ch.reliable) {
+                continue;
+            }
+            boolean due = false;
+            for (int v = ch.tail; v != ch.nextUnsent; v++) {
+                int i = v & ch.mask;
+                if (ch.state[i] != SendChannel.SENT) {
+                    continue;
+                }
+                LargeSend ls = ch.large[i];
+                if (ls == null) {
+                    if (log.sentLarge(ch.lastSeq[i])) {
+                        ch.fastDue[i] = true;
+                        due = true;
+                    }
+                    continue;
+                }
+                for (int sl = ls.firstUnacked; sl < ls.nextUnsent; sl++) {
+                    if (!ls.acked.get(sl) && log.sentLarge(ls.lastSeq[sl])) {
+                        ls.fastDue[sl] = true;
+                        ls.nextResendTime = Math.min(ls.nextResendTime, time);
+                        due = true;
+                    }
+                }
+            }
+            if (due) {
+                ch.nextResendTime = Math.min(ch.nextResendTime, time);
+            }
+        }
+    }
+
+    /** Whether a resend of something last carried by packet {@code seq} shows the large packets lost. */
+    private boolean resendShowsLargeLost(int seq) {
+        if (!everyPacket && packetBudget > largeAbove && log.sentLarge(seq)) {
+            largeLost = true;
+            return true;
+        }
+        return false;
+    }
+
     /** The largest packet payload now. */
     int packetBudget() {
         return packetBudget;
@@ -134,6 +212,10 @@ final class PacketComposer {
      * data packet that the peer acknowledges it at once (its messages get the shorter resend interval).
      */
     int composeAndSend(boolean alone) {
+        if (packetBudget > largeAbove && (largeLost || log.largeLostInRow() >= LARGE_LOSSES_IN_ROW)) {
+            largeLost = true;
+            return NOTHING;
+        }
         if (queue.bigUnreliableQueued > 0) {
             int big = sendBigUnreliable();
             if (big != NOTHING) {
@@ -167,7 +249,7 @@ final class PacketComposer {
             } else {
                 writeUnreliable(ch);
             }
-            if (f.room() < 2) {
+            if (f.room() < 2 || largeLost) {
                 break;
             }
         }
@@ -221,6 +303,10 @@ final class PacketComposer {
                 double ri = intervalAfter(ch.lastSeq[i]);
                 if (fast || (ch.lastTick[i] != tick
                         && time - ch.lastSent[i] >= timer.backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]))) {
+                    if (!fast && resendShowsLargeLost(ch.lastSeq[i])) {
+                        stopped = true; // resent once the budget fell back, in smaller packets
+                        break;
+                    }
                     if (!writeSmall(ch, v, i, false)) {
                         stopped = true;
                         break;
@@ -372,7 +458,7 @@ final class PacketComposer {
                 double ri = intervalAfter(ls.lastSeq[s]);
                 if (fast || (ls.lastTick[s] != tick
                         && time - ls.lastSent[s] >= timer.backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]))) {
-                    if (!writeSlice(ch, v, ls, s)) {
+                    if ((!fast && resendShowsLargeLost(ls.lastSeq[s])) || !writeSlice(ch, v, ls, s)) {
                         ls.nextResendTime = time;
                         return false;
                     }

@@ -41,6 +41,7 @@ public final class NodeConfig {
     private final @Nullable NodeIdentity identity;
     private final List<PeerIdentity> allowedPeers;
     private final long receiveMemoryLimit;
+    private final boolean pathMtuDiscovery;
 
     /** Default of {@link #receiveMemoryLimit()}: 256 MiB. */
     public static final long DEFAULT_RECEIVE_MEMORY_LIMIT = 256L * 1024 * 1024;
@@ -133,6 +134,7 @@ public final class NodeConfig {
         this.identity = b.identity;
         this.allowedPeers = List.copyOf(b.allowedPeers);
         this.receiveMemoryLimit = b.receiveMemoryLimit;
+        this.pathMtuDiscovery = b.pathMtuDiscovery;
     }
 
     private static void positive(String name, @Nullable Duration d) {
@@ -171,6 +173,7 @@ public final class NodeConfig {
         b.dedicatedSockets = dedicatedSockets;
         b.identity = identity;
         b.allowedPeers = allowedPeers;
+        b.pathMtuDiscovery = pathMtuDiscovery;
         return b;
     }
 
@@ -302,6 +305,16 @@ public final class NodeConfig {
      */
     public long receiveMemoryLimit() { return receiveMemoryLimit; }
 
+    /**
+     * Whether connections to peers off this host search for the largest datagram their path carries
+     * (default true): RFC 8899 path-MTU discovery by SIZE probes, from the message layer's
+     * {@code datagramBudget} (1,200) up to the MTU of the interface the route leaves by, capped at
+     * {@link MessageConfig#maxDatagramBudget()}, with a fall-back to the base when large datagrams are
+     * lost while smaller ones pass. False keeps them at {@code datagramBudget}; peers on this host grow
+     * either way. See docs/messages.md, "Datagram budget".
+     */
+    public boolean pathMtuDiscovery() { return pathMtuDiscovery; }
+
     @Override
     public String toString() {
         return "NodeConfig[bindAddress=" + bindAddress + ", acceptIncoming=" + acceptIncoming
@@ -318,7 +331,7 @@ public final class NodeConfig {
                 + ", socketSendBufferSize=" + socketSendBufferSize
                 + ", linkConditioner=" + linkConditioner
                 + ", ioThreads=" + ioThreads + ", dedicatedSockets=" + dedicatedSockets
-                + ", receiveMemoryLimit=" + receiveMemoryLimit + "]";
+                + ", receiveMemoryLimit=" + receiveMemoryLimit + ", pathMtuDiscovery=" + pathMtuDiscovery + "]";
     }
 
     @Override
@@ -355,6 +368,7 @@ public final class NodeConfig {
         private @Nullable NodeIdentity identity;
         private List<PeerIdentity> allowedPeers = List.of();
         private long receiveMemoryLimit = DEFAULT_RECEIVE_MEMORY_LIMIT;
+        private boolean pathMtuDiscovery = true;
 
         private Builder() {
         }
@@ -399,6 +413,8 @@ public final class NodeConfig {
         public Builder dedicatedSockets(int peers) { this.dedicatedSockets = peers; return this; }
         /** See {@link NodeConfig#receiveMemoryLimit()}. */
         public Builder receiveMemoryLimit(long bytes) { this.receiveMemoryLimit = bytes; return this; }
+        /** See {@link NodeConfig#pathMtuDiscovery()}. */
+        public Builder pathMtuDiscovery(boolean on) { this.pathMtuDiscovery = on; return this; }
 
         /** See {@link NodeConfig#identity()}. */
         public Builder identity(@Nullable NodeIdentity identity) { this.identity = identity; return this; }
