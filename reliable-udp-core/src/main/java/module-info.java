@@ -13,7 +13,6 @@
  */
 module io.reliableudp {
     requires static transitive org.jspecify;
-    requires jdk.net;
 
     exports io.reliableudp;
     exports io.reliableudp.link;

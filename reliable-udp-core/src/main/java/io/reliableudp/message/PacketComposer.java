@@ -140,45 +140,6 @@ final class PacketComposer {
         return l;
     }
 
-    /**
-     * Large packets seemed lost ({@link #takeLargeLost}): every reliable message and slice whose last
-     * packet was large and is not acknowledged is due now, as the acks would have shown it lost, so
-     * that all of it goes again at once in the smaller packets of the budget that follows rather than
-     * each one a resend interval after it went.
-     */
-    void largeCarriersDue() {
-        for (SendChannel ch : channels) {
-            if (!ch.reliable) {
-                continue;
-            }
-            boolean due = false;
-            for (int v = ch.tail; v != ch.nextUnsent; v++) {
-                int i = v & ch.mask;
-                if (ch.state[i] != SendChannel.SENT) {
-                    continue;
-                }
-                LargeSend ls = ch.large[i];
-                if (ls == null) {
-                    if (log.sentLarge(ch.lastSeq[i])) {
-                        ch.fastDue[i] = true;
-                        due = true;
-                    }
-                    continue;
-                }
-                for (int sl = ls.firstUnacked; sl < ls.nextUnsent; sl++) {
-                    if (!ls.acked.get(sl) && log.sentLarge(ls.lastSeq[sl])) {
-                        ls.fastDue[sl] = true;
-                        ls.nextResendTime = Math.min(ls.nextResendTime, time);
-                        due = true;
-                    }
-                }
-            }
-            if (due) {
-                ch.nextResendTime = Math.min(ch.nextResendTime, time);
-            }
-        }
-    }
-
     /** Whether a resend of something last carried by packet {@code seq} shows the large packets lost. */
     private boolean resendShowsLargeLost(int seq) {
         if (!everyPacket && packetBudget > largeAbove && log.sentLarge(seq)) {

@@ -98,7 +98,6 @@ final class SendRound {
     void exit() {
         composing = false;
         if (composer.takeLargeLost()) {
-            composer.largeCarriersDue();
             int before = composer.packetBudget();
             Runnable r = largePacketsLost;
             if (r != null) {

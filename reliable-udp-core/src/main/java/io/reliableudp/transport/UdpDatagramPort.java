@@ -203,11 +203,16 @@ public final class UdpDatagramPort implements DatagramPort {
      * only when the path carries that size whole (docs/messages.md, "Datagram budget"). Where the
      * platform lacks the option, datagrams are sent as before and a debug line says so.
      */
+    @SuppressWarnings("unchecked") // the option's type is checked: Boolean
     static void dontFragment(DatagramChannel channel) {
         try {
-            if (channel.supportedOptions().contains(jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT)) {
-                channel.setOption(jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, true);
-                return;
+            // found by name among the channel's options, so the core names only java.* (the option is
+            // jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, JDK 19+)
+            for (SocketOption<?> option : channel.supportedOptions()) {
+                if (option.name().equals("IP_DONTFRAGMENT") && option.type() == Boolean.class) {
+                    channel.setOption((SocketOption<Boolean>) option, true);
+                    return;
+                }
             }
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.DEBUG, () -> "IP_DONTFRAGMENT could not be set: " + e);

@@ -125,6 +125,7 @@ final class NodeConfigMapper {
                 .ioThreads(props.ioThreads())
                 .dedicatedSockets(props.dedicatedSockets())
                 .receiveMemoryLimit(props.receiveMemoryLimit().toBytes())
+                .pathMtuDiscovery(props.pathMtuDiscovery())
                 .linkConditioner(linkConditioner(props.linkConditioner()));
         if (key != null) {
             Arrays.fill(key, (byte) 0);
