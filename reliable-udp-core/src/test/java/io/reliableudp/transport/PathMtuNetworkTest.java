@@ -122,7 +122,7 @@ class PathMtuNetworkTest {
                 }
                 Process c = client.javaChild(PathMtuPeerMain.class, args.toArray(String[]::new)).start();
                 String out = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                assertThat(c.waitFor(120, TimeUnit.SECONDS)).as("client finished").isTrue();
+                assertThat(c.waitFor(150, TimeUnit.SECONDS)).as("client finished").isTrue();
                 OutputStream in = s.getOutputStream();
                 in.write('\n');
                 in.flush();
@@ -140,6 +140,7 @@ class PathMtuNetworkTest {
                     int eq = kv.indexOf('=');
                     result.put(kv.substring(0, eq), kv.substring(eq + 1));
                 }
+                assertThat(result.get("finished")).as("every message acknowledged").isEqualTo("true");
                 assertThat(received).as("every message arrived, in order").startsWith("RECEIVED " + result.get("sent") + " ordered=true");
                 return result;
             } finally {

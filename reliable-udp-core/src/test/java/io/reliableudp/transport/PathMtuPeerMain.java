@@ -137,7 +137,8 @@ public final class PathMtuPeerMain {
                     last.add(f);
                 }
             }
-            window.acquire(256); // every message acknowledged (or failed)
+            // every message acknowledged (or failed); a stream that never recovers shows as unfinished
+            boolean finished = window.tryAcquire(256, 60, TimeUnit.SECONDS);
             long fallbacks;
             String resends;
             driver.lock.lock();
@@ -157,9 +158,9 @@ public final class PathMtuPeerMain {
                     break;
                 }
             }
-            System.out.printf("RESULT sent=%d failed=%d budgetBefore=%d budget=%d settled=%.2f longestGapMs=%.1f"
+            System.out.printf("RESULT finished=%s sent=%d failed=%d budgetBefore=%d budget=%d settled=%.2f longestGapMs=%.1f"
                             + " resendIntervalMs=%.1f rttMs=%.1f fallbacks=%d %s trace=%s%n",
-                    n, failed.get(), budgetBefore, finalBudget, (settledAt - start) / 1e9,
+                    finished, n, failed.get(), budgetBefore, finalBudget, (settledAt - start) / 1e9,
                     longestGap.get() / 1e6, resendInterval * 1e3, peer.stats().rttMillis(), fallbacks, resends,
                     String.join(",", trace));
             System.out.flush();
