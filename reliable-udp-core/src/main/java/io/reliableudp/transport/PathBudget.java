@@ -7,6 +7,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
+import java.net.SocketOption;
 import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.nio.channels.DatagramChannel;
@@ -20,9 +21,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * for any other peer, with path-MTU discovery on, the MTU of the interface the route to it leaves by
  * less the headers, capped the same way (the Ethernet size, 1,472 bytes over IPv4 and 1,452 over IPv6,
  * is probed first; the path may be smaller anywhere on the way, so the connection searches and watches
- * for a black hole: docs/messages.md, "Datagram budget"); with it off, the configured
+ * for a black hole: docs/messages.md, "Growing the budget: path-MTU discovery"); with it off, the configured
  * {@code datagramBudget}. The connection still asks the peer, with size probes, before it sends one
  * that large. Any thread; the loopback MTU is looked up once, an interface's MTU once per local address.
+ * The node's sockets forbid fragmentation ({@link #dontFragment}), so that a probe proves the path.
  */
 final class PathBudget {
 
@@ -101,6 +103,31 @@ final class PathBudget {
         InetAddress a = remote.getAddress();
         boolean loopback = a != null && a.isLoopbackAddress();
         c.restartDatagramBudget(size, loopback || a == null ? size : ETHERNET_MTU - header(a), !loopback, now);
+    }
+
+    /**
+     * Sets don't-fragment ({@code IP_DONTFRAGMENT}: Linux's {@code IP_PMTUDISC_DO}, and its IPv6
+     * counterpart), so that a datagram larger than the path is lost (or refused by the kernel with
+     * {@code EMSGSIZE}, counted as a send error) rather than fragmented: a size probe must be answered
+     * only when the path carries that size whole (docs/messages.md, "Growing the budget: path-MTU discovery"). Where the
+     * platform lacks the option, datagrams are sent as before and a debug line says so.
+     */
+    @SuppressWarnings("unchecked") // the option's type is checked: Boolean
+    static void dontFragment(DatagramChannel channel) {
+        try {
+            // found by name among the channel's options, so the core names only java.* (the option is
+            // jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, JDK 19+)
+            for (SocketOption<?> option : channel.supportedOptions()) {
+                if (option.name().equals("IP_DONTFRAGMENT") && option.type() == Boolean.class) {
+                    channel.setOption((SocketOption<Boolean>) option, true);
+                    return;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.DEBUG, () -> "IP_DONTFRAGMENT could not be set: " + e);
+            return;
+        }
+        LOG.log(Level.DEBUG, "IP_DONTFRAGMENT is not supported here: datagrams may be fragmented on the way");
     }
 
     /**

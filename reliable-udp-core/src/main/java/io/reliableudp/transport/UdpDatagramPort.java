@@ -168,7 +168,7 @@ public final class UdpDatagramPort implements DatagramPort {
         try {
             setBuffer(channel, StandardSocketOptions.SO_RCVBUF, "socketReceiveBufferSize", receiveBufferBytes);
             setBuffer(channel, StandardSocketOptions.SO_SNDBUF, "socketSendBufferSize", sendBufferBytes);
-            dontFragment(channel);
+            PathBudget.dontFragment(channel); // a size probe must not be answered in fragments
             if (reusePort) {
                 if (!channel.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT)) {
                     throw new UnsupportedOperationException("SO_REUSEPORT is not supported on this platform");
@@ -194,31 +194,6 @@ public final class UdpDatagramPort implements DatagramPort {
             }
             throw e;
         }
-    }
-
-    /**
-     * Sets don't-fragment ({@code IP_DONTFRAGMENT}: Linux's {@code IP_PMTUDISC_DO}, and its IPv6
-     * counterpart), so that a datagram larger than the path is lost (or refused by the kernel with
-     * {@code EMSGSIZE}, counted as a send error) rather than fragmented: a size probe must be answered
-     * only when the path carries that size whole (docs/messages.md, "Datagram budget"). Where the
-     * platform lacks the option, datagrams are sent as before and a debug line says so.
-     */
-    @SuppressWarnings("unchecked") // the option's type is checked: Boolean
-    static void dontFragment(DatagramChannel channel) {
-        try {
-            // found by name among the channel's options, so the core names only java.* (the option is
-            // jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, JDK 19+)
-            for (SocketOption<?> option : channel.supportedOptions()) {
-                if (option.name().equals("IP_DONTFRAGMENT") && option.type() == Boolean.class) {
-                    channel.setOption((SocketOption<Boolean>) option, true);
-                    return;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            LOG.log(Level.DEBUG, () -> "IP_DONTFRAGMENT could not be set: " + e);
-            return;
-        }
-        LOG.log(Level.DEBUG, "IP_DONTFRAGMENT is not supported here: datagrams may be fragmented on the way");
     }
 
     private static void setBuffer(DatagramChannel channel, SocketOption<Integer> option, String field, int requested)
@@ -355,7 +330,7 @@ public final class UdpDatagramPort implements DatagramPort {
             ch = family == null ? DatagramChannel.open() : DatagramChannel.open(family);
             // the peer's own buffer: the node's size, the kernel charges only what is queued
             setBuffer(ch, StandardSocketOptions.SO_RCVBUF, "socketReceiveBufferSize", receiveBufferBytes);
-            dontFragment(ch);
+            PathBudget.dontFragment(ch);
             ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
             ch.bind(bind.getAddress() == null ? new InetSocketAddress(localAddress.getPort())
                     : new InetSocketAddress(bind.getAddress(), localAddress.getPort()));

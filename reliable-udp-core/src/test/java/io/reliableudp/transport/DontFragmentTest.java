@@ -29,7 +29,7 @@ class DontFragmentTest {
             Assumptions.assumeTrue(df != null, "skipped: IP_DONTFRAGMENT is not supported on this platform");
             ch.bind(new InetSocketAddress(a, 0));
             assertThat(ch.getOption(df)).as("the kernel's default").isEqualTo(false);
-            UdpDatagramPort.dontFragment(ch);
+            PathBudget.dontFragment(ch);
             assertThat(ch.getOption(df)).isEqualTo(true);
         }
     }
