@@ -311,7 +311,7 @@ public final class NodeConfig {
      * {@code datagramBudget} (1,200) up to the MTU of the interface the route leaves by, capped at
      * {@link MessageConfig#maxDatagramBudget()}, with a fall-back to the base when large datagrams are
      * lost while smaller ones pass. False keeps them at {@code datagramBudget}; peers on this host grow
-     * either way. See docs/messages.md, "Datagram budget".
+     * either way. See docs/messages.md, "Growing the budget: path-MTU discovery".
      */
     public boolean pathMtuDiscovery() { return pathMtuDiscovery; }
 

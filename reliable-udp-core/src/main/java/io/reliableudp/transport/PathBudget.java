@@ -109,8 +109,8 @@ final class PathBudget {
      * Sets don't-fragment ({@code IP_DONTFRAGMENT}: Linux's {@code IP_PMTUDISC_DO}, and its IPv6
      * counterpart), so that a datagram larger than the path is lost (or refused by the kernel with
      * {@code EMSGSIZE}, counted as a send error) rather than fragmented: a size probe must be answered
-     * only when the path carries that size whole (docs/messages.md, "Growing the budget: path-MTU discovery"). Where the
-     * platform lacks the option, datagrams are sent as before and a debug line says so.
+     * only when the path carries that size whole. Where the platform lacks the option, datagrams are
+     * sent as before and a debug line says so.
      */
     @SuppressWarnings("unchecked") // the option's type is checked: Boolean
     static void dontFragment(DatagramChannel channel) {
