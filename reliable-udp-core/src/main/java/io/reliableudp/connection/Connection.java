@@ -532,10 +532,11 @@ public final class Connection {
     /**
      * When the session wants its next {@link #update} (seconds on the owner's clock; at or before now:
      * at once; +inf: nothing due until something happens, or not connected). Keepalive, timeout and
-     * handshake retries are not included: the owner's housekeeping tick covers them.
+     * handshake retries are not included: the owner's housekeeping tick covers them. A size probe's
+     * next try is (see {@link #discoverDatagramBudget(int, int, boolean)}).
      */
     public double nextDeadline() {
-        return port.nextDeadline();
+        return state == State.CONNECTED ? Math.min(port.nextDeadline(), sizes.next()) : port.nextDeadline();
     }
 
     /**
@@ -552,7 +553,7 @@ public final class Connection {
      */
     public double nextHousekeeping() {
         return switch (state) {
-            case CONNECTED -> Math.min(liveness.nextHousekeeping(out.lastSend()), sizes.next());
+            case CONNECTED -> Math.min(liveness.nextHousekeeping(out.lastSend()), Math.min(sizes.next(), sizes.raiseAt()));
             case REQUESTING, RESPONDING -> Double.NEGATIVE_INFINITY;
             default -> Double.POSITIVE_INFINITY;
         };
@@ -603,6 +604,9 @@ public final class Connection {
                     // silence beyond the peer's keepalive schedule: ask for an answer now (it is a keepalive too)
                     liveness.probeSent(time);
                     out.keepalive(Protocol.KEEPALIVE_PROBE, Protocol.KEEPALIVE_PROBE_BODY);
+                }
+                if (state == State.CONNECTED && time >= sizes.raiseAt()) {
+                    sizes.raise(time);
                 }
                 if (state == State.CONNECTED && time >= sizes.next()) {
                     sizes.send(out, time);
@@ -702,16 +706,49 @@ public final class Connection {
     // ------------------------------------------------------------ datagram size
 
     /**
-     * Lets this connection grow its datagrams up to {@code target} bytes (the transport knows the path
-     * carries them: a peer on this host): once its session asks for larger packets, it sends a SIZE
-     * probe of {@code target} bytes, and when the peer answers that it received that many, later packets
-     * may be that large. Unanswered after {@value SizeProbe#TRIES} tries at least
-     * {@value SizeProbe#INTERVAL} s apart (the peer does not accept datagrams that long, or predates size
-     * probes), the connection keeps its budget. Ignored when {@code target} is not above the current
-     * budget; capped at the message layer's {@code maxDatagramBudget}.
+     * Lets this connection grow its datagrams up to {@code target} bytes on a path known to carry them
+     * (a peer on this host): once its session asks for larger packets, it sends a SIZE probe of
+     * {@code target} bytes, and when the peer answers that it received that many, later packets may be
+     * that large. Unanswered after {@value SizeProbe#TRIES} tries {@value SizeProbe#INTERVAL} s apart
+     * (the peer does not accept datagrams that long, or predates size probes), the connection keeps its
+     * budget. Ignored when {@code target} is not above the current budget; capped at the message layer's
+     * {@code maxDatagramBudget}.
      */
     public void discoverDatagramBudget(int target) {
         sizes.discover(target);
+    }
+
+    /**
+     * Lets this connection search, once its session asks for larger packets, for the largest datagram
+     * up to {@code max} bytes that reaches the peer ({@link SizeProbe}, RFC 8899 datagram PLPMTUD):
+     * {@code preferred} first, then {@code max}, then a binary search. {@code watched}: the path can
+     * change (off the host), so a grown budget falls back to the base when large packets are lost while
+     * smaller ones pass, and a search that ended below {@code max} is raised again later. Call before
+     * the session asks (when the connection is attached to its path).
+     */
+    public void discoverDatagramBudget(int max, int preferred, boolean watched) {
+        sizes.discover(max, preferred, watched);
+    }
+
+    /**
+     * The connection now uses another path (its peer's address changed): its datagram budget falls back
+     * to the base at once, and the search of {@link #discoverDatagramBudget(int, int, boolean)} starts
+     * over with the new path's limits, at once when the session had asked for larger packets before.
+     */
+    public void restartDatagramBudget(int max, int preferred, boolean watched, double time) {
+        out.at(time);
+        int budget = sizes.restart(max, preferred, watched, time);
+        if (budget > 0) {
+            port.datagramBudgetChanged(budget, false);
+        }
+        if (state == State.CONNECTED && time >= sizes.next()) {
+            sizes.send(out, time);
+        }
+    }
+
+    /** Times this connection's budget fell back to the base because large datagrams seemed lost. */
+    public long datagramBudgetFallbacks() {
+        return sizes.blackHoles();
     }
 
     /** The largest datagram this connection sends now (bytes). */
@@ -731,13 +768,17 @@ public final class Connection {
 
     /** A SIZE answer: the peer received {@code size} bytes. When that is the size probed, the budget grows to it. */
     private void onSizeAnswer(int size) {
-        int budget = sizes.answered(size);
+        double now = out.now();
+        int budget = sizes.answered(size, now);
         if (budget == 0) {
             return; // not ours to act on: a late answer to a size given up, or a peer's mistake
         }
         out.grow(budget + Protocol.REQUEST_SIZE);
-        port.datagramBudgetChanged(budget);
+        port.datagramBudgetChanged(budget, sizes.watched());
         LOG.log(Level.DEBUG, () -> this + ": datagram budget " + budget + " bytes (size probe answered)");
+        if (state == State.CONNECTED && now >= sizes.next()) {
+            sizes.send(out, now); // the next size of the search
+        }
     }
 
     @Override

@@ -130,4 +130,9 @@ public final class MessageSession implements Session {
     public void datagramBudgetChanged(int datagramBudget) {
         endpoint.datagramBudgetChanged(datagramBudget);
     }
+
+    @Override
+    public void datagramBudgetChanged(int datagramBudget, boolean watch) {
+        endpoint.datagramBudgetChanged(datagramBudget, watch);
+    }
 }

@@ -132,4 +132,13 @@ public interface Session {
      */
     default void datagramBudgetChanged(int datagramBudget) {
     }
+
+    /**
+     * {@link #datagramBudgetChanged(int)}; {@code watch}: the budget was found by probing a path that can
+     * change, so the session watches its large packets for loss and tells its output
+     * ({@link io.reliableudp.message.DatagramSender#largeDatagramsLost}). The default ignores {@code watch}.
+     */
+    default void datagramBudgetChanged(int datagramBudget, boolean watch) {
+        datagramBudgetChanged(datagramBudget);
+    }
 }

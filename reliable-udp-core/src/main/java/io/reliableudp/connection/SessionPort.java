@@ -119,11 +119,14 @@ final class SessionPort implements Session.Output, Session.Input {
         return open && s != null && s.hasPendingReliable();
     }
 
-    /** The datagrams may now be {@code budget} bytes long, and the sender's buffer holds one: tells the session. */
-    void datagramBudgetChanged(int budget) {
+    /**
+     * The datagrams may now be {@code budget} bytes long, and the sender's buffer holds one: tells the
+     * session; {@code watch}: its large packets are watched for loss ({@link #largeDatagramsLost}).
+     */
+    void datagramBudgetChanged(int budget, boolean watch) {
         Session s = session;
         if (s != null) {
-            s.datagramBudgetChanged(budget);
+            s.datagramBudgetChanged(budget, watch);
         }
     }
 
@@ -186,6 +189,26 @@ final class SessionPort implements Session.Output, Session.Input {
     public void largerDatagramsWanted() {
         if (open && sizes.wanted()) {
             sizes.send(out, out.now());
+        }
+    }
+
+    /**
+     * From the session, after a send round: large packets seem lost while smaller ones pass. The budget
+     * falls back to the base now (the session packs what is due in base-sized packets), and the lost
+     * size is probed again at once ({@link SizeProbe#blackHole}).
+     */
+    @Override
+    public void largeDatagramsLost() {
+        if (!open) {
+            return;
+        }
+        double now = out.now();
+        int budget = sizes.blackHole(now);
+        if (budget > 0) {
+            datagramBudgetChanged(budget, false);
+            if (now >= sizes.next()) {
+                sizes.send(out, now);
+            }
         }
     }
 

@@ -99,4 +99,17 @@ public interface DatagramSender {
      */
     default void trafficClass(int tos) {
     }
+
+    /**
+     * Told after a send round in which packets larger than {@link MessageConfig#datagramBudget()} seemed
+     * lost while smaller ones pass: a message whose last packet was large fell due for a timer resend,
+     * or {@value PacketComposer#LARGE_LOSSES_IN_ROW} large packets were declared lost with none acknowledged
+     * in between. Only while the budget was set with {@link MessageEndpoint#datagramBudgetChanged(int, boolean)}
+     * and {@code watch}. The round stopped before composing more at that size; the sender should call
+     * {@link MessageEndpoint#datagramBudgetChanged} with a smaller budget from inside this call (what
+     * is due then goes in smaller packets); if it does not, large packets are no longer watched. The
+     * default does nothing.
+     */
+    default void largeDatagramsLost() {
+    }
 }

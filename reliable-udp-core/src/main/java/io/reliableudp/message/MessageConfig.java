@@ -203,9 +203,10 @@ public final class MessageConfig {
      * Most bytes of one UDP payload a connection may grow its packets to once the path and the peer
      * proved they carry them (default {@value #DEFAULT_MAX_DATAGRAM_BUDGET}, a 9000-byte jumbo frame's
      * IPv6 payload; never below {@link #datagramBudget()}, so a value at or below it turns the growth
-     * off). Every connection starts at {@link #datagramBudget()}; the transport probes this size only
-     * where the path's MTU is known (a peer on this host, whose datagrams never leave the loopback
-     * device), and a receiver accepts datagrams up to this size (docs/messages.md, "Datagram budget").
+     * off). Every connection starts at {@link #datagramBudget()}; the transport grows it by size probes
+     * up to this size: to a peer on this host up to the loopback MTU, to others up to what path-MTU
+     * discovery finds ({@code NodeConfig.pathMtuDiscovery}); a receiver accepts datagrams up to this
+     * size (docs/messages.md, "Datagram budget").
      */
     public int maxDatagramBudget() { return maxDatagramBudget; }
 

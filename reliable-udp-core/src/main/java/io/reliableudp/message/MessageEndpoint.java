@@ -146,6 +146,7 @@ public final class MessageEndpoint {
         this.round = new SendRound(config, composer, owed, log, link, congestion);
         if (config.maxDatagramBudget() > config.datagramBudget()) {
             round.onLargerPacketsWanted(sender::largerDatagramsWanted);
+            round.onLargePacketsLost(sender::largeDatagramsLost);
         }
         this.schedule = mode.create(config, time, round, owed, congestion, queue);
         this.losses = new LossDetector(log, queue, SENT_PACKETS,
@@ -169,6 +170,21 @@ public final class MessageEndpoint {
      * @param datagramBudget within {@link MessageConfig#datagramBudget()}..{@link MessageConfig#maxDatagramBudget()}
      */
     public void datagramBudgetChanged(int datagramBudget) {
+        datagramBudgetChanged(datagramBudget, false);
+    }
+
+    /**
+     * {@link #datagramBudgetChanged(int)}, and with {@code watch} the packets larger than
+     * {@link MessageConfig#datagramBudget()} are watched for loss from now on: when they seem lost while
+     * smaller ones pass (a path whose MTU dropped, silently), the sender hears of it from
+     * {@link DatagramSender#largeDatagramsLost} before anything more goes at this size. For a budget
+     * the sender found by probing a path that can change; a budget the path is known to carry (a peer
+     * on this host) is not watched.
+     *
+     * @param datagramBudget within {@link MessageConfig#datagramBudget()}..{@link MessageConfig#maxDatagramBudget()}
+     * @param watch whether large packets are watched for loss
+     */
+    public void datagramBudgetChanged(int datagramBudget, boolean watch) {
         if (datagramBudget < config.datagramBudget() || datagramBudget > config.maxDatagramBudget()) {
             throw new IllegalArgumentException("datagramBudget must be within " + config.datagramBudget() + ".."
                     + config.maxDatagramBudget() + ", was " + datagramBudget);
@@ -177,6 +193,8 @@ public final class MessageEndpoint {
         round.packetBudgetChanged(frameWriter(sender, payload), payload);
         link.setRegularPayloadLimit(payload);
         congestion.packetBudgetChanged((long) INITIAL_WINDOW_PACKETS * payload, payload);
+        int base = payloadBudget(config, config.datagramBudget());
+        composer.watchLarge(watch && payload > base ? base : Integer.MAX_VALUE);
     }
 
     /**

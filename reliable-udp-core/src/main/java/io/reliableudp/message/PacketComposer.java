@@ -91,6 +91,13 @@ final class PacketComposer {
     private long fastResends;
     private long timerResends;
     private long redundantCopies;
+    /**
+     * Payload bytes above which a packet counts as large, watched for loss while the budget is above
+     * it ({@link #watchLarge}; {@link Integer#MAX_VALUE}: not watched).
+     */
+    private int largeAbove = Integer.MAX_VALUE;
+    /** Large packets seem lost while smaller ones pass: the round stops until the budget falls back ({@link #takeLargeLost}). */
+    private boolean largeLost;
 
     PacketComposer(MessageConfig config, int payloadBudget, PacketLink link, PacketLog log,
             CongestionController congestion, SendQueue queue, FrameWriter frames, ResendTimer timer,
@@ -130,6 +137,38 @@ final class PacketComposer {
         this.packetBudget = packetBudget;
     }
 
+    /**
+     * Watches packets of more than {@code above} payload bytes for loss ({@link Integer#MAX_VALUE}: not):
+     * while the packet budget is above it, a timer resend of a message whose last packet was large (not
+     * under {@code EVERY_PACKET}, whose rounds resend everything unacknowledged), or
+     * {@link #LARGE_LOSSES_IN_ROW} large packets declared lost with no large one acknowledged in between,
+     * stop the round before anything more is composed at this size, and {@link #takeLargeLost} says so.
+     */
+    void watchLarge(int above) {
+        largeAbove = above;
+        largeLost = false;
+        log.watchLarge(above);
+    }
+
+    /** Large packets lost in a row, with no large one acknowledged in between, that make the path suspect. */
+    static final int LARGE_LOSSES_IN_ROW = 3;
+
+    /** Whether large packets seemed lost since the last call (the round stopped); clears it. */
+    boolean takeLargeLost() {
+        boolean l = largeLost;
+        largeLost = false;
+        return l;
+    }
+
+    /** Whether a resend of something last carried by packet {@code seq} shows the large packets lost. */
+    private boolean resendShowsLargeLost(int seq) {
+        if (!everyPacket && packetBudget > largeAbove && log.sentLarge(seq)) {
+            largeLost = true;
+            return true;
+        }
+        return false;
+    }
+
     /** The largest packet payload now. */
     int packetBudget() {
         return packetBudget;
@@ -154,6 +193,10 @@ final class PacketComposer {
      * data packet that the peer acknowledges it at once (its messages get the shorter resend interval).
      */
     int composeAndSend(boolean alone) {
+        if (packetBudget > largeAbove && (largeLost || log.largeLostInRow() >= LARGE_LOSSES_IN_ROW)) {
+            largeLost = true;
+            return NOTHING;
+        }
         if (queue.bigUnreliableQueued > 0) {
             int big = sendBigUnreliable();
             if (big != NOTHING) {
@@ -193,7 +236,7 @@ final class PacketComposer {
             if (mixed && f.length() != before) {
                 packetTos = ch.tos;
             }
-            if (f.room() < 2) {
+            if (f.room() < 2 || largeLost) {
                 break;
             }
         }
@@ -256,6 +299,10 @@ final class PacketComposer {
                 double ri = intervalAfter(ch.lastSeq[i]);
                 if (fast || (ch.lastTick[i] != tick
                         && time - ch.lastSent[i] >= timer.backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]))) {
+                    if (!fast && resendShowsLargeLost(ch.lastSeq[i])) {
+                        stopped = true; // resent once the budget fell back, in smaller packets
+                        break;
+                    }
                     if (!writeSmall(ch, v, i, false)) {
                         stopped = true;
                         break;
@@ -407,7 +454,7 @@ final class PacketComposer {
                 double ri = intervalAfter(ls.lastSeq[s]);
                 if (fast || (ls.lastTick[s] != tick
                         && time - ls.lastSent[s] >= timer.backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]))) {
-                    if (!writeSlice(ch, v, ls, s)) {
+                    if ((!fast && resendShowsLargeLost(ls.lastSeq[s])) || !writeSlice(ch, v, ls, s)) {
                         ls.nextResendTime = time;
                         return false;
                     }

@@ -80,6 +80,13 @@ final class PacketLog {
     private double loss;
     private long packetsLost;
     private long acksTaken;
+    /**
+     * Payload bytes above which a data packet counts as large: only a datagram budget grown by a size
+     * probe off the host makes one ({@link Integer#MAX_VALUE}: none is watched).
+     */
+    private int largeAbove = Integer.MAX_VALUE;
+    /** Large data packets declared lost since the last large one was acknowledged. */
+    private int largeLostInRow;
 
     /** A log of up to {@code maxSize} packet slots (a power of two), starting with {@link #INITIAL_SLOTS}. */
     PacketLog(int maxSize) {
@@ -381,6 +388,9 @@ final class PacketLog {
         acked[slot] = true;
         acksTaken++;
         if (tracked[slot]) {
+            if (bytes[slot] > largeAbove) {
+                largeLostInRow = 0;
+            }
             double sample = Math.max(0, time - sendTime[slot]);
             rtt.sample(time, sample);
             if (outstanding[slot]) {
@@ -444,6 +454,9 @@ final class PacketLog {
             return false;
         }
         declaredLost[slot] = true;
+        if (bytes[slot] > largeAbove) {
+            largeLostInRow++;
+        }
         if (outstanding[slot]) {
             outstanding[slot] = false;
             inflight -= bytes[slot];
@@ -452,6 +465,26 @@ final class PacketLog {
             controller.onLoss(time, bytes[slot], tag[slot]);
         }
         return true;
+    }
+
+    /**
+     * Watches data packets of more than {@code above} payload bytes ({@link Integer#MAX_VALUE}: none)
+     * for {@link #largeLostInRow}, which starts again at 0.
+     */
+    void watchLarge(int above) {
+        largeAbove = above;
+        largeLostInRow = 0;
+    }
+
+    /** Whether the packet {@code seq} is in the log and was a watched large one ({@link #watchLarge}). */
+    boolean sentLarge(int seq) {
+        int slot = slotOf(seq);
+        return slot >= 0 && tracked[slot] && bytes[slot] > largeAbove;
+    }
+
+    /** Large data packets ({@link #watchLarge}) declared lost since the last large one was acknowledged. */
+    int largeLostInRow() {
+        return largeLostInRow;
     }
 
     /** Whether the loss detector declared the packet in {@code slot} lost. */

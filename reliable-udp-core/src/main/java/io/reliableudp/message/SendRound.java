@@ -32,6 +32,8 @@ final class SendRound {
     private boolean largerPacketsAsked;
     /** Told once, after the first round in which a packet was full with more waiting (the connection may then probe a larger budget). */
     private @Nullable Runnable largerPacketsWanted;
+    /** Told when large packets seem lost while smaller ones pass (null: nobody); it should lower the budget. */
+    private @Nullable Runnable largePacketsLost;
     /** When the last data packet went. */
     private double lastDataSentTime = Double.NEGATIVE_INFINITY;
     private long sequenceCatchUps;
@@ -49,6 +51,15 @@ final class SendRound {
     /** Whom to tell, once, that a packet was full while more waited (null: nobody). */
     void onLargerPacketsWanted(@Nullable Runnable r) {
         this.largerPacketsWanted = r;
+    }
+
+    /**
+     * Whom to tell, after a round that {@link PacketComposer#watchLarge} stopped, that large packets
+     * seem lost while smaller ones pass (null: nobody). It should lower the datagram budget before the
+     * next round; if it does not, the watch ends, so that the stopped round cannot stall the sender.
+     */
+    void onLargePacketsLost(@Nullable Runnable r) {
+        this.largePacketsLost = r;
     }
 
     /**
@@ -86,6 +97,16 @@ final class SendRound {
     /** Ends the round {@link #enter} started (in a {@code finally}). */
     void exit() {
         composing = false;
+        if (composer.takeLargeLost()) {
+            int before = composer.packetBudget();
+            Runnable r = largePacketsLost;
+            if (r != null) {
+                r.run();
+            }
+            if (composer.packetBudget() >= before) {
+                composer.watchLarge(Integer.MAX_VALUE); // nobody lowered it: never stop again
+            }
+        }
         if (composer.packetWasFull() && !largerPacketsAsked) {
             largerPacketsAsked = true;
             Runnable r = largerPacketsWanted;

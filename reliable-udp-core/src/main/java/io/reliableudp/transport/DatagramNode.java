@@ -100,7 +100,7 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
             sessions = MessageSession.factory(receivePool);
         }
         this.budget = message.maxDatagramBudget();
-        this.pathBudget = new PathBudget(message.datagramBudget(), budget);
+        this.pathBudget = new PathBudget(message.datagramBudget(), budget, config.pathMtuDiscovery());
         double keepAlive = seconds(config.keepAliveInterval());
         double handshakeResend = Math.min(keepAlive, 0.25);
         double tick = timing.tickSeconds(config, handshakeResend);
@@ -259,6 +259,20 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
     @Override
     public int pathBudget(InetSocketAddress remote) {
         return pathBudget.of(remote);
+    }
+
+    @Override
+    public void discoverPath(Connection c, InetSocketAddress remote) {
+        pathBudget.discover(c, remote);
+    }
+
+    /**
+     * The connection {@code c} now uses the path to {@code remote} (its peer's address changed): its
+     * datagram budget falls back to the base and its size search starts over (see {@link PathBudget#restart}).
+     * Under the peer's lock.
+     */
+    void restartPath(Connection c, InetSocketAddress remote, double now) {
+        pathBudget.restart(c, remote, now);
     }
 
     /** How many I/O lanes the node has. */

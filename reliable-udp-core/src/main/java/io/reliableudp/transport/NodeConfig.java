@@ -43,6 +43,7 @@ public final class NodeConfig {
     private final List<PeerIdentity> allowedPeers;
     private final long receiveMemoryLimit;
     private final TrafficClass trafficClass;
+    private final boolean pathMtuDiscovery;
 
     /** Default of {@link #receiveMemoryLimit()}: 256 MiB. */
     public static final long DEFAULT_RECEIVE_MEMORY_LIMIT = 256L * 1024 * 1024;
@@ -140,6 +141,7 @@ public final class NodeConfig {
         this.allowedPeers = List.copyOf(b.allowedPeers);
         this.receiveMemoryLimit = b.receiveMemoryLimit;
         this.trafficClass = b.trafficClass;
+        this.pathMtuDiscovery = b.pathMtuDiscovery;
     }
 
     private static void positive(String name, @Nullable Duration d) {
@@ -179,6 +181,7 @@ public final class NodeConfig {
         b.identity = identity;
         b.allowedPeers = allowedPeers;
         b.trafficClass = trafficClass;
+        b.pathMtuDiscovery = pathMtuDiscovery;
         return b;
     }
 
@@ -318,6 +321,16 @@ public final class NodeConfig {
      */
     public TrafficClass trafficClass() { return trafficClass; }
 
+    /**
+     * Whether connections to peers off this host search for the largest datagram their path carries
+     * (default true): RFC 8899 path-MTU discovery by SIZE probes, from the message layer's
+     * {@code datagramBudget} (1,200) up to the MTU of the interface the route leaves by, capped at
+     * {@link MessageConfig#maxDatagramBudget()}, with a fall-back to the base when large datagrams are
+     * lost while smaller ones pass. False keeps them at {@code datagramBudget}; peers on this host grow
+     * either way. See docs/messages.md, "Growing the budget: path-MTU discovery".
+     */
+    public boolean pathMtuDiscovery() { return pathMtuDiscovery; }
+
     @Override
     public String toString() {
         return "NodeConfig[bindAddress=" + bindAddress + ", acceptIncoming=" + acceptIncoming
@@ -334,7 +347,8 @@ public final class NodeConfig {
                 + ", socketSendBufferSize=" + socketSendBufferSize
                 + ", linkConditioner=" + linkConditioner
                 + ", ioThreads=" + ioThreads + ", dedicatedSockets=" + dedicatedSockets
-                + ", receiveMemoryLimit=" + receiveMemoryLimit + ", trafficClass=" + trafficClass + "]";
+                + ", receiveMemoryLimit=" + receiveMemoryLimit + ", trafficClass=" + trafficClass
+                + ", pathMtuDiscovery=" + pathMtuDiscovery + "]";
     }
 
     @Override
@@ -372,6 +386,7 @@ public final class NodeConfig {
         private List<PeerIdentity> allowedPeers = List.of();
         private long receiveMemoryLimit = DEFAULT_RECEIVE_MEMORY_LIMIT;
         private TrafficClass trafficClass = TrafficClass.DEFAULT;
+        private boolean pathMtuDiscovery = true;
 
         private Builder() {
         }
@@ -418,6 +433,8 @@ public final class NodeConfig {
         public Builder receiveMemoryLimit(long bytes) { this.receiveMemoryLimit = bytes; return this; }
         /** See {@link NodeConfig#trafficClass()}. */
         public Builder trafficClass(TrafficClass trafficClass) { this.trafficClass = trafficClass; return this; }
+        /** See {@link NodeConfig#pathMtuDiscovery()}. */
+        public Builder pathMtuDiscovery(boolean on) { this.pathMtuDiscovery = on; return this; }
 
         /** See {@link NodeConfig#identity()}. */
         public Builder identity(@Nullable NodeIdentity identity) { this.identity = identity; return this; }

@@ -79,6 +79,9 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         /** The datagram budget a connection to {@code remote} may grow to. */
         int pathBudget(InetSocketAddress remote);
 
+        /** Tells a new connection to {@code remote} how large its datagrams may grow and how it searches ({@link PathBudget#discover}). */
+        void discoverPath(Connection c, InetSocketAddress remote);
+
         /** The channels paused on the whole node, one bit each. */
         long pausedChannels();
 
@@ -168,7 +171,7 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
     /** Gives the peer its connection (under lock) and hands it to its lane's housekeeping. */
     void attach(Connection c, boolean server) {
         this.connection = c;
-        c.discoverDatagramBudget(node.pathBudget(address));
+        node.discoverPath(c, address);
         this.serverSide = server;
         if (server) {
             state = PeerState.CONNECTED;

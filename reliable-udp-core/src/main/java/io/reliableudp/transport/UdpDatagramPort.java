@@ -177,6 +177,7 @@ public final class UdpDatagramPort implements DatagramPort {
         try {
             setBuffer(channel, StandardSocketOptions.SO_RCVBUF, "socketReceiveBufferSize", receiveBufferBytes);
             setBuffer(channel, StandardSocketOptions.SO_SNDBUF, "socketSendBufferSize", sendBufferBytes);
+            PathBudget.dontFragment(channel); // a size probe must not be answered in fragments
             if (reusePort) {
                 if (!channel.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT)) {
                     throw new UnsupportedOperationException("SO_REUSEPORT is not supported on this platform");
@@ -339,6 +340,7 @@ public final class UdpDatagramPort implements DatagramPort {
             ch = family == null ? DatagramChannel.open() : DatagramChannel.open(family);
             // the peer's own buffer: the node's size, the kernel charges only what is queued
             setBuffer(ch, StandardSocketOptions.SO_RCVBUF, "socketReceiveBufferSize", receiveBufferBytes);
+            PathBudget.dontFragment(ch);
             ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
             ch.bind(bind.getAddress() == null ? new InetSocketAddress(localAddress.getPort())
                     : new InetSocketAddress(bind.getAddress(), localAddress.getPort()));

@@ -141,15 +141,15 @@ class SizeProbeTest {
         ConnectionTestSupport.Recorder r = new ConnectionTestSupport.Recorder(new ArrayList<>());
         FrameSender out = new FrameSender(false, new FrameCodec(false, 1L, 1200), r, 1300, 0);
         SizeProbe sizes = new SizeProbe(1200, 9000);
-        assertThat(sizes.answered(4_000)).as("nothing probed").isZero();
+        assertThat(sizes.answered(4_000, 0)).as("nothing probed").isZero();
         sizes.discover(20_000);
         assertThat(sizes.wanted()).isTrue();
         sizes.send(out, 0);
         assertThat(r.sent.getLast()).hasSize(9_000); // capped at the largest
         assertThat(sizes.wanted()).as("once per wish").isFalse();
         assertThat(sizes.next()).isEqualTo(SizeProbe.INTERVAL);
-        assertThat(sizes.answered(8_999)).isZero();
-        assertThat(sizes.answered(9_000)).isEqualTo(9_000);
+        assertThat(sizes.answered(8_999, 0)).isZero();
+        assertThat(sizes.answered(9_000, 0)).isEqualTo(9_000);
         assertThat(sizes.budget()).isEqualTo(9_000);
         assertThat(sizes.next()).isEqualTo(Double.POSITIVE_INFINITY);
 
@@ -160,7 +160,7 @@ class SizeProbeTest {
         }
         assertThat(unanswered.sent()).isEqualTo(SizeProbe.TRIES);
         assertThat(unanswered.next()).as("given up").isEqualTo(Double.POSITIVE_INFINITY);
-        assertThat(unanswered.answered(4_000)).as("a late answer").isZero();
+        assertThat(unanswered.answered(4_000, 0)).as("a late answer").isZero();
         assertThat(unanswered.budget()).isEqualTo(1200);
     }
 }

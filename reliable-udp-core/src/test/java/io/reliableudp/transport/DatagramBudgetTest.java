@@ -118,8 +118,9 @@ class DatagramBudgetTest {
     }
 
     @Test
-    void onlyLoopbackPeersMayGrowAndNeverAboveTheConfiguredLargestBudget() throws Exception {
+    void peersGrowUpToWhatTheirPathMayCarryAndNeverAboveTheConfiguredLargestBudget() throws Exception {
         try (ReliableUdpNode n = ReliableUdpNode.start(loopback().build(), (p, c, id, d) -> { });
+             ReliableUdpNode fixed = ReliableUdpNode.start(loopback().pathMtuDiscovery(false).build(), (p, c, id, d) -> { });
              ReliableUdpNode off = ReliableUdpNode.start(
                      loopback().message(MessageConfig.builder().maxDatagramBudget(0).build()).build(), (p, c, id, d) -> { });
              ReliableUdpNode big = ReliableUdpNode.start(
@@ -127,12 +128,30 @@ class DatagramBudgetTest {
             DatagramNode node = (DatagramNode) n;
             assertThat(node.pathBudget(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 9))).isEqualTo(GROWN);
             assertThat(node.pathBudget(new InetSocketAddress(InetAddress.getByName("::1"), 9))).isEqualTo(GROWN);
-            assertThat(node.pathBudget(new InetSocketAddress(InetAddress.getByName("192.0.2.1"), 9))).isEqualTo(BASE);
+            // off the host: the MTU of the interface the route leaves by, less the IPv4 and UDP headers
+            InetSocketAddress away = new InetSocketAddress(InetAddress.getByName("192.0.2.1"), 9);
+            int mtu = routeMtu(away);
+            assertThat(node.pathBudget(away)).isEqualTo(mtu < 0 ? GROWN : Math.max(BASE, Math.min(GROWN, mtu - 28)));
+            assertThat(((DatagramNode) fixed).pathBudget(away)).isEqualTo(BASE);
+            assertThat(((DatagramNode) fixed).pathBudget(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 9)))
+                    .isEqualTo(GROWN);
             assertThat(((DatagramNode) off).pathBudget(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 9)))
                     .isEqualTo(BASE);
             // the loopback device's MTU (65,536 here) less the IPv4 and UDP headers, within the largest budget
             int wide = ((DatagramNode) big).pathBudget(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 9));
             assertThat(wide).isBetween(GROWN, 65_507);
+        }
+    }
+
+    /** The MTU of the interface a datagram to {@code remote} leaves by, or -1 (no route). */
+    private static int routeMtu(InetSocketAddress remote) {
+        try (java.nio.channels.DatagramChannel ch = java.nio.channels.DatagramChannel.open(java.net.StandardProtocolFamily.INET)) {
+            ch.connect(remote);
+            java.net.NetworkInterface nif = java.net.NetworkInterface.getByInetAddress(
+                    ((InetSocketAddress) ch.getLocalAddress()).getAddress());
+            return nif == null ? -1 : nif.getMTU();
+        } catch (java.io.IOException e) {
+            return -1;
         }
     }
 

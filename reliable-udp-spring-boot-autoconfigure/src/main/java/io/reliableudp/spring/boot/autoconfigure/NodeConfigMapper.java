@@ -127,6 +127,7 @@ final class NodeConfigMapper {
                 .dedicatedSockets(props.dedicatedSockets())
                 .receiveMemoryLimit(props.receiveMemoryLimit().toBytes())
                 .trafficClass(trafficClass(P + "traffic-class", props.trafficClass()))
+                .pathMtuDiscovery(props.pathMtuDiscovery())
                 .linkConditioner(linkConditioner(props.linkConditioner()));
         if (key != null) {
             Arrays.fill(key, (byte) 0);

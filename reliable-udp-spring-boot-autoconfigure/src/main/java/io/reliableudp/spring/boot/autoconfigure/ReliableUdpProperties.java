@@ -39,6 +39,7 @@ import org.springframework.util.unit.DataSize;
  * @param dedicatedSockets How many connected peers get a UDP socket of their own on the node's port (0..65536, 0 = none): their datagrams land in a kernel buffer of their own, which a flood of the shared socket cannot fill. One file descriptor each; Linux only (elsewhere none, with a logged warning).
  * @param receiveMemoryLimit Most bytes all connections of the node together hold for their peers: reassembly of sliced messages, messages of an ordered channel that arrived before an earlier one, messages held for a paused channel (at least message.max-message-size). A packet that would pass it (or a connection's message.receive-memory-limit) is refused, not acknowledged, and its sender resends it later; nothing acknowledged is dropped. Keep it well below the heap (docs/operations.md, "Receive memory").
  * @param trafficClass DSCP of the node's datagrams (handshake, acks, keepalives, every channel without a traffic-class of its own): a name (EF, AF41, CS6, CS0..CS7, AF11..AF43, LE, DEFAULT) or a number 0..63; DEFAULT (0) leaves them unmarked. ECN bits stay 0. Which networks honour it: docs/operations.md, "Traffic class (DSCP)".
+ * @param pathMtuDiscovery Whether connections to peers off this host search for the largest datagram their path carries (RFC 8899 path-MTU discovery by size probes, from message.datagram-budget up to the route's interface MTU, capped at message.max-datagram-budget), falling back to datagram-budget at once when large datagrams are lost while smaller ones pass; false keeps them at datagram-budget (peers on this host grow either way).
  * @param message Message-layer settings (datagram size, resend, large messages, congestion avoidance).
  * @param channels Channels by name; each needs an index (0..n-1, contiguous) that both sides agree on. Without any, four default channels are used: reliable-ordered (0), reliable-unordered (1), unreliable (2), unreliable-sequenced (3).
  * @param peers Named peers, connected when the application starts and reconnected with backoff.
@@ -73,6 +74,7 @@ public record ReliableUdpProperties(
         @DefaultValue("0") int dedicatedSockets,
         @DefaultValue("256MB") DataSize receiveMemoryLimit,
         @DefaultValue("default") String trafficClass,
+        @DefaultValue("true") boolean pathMtuDiscovery,
         @DefaultValue Message message,
         @DefaultValue Map<String, Channel> channels,
         @DefaultValue Map<String, PeerProperties> peers,
@@ -88,7 +90,7 @@ public record ReliableUdpProperties(
      * Message-layer settings.
      *
      * @param datagramBudget Most bytes of one UDP payload, every header included (256..65507; 1200 stays under common MTUs).
-     * @param maxDatagramBudget Most bytes of one UDP payload a connection grows to once its packets fill up and the peer answered a size probe of that size; only towards peers on loopback addresses, whose path MTU is the loopback device's (0..65507; a value at or below datagram-budget turns the growth off). Also the largest datagram this node accepts.
+     * @param maxDatagramBudget Most bytes of one UDP payload a connection grows to once its packets fill up and the peer answered a size probe of that size: towards peers on loopback addresses up to the loopback MTU, towards others up to what path-mtu-discovery finds (0..65507; a value at or below datagram-budget turns the growth off). Also the largest datagram this node accepts.
      * @param resendPolicy When reliable messages are resent: RTT_BASED (after about one round trip) or EVERY_PACKET (lowest latency, most bandwidth).
      * @param resendRttFactor Under RTT_BASED the resend interval is the larger of RTT times this factor and RTT + 4 x RTT variance, clamped by the min and max resend intervals (0.5..10).
      * @param minResendInterval Lower bound of the resend interval (the timer itself is RTT + max(4 x RTT variance, the peer's ack bound) + ack delay within a stream, RTT + max(4 x RTT variance, 1 ms) for a packet sent alone).
