@@ -17,12 +17,14 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Connection migration through a real NAT (docs/connection.md, "Migration"): a client namespace behind a
  * router namespace that translates its address statelessly with nftables, and a server namespace; each
- * end a child JVM ({@link MigrationPeerMain}) streaming reliable messages to the other, with 10 ms of
- * one-way delay from the nodes' link conditioners so that a round trip is long against scheduling noise.
+ * end a child JVM ({@link MigrationPeerMain}) streaming reliable messages to the other, with 40 ms of
+ * one-way delay from the nodes' link conditioners, so that a round trip is long against the scheduling
+ * noise of a loaded machine (this kernel has no netem).
  * Mid-stream the router's mapping changes, first to a new source port, then to a new address (the old
  * mapping is dead: what the server sends there is dropped). Asserted: no message lost or duplicated, in
- * order; after each move, the first message sent after the server received the first datagram from the
- * new address is delivered within two measured round trips, in both directions; no new handshake; a
+ * order; after each move, delivery in both directions resumes (the pause that began around the move
+ * ends) within two measured round trips of the server's first datagram from the new address; no new
+ * handshake; a
  * copy of a real datagram and a forged one sent from a third address move nothing. Needs root,
  * {@code ip} and {@code nft}; skipped with a message otherwise.
  */
@@ -35,7 +37,7 @@ class MigrationNetnsTest {
     private static final String OUTER_2 = "10.77.2.5";
     private static final String THIRD = "10.77.2.9";
     private static final int SERVER_PORT = 6000;
-    private static final double LATENCY_MS = 10;
+    private static final double LATENCY_MS = 40;
 
     /** A child JVM's stdout, line by line, and its stdin. */
     private static final class Child implements AutoCloseable {
@@ -159,14 +161,14 @@ class MigrationNetnsTest {
                 long rtt = Long.parseLong(c.await("RTT").split(" ")[1]);
                 c.await("STREAMING");
                 s.send("STREAM");
-                Thread.sleep(500);
+                Thread.sleep(1000);
 
                 nat(router, OUTER_1, 40002); // a new source port
                 String first = s.await("MIGRATED");
-                Thread.sleep(500);
+                Thread.sleep(1000);
                 nat(router, OUTER_2, 40003); // a new address
                 String second = s.await("MIGRATED");
-                Thread.sleep(500);
+                Thread.sleep(1000);
                 assertThat(first).contains("/" + OUTER_1 + ":40001 /" + OUTER_1 + ":40002");
                 assertThat(second).contains("/" + OUTER_1 + ":40002 /" + OUTER_2 + ":40003");
 
@@ -190,8 +192,8 @@ class MigrationNetnsTest {
                 Thread.sleep(1000); // the last resends land
                 long move1 = field(first, "moved");
                 long move2 = field(second, "moved");
-                s.send("REPORT " + move1 + " " + move2);
-                c.send("REPORT " + move1 + " " + move2);
+                s.send("REPORT " + rtt + " " + move1 + " " + move2);
+                c.send("REPORT " + rtt + " " + move1 + " " + move2);
                 String up = s.await("RESULT");
                 String down = c.await("RESULT");
                 System.out.println("migration through a NAT: rtt=" + rtt / 1000 + " us; " + stats + "; " + up + " (sent " + upSent

@@ -79,19 +79,34 @@ public final class MigrationPeerMain {
             received.add(new long[] {seq, sentAt, now});
         }
 
-        /** For each move time: how long after it the first message sent at or after it was delivered. */
-        String report(String name, long[] moves) {
+        /**
+         * For each move time {@code t}: when delivery resumed after it, as {@code gap=}: of the pauses between
+         * two deliveries that begin within a round trip of {@code t} (before or after), the longest ends this
+         * long after {@code t} (0 when it ended before); and as {@code first=}: how long after {@code t} the
+         * first message sent at or after {@code t} was delivered (includes the one-way delay).
+         */
+        String report(String name, long rtt, long[] moves) {
             StringBuilder b = new StringBuilder("RESULT " + name + " received=" + received.size() + " duplicates=" + duplicates
                     + " ordered=" + ordered);
             for (long t : moves) {
-                long gap = -1;
+                long longest = -1;
+                long resumed = t;
+                for (int i = 1; i < received.size(); i++) {
+                    long from = received.get(i - 1)[2];
+                    long to = received.get(i)[2];
+                    if (from >= t - rtt && from <= t + rtt && to - from > longest) {
+                        longest = to - from;
+                        resumed = Math.max(t, to);
+                    }
+                }
+                long first = -1;
                 for (long[] r : received) {
                     if (r[1] >= t) {
-                        gap = r[2] - t;
+                        first = r[2] - t;
                         break;
                     }
                 }
-                b.append(" gap=").append(gap);
+                b.append(" gap=").append(resumed - t).append(" first=").append(first).append(" pause=").append(longest);
             }
             return b.toString();
         }
@@ -113,13 +128,18 @@ public final class MigrationPeerMain {
         });
     }
 
+    /** The move times of a {@code REPORT rtt t1 t2 ...} line. */
     private static long[] times(String line) {
         String[] parts = line.trim().split(" ");
-        long[] t = new long[parts.length - 1];
-        for (int i = 1; i < parts.length; i++) {
-            t[i - 1] = Long.parseLong(parts[i]);
+        long[] t = new long[parts.length - 2];
+        for (int i = 2; i < parts.length; i++) {
+            t[i - 2] = Long.parseLong(parts[i]);
         }
         return t;
+    }
+
+    private static long rtt(String line) {
+        return Long.parseLong(line.trim().split(" ")[1]);
     }
 
     private static void server(String[] args) throws Exception {
@@ -171,7 +191,7 @@ public final class MigrationPeerMain {
                     go.set(false);
                     System.out.println("SENT " + sent[0]);
                 } else if (line.startsWith("REPORT")) {
-                    System.out.println(up.report("up", times(line)));
+                    System.out.println(up.report("up", rtt(line), times(line)));
                     System.out.flush();
                     return;
                 }
@@ -238,7 +258,7 @@ public final class MigrationPeerMain {
                     go.set(false);
                     System.out.println("SENT " + sent[0]);
                 } else if (line.startsWith("REPORT")) {
-                    System.out.println(down.report("down", times(line)));
+                    System.out.println(down.report("down", rtt(line), times(line)));
                     System.out.flush();
                     return;
                 }
