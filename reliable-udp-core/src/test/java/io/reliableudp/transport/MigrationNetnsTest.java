@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Connection migration through a real NAT (docs/connection.md, "Migration"): a client namespace behind a
  * router namespace that translates its address statelessly with nftables, and a server namespace; each
- * end a child JVM ({@link MigrationPeerMain}) streaming reliable messages to the other, with 40 ms of
+ * end a child JVM ({@link MigrationPeerMain}) streaming reliable messages to the other, with 100 ms of
  * one-way delay from the nodes' link conditioners, so that a round trip is long against the scheduling
  * noise of a loaded machine (this kernel has no netem).
  * Mid-stream the router's mapping changes, first to a new source port, then to a new address (the old
@@ -37,7 +37,7 @@ class MigrationNetnsTest {
     private static final String OUTER_2 = "10.77.2.5";
     private static final String THIRD = "10.77.2.9";
     private static final int SERVER_PORT = 6000;
-    private static final double LATENCY_MS = 40;
+    private static final double LATENCY_MS = 100;
 
     /** A child JVM's stdout, line by line, and its stdin. */
     private static final class Child implements AutoCloseable {
@@ -161,14 +161,14 @@ class MigrationNetnsTest {
                 long rtt = Long.parseLong(c.await("RTT").split(" ")[1]);
                 c.await("STREAMING");
                 s.send("STREAM");
-                Thread.sleep(1000);
+                Thread.sleep(1500);
 
                 nat(router, OUTER_1, 40002); // a new source port
                 String first = s.await("MIGRATED");
-                Thread.sleep(1000);
+                Thread.sleep(1500);
                 nat(router, OUTER_2, 40003); // a new address
                 String second = s.await("MIGRATED");
-                Thread.sleep(1000);
+                Thread.sleep(1500);
                 assertThat(first).contains("/" + OUTER_1 + ":40001 /" + OUTER_1 + ":40002");
                 assertThat(second).contains("/" + OUTER_1 + ":40002 /" + OUTER_2 + ":40003");
 
@@ -189,7 +189,7 @@ class MigrationNetnsTest {
                 s.send("STOP");
                 long upSent = Long.parseLong(c.await("SENT").split(" ")[1]);
                 long downSent = Long.parseLong(s.await("SENT").split(" ")[1]);
-                Thread.sleep(1000); // the last resends land
+                Thread.sleep(2000); // the last resends land
                 long move1 = field(first, "moved");
                 long move2 = field(second, "moved");
                 s.send("REPORT " + rtt + " " + move1 + " " + move2);
