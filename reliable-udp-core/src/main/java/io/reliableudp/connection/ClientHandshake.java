@@ -54,11 +54,14 @@ final class ClientHandshake {
     private @Nullable AuthenticatedPeer server;
     private byte @Nullable [][] keys;
     private @Nullable HandshakeFailure failure;
+    /** The flags of the request and response: the mode, and {@link Protocol#FLAG_ANOTHER} when asked. */
+    private final int flags;
     private String detail = "";
     private @Nullable DisconnectReason reason;
 
-    ClientHandshake(ConnectionSettings settings, byte[] clientNonce, java.security.SecureRandom random) {
+    ClientHandshake(ConnectionSettings settings, byte[] clientNonce, java.security.SecureRandom random, boolean another) {
         this.settings = settings;
+        this.flags = settings.flags() | (another ? Protocol.FLAG_ANOTHER : 0);
         this.clientNonce = clientNonce.clone();
         this.preSharedKey = settings.preSharedKey();
         this.identities = settings.credentials().identities();
@@ -68,7 +71,12 @@ final class ClientHandshake {
             ephemeral = pair;
             ephemeralPublic = pair.publicKey();
         }
-        packetLength = Handshake.encodeRequest(settings.protocolId(), settings.flags(), clientNonce, packet);
+        packetLength = Handshake.encodeRequest(settings.protocolId(), flags, clientNonce, packet);
+    }
+
+    /** The client nonce of this attempt (it matches the challenge and denial to the connection). */
+    byte[] clientNonce() {
+        return clientNonce;
     }
 
     /** The packet to send (and resend): the request, then the response. Valid until the next call. */
@@ -125,7 +133,7 @@ final class ClientHandshake {
             t.erase();
         }
         transcript = null;
-        packetLength = Handshake.encodeRequest(settings.protocolId(), settings.flags(), clientNonce, packet);
+        packetLength = Handshake.encodeRequest(settings.protocolId(), flags, clientNonce, packet);
     }
 
     /** A challenge: check it and write the response into {@link #packet()}. */
@@ -138,7 +146,7 @@ final class ClientHandshake {
             return Answer.UNEXPECTED;
         }
         byte[] e = ephemeralPublic;
-        Handshake.encodeResponse(settings.protocolId(), settings.flags(), challenge, e == null ? new byte[Protocol.KEY_BYTES] : e,
+        Handshake.encodeResponse(settings.protocolId(), flags, challenge, e == null ? new byte[Protocol.KEY_BYTES] : e,
                 packet);
         if (settings.encrypted()) {
             Transcript t = Transcript.ofResponse(packet, 0, preSharedKey);

@@ -80,6 +80,14 @@ public final class Connection {
 
         /** A datagram for this connection was dropped. */
         void onDrop(DropReason reason);
+
+        /** The path being validated ({@link #validatePath}) answered its challenge. */
+        default void onPathValidated() {
+        }
+
+        /** The path being validated did not answer any of its challenges. */
+        default void onPathValidationFailed() {
+        }
     }
 
     /** Life cycle. */
@@ -120,6 +128,10 @@ public final class Connection {
     private final SizeProbe sizes;
     /** The session, once established. */
     private final SessionPort port;
+    /** The validation of a new path of the peer (server side, encrypted modes). */
+    private final PathValidation path;
+    /** Client: the nonce of the handshake (it tells this connection's challenge and denial from another's). */
+    private byte @Nullable [] clientNonce;
 
     private State state;
     private long cookieTime = -1;
@@ -144,6 +156,7 @@ public final class Connection {
         this.sizes = new SizeProbe(budget, settings.message().maxDatagramBudget());
         this.port = new SessionPort(out, sizes, events::onMessage);
         this.schedule = new HandshakeSchedule(settings, now);
+        this.path = new PathValidation(settings.probeInterval());
         this.state = client ? State.REQUESTING : State.CONNECTED;
     }
 
@@ -171,6 +184,35 @@ public final class Connection {
         return type == Protocol.CHALLENGE || type == Protocol.DENIED || type == Protocol.ACCEPT || Protocol.isFrame(type);
     }
 
+    /** Where a challenge and a denial carry the client nonce they echo (spec 3.3, 3.6). */
+    public static final int NONCE_OFFSET = 2;
+    /** Length of the client nonce. */
+    public static final int NONCE_BYTES = Protocol.NONCE_BYTES;
+
+    /** Whether a datagram of this type echoes a client nonce at {@link #NONCE_OFFSET} (a challenge, a denial). */
+    public static boolean echoesNonce(byte type) {
+        return type == Protocol.CHALLENGE || type == Protocol.DENIED;
+    }
+
+    /** Whether a datagram of this type is a connected frame (spec 3.7, 3.7a). */
+    public static boolean isFrame(byte type) {
+        return Protocol.isFrame(type);
+    }
+
+    /**
+     * The connection id (salt) a datagram names: a frame's (at least a frame header long) or an accept's;
+     * 0 (never a salt) for anything else.
+     */
+    public static int frameSalt(byte[] data, int length) {
+        if (length >= Protocol.FRAME_HEADER && Protocol.isFrame(data[0])) {
+            return WireCodec.getIntBE(data, 1);
+        }
+        if (length == Protocol.ACCEPT_SIZE && data[0] == Protocol.ACCEPT) {
+            return WireCodec.getIntBE(data, 2);
+        }
+        return 0;
+    }
+
     /**
      * Starts a client handshake with a fresh nonce from {@code random}, and an ephemeral key from it
      * when it is a {@link java.security.SecureRandom} (else from a new one): sends the first request at once.
@@ -179,8 +221,20 @@ public final class Connection {
                                     java.util.Random random, double now) {
         byte[] nonce = new byte[Protocol.NONCE_BYTES];
         random.nextBytes(nonce);
+        return client(settings, transmitter, events, random, false, now);
+    }
+
+    /**
+     * As {@link #client(ConnectionSettings, Transmitter, Events, java.util.Random, double)}; {@code another}
+     * when this end keeps another connection to the same server address open, so that the server does
+     * not take this handshake for a restart of this end (request flag bit 2, spec 3.2).
+     */
+    public static Connection client(ConnectionSettings settings, Transmitter transmitter, Events events,
+                                    java.util.Random random, boolean another, double now) {
+        byte[] nonce = new byte[Protocol.NONCE_BYTES];
+        random.nextBytes(nonce);
         return client(settings, transmitter, events, nonce,
-                random instanceof java.security.SecureRandom secure ? secure : new java.security.SecureRandom(), now);
+                random instanceof java.security.SecureRandom secure ? secure : new java.security.SecureRandom(), another, now);
     }
 
     /** Starts a client handshake with this nonce (tests): sends the first request at once. */
@@ -192,8 +246,14 @@ public final class Connection {
     /** Starts a client handshake with this nonce and its ephemeral key from {@code random}: sends the first request at once. */
     static Connection client(ConnectionSettings settings, Transmitter transmitter, Events events,
                              byte[] clientNonce, java.security.SecureRandom random, double now) {
+        return client(settings, transmitter, events, clientNonce, random, false, now);
+    }
+
+    private static Connection client(ConnectionSettings settings, Transmitter transmitter, Events events,
+                                     byte[] clientNonce, java.security.SecureRandom random, boolean another, double now) {
         Connection c = new Connection(true, settings, transmitter, events, now);
-        c.handshake = new ClientHandshake(settings, clientNonce, random);
+        c.clientNonce = clientNonce.clone();
+        c.handshake = new ClientHandshake(settings, clientNonce, random, another);
         c.sendHandshake();
         return c;
     }
@@ -265,6 +325,12 @@ public final class Connection {
     /** Whether this side started the handshake. */
     public boolean isClient() {
         return client;
+    }
+
+    /** Client: the nonce of its handshake (a copy), which its challenge and denial echo; null on a server. */
+    public byte @Nullable [] clientNonce() {
+        byte[] n = clientNonce;
+        return n == null ? null : n.clone();
     }
 
     /** The connection salt (0 while a client has no challenge yet). */
@@ -341,9 +407,52 @@ public final class Connection {
             case Protocol.CHALLENGE -> onHandshake(type, data, offset, length);
             case Protocol.DENIED -> onHandshake(type, data, offset, length);
             case Protocol.ACCEPT -> onHandshake(type, data, offset, length);
-            case Protocol.KEEPALIVE, Protocol.PAYLOAD, Protocol.DISCONNECT -> onFrame(type, data, offset, length);
+            case Protocol.KEEPALIVE, Protocol.PAYLOAD, Protocol.DISCONNECT, Protocol.PATH_CHALLENGE, Protocol.PATH_RESPONSE ->
+                    onFrame(type, data, offset, length);
             default -> events.onDrop(DropReason.MALFORMED);
         }
+    }
+
+    /**
+     * A datagram of this connection that came from another address than the connection's (spec 3.7a):
+     * handled as {@link #receive} does, and the answer is whether it may move the connection there:
+     * an established connection in an encrypted mode accepted it (not replayed, authenticated) and its
+     * sequence is newer than that of every frame accepted before. Never throws for any content.
+     */
+    public boolean receiveFromNewPath(byte[] data, int offset, int length, double time) {
+        if (state != State.CONNECTED || !encrypted || length < Protocol.FRAME_HEADER || !Protocol.isFrame(data[offset])) {
+            receive(data, offset, length, time);
+            return false;
+        }
+        long sequence = WireCodec.getLongBE(data, offset + 5);
+        boolean newest = datagramsReceived == 0 || sequence > frames.newestReceived();
+        long before = datagramsReceived;
+        receive(data, offset, length, time);
+        return newest && datagramsReceived > before && state == State.CONNECTED;
+    }
+
+    /**
+     * Starts validating the path the connection was moved to (the transport moved it): sends a
+     * PATH_CHALLENGE now and again up to {@value PathValidation#TRIES} times, one probe interval apart;
+     * {@link Events#onPathValidated} or {@link Events#onPathValidationFailed} tells the outcome. A
+     * validation in progress is replaced.
+     */
+    public void validatePath(double time) {
+        out.at(time);
+        if (state != State.CONNECTED) {
+            return;
+        }
+        out.pathFrame(Protocol.PATH_CHALLENGE, path.start(time));
+    }
+
+    /** Stops a path validation in progress without an outcome (the transport moved back to a validated path). */
+    public void abandonPathValidation() {
+        path.abandon();
+    }
+
+    /** Whether a path validation is in progress. */
+    public boolean validatingPath() {
+        return path.pending();
     }
 
     /**
@@ -450,6 +559,17 @@ public final class Connection {
         switch (type) {
             case Protocol.PAYLOAD -> port.receive(body, bodyOff, bodyLen, out.now());
             case Protocol.DISCONNECT -> end(DisconnectReason.CLOSED_BY_PEER, "the peer disconnected", false);
+            case Protocol.PATH_CHALLENGE -> {
+                // answered at once, from wherever this end is, with the same bytes (a short body is ignored)
+                if (state == State.CONNECTED && bodyLen >= Protocol.PATH_DATA_BYTES) {
+                    out.pathFrame(Protocol.PATH_RESPONSE, body, bodyOff);
+                }
+            }
+            case Protocol.PATH_RESPONSE -> {
+                if (path.answered(body, bodyOff, bodyLen)) {
+                    events.onPathValidated();
+                }
+            }
             default -> {
                 // keepalive: lastReceive is all it carries, and a probe asks for one plain keepalive at once
                 // (never a probe, so two ends cannot ping-pong; unknown flag bits are ignored); a SIZE
@@ -553,7 +673,7 @@ public final class Connection {
      */
     public double nextHousekeeping() {
         return switch (state) {
-            case CONNECTED -> Math.min(liveness.nextHousekeeping(out.lastSend()), Math.min(sizes.next(), sizes.raiseAt()));
+            case CONNECTED -> Math.min(Math.min(liveness.nextHousekeeping(out.lastSend()), Math.min(sizes.next(), sizes.raiseAt())), path.next());
             case REQUESTING, RESPONDING -> Double.NEGATIVE_INFINITY;
             default -> Double.POSITIVE_INFINITY;
         };
@@ -610,6 +730,14 @@ public final class Connection {
                 }
                 if (state == State.CONNECTED && time >= sizes.next()) {
                     sizes.send(out, time);
+                }
+                if (state == State.CONNECTED && time >= path.next()) {
+                    byte[] again = path.due(time);
+                    if (again == PathValidation.FAILED) {
+                        events.onPathValidationFailed();
+                    } else if (again != null) {
+                        out.pathFrame(Protocol.PATH_CHALLENGE, again);
+                    }
                 }
                 if (state == State.CONNECTED && liveness.keepaliveDue(time, out.lastSend())) {
                     out.keepalive();

@@ -166,6 +166,11 @@ final class FrameCodec {
         return n;
     }
 
+    /** The newest sequence accepted so far (0 before any). */
+    long newestReceived() {
+        return window.mostRecent();
+    }
+
     /** The array holding the body of the frame last opened. */
     byte[] body() {
         return body;

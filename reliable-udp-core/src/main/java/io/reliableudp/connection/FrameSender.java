@@ -142,6 +142,17 @@ final class FrameSender {
         transmitter.transmit(d, bodyOff - FrameCodec.HEADER, total);
     }
 
+    /** A PATH_CHALLENGE or PATH_RESPONSE frame whose body is {@code data[offset, offset + PATH_DATA_BYTES)}. */
+    void pathFrame(byte type, byte[] data, int offset) {
+        datagram.put(FrameCodec.HEADER, data, offset, Protocol.PATH_DATA_BYTES);
+        frame(type, FrameCodec.HEADER, Protocol.PATH_DATA_BYTES);
+    }
+
+    /** {@link #pathFrame(byte, byte[], int)} from the start of {@code data}. */
+    void pathFrame(byte type, byte[] data) {
+        pathFrame(type, data, 0);
+    }
+
     /** A handshake packet: counted, but not a frame, so the keepalive schedule does not move. */
     void handshake(byte[] packet, int length) {
         datagramsSent++;

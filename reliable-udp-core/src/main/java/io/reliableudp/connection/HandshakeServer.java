@@ -95,6 +95,14 @@ public final class HandshakeServer {
             return response.salt();
         }
 
+        /**
+         * Whether the client keeps another connection to this node open from the same address (request
+         * flag bit 2): then this handshake is not a restart of that client.
+         */
+        public boolean another() {
+            return (response.flags() & Protocol.FLAG_ANOTHER) != 0;
+        }
+
         /** When the cookie was issued (server clock, ms): a newer handshake from the same address means a restart. */
         public long cookieTime() {
             return cookieTime;
@@ -182,7 +190,7 @@ public final class HandshakeServer {
             reporter.drop(DropReason.WRONG_PROTOCOL);
             reporter.failure(HandshakeFailure.WRONG_PROTOCOL);
             deny = Protocol.DENY_WRONG_PROTOCOL;
-        } else if (request.flags() != settings.flags()) {
+        } else if ((request.flags() & ~Protocol.FLAG_ANOTHER) != settings.flags()) {
             reporter.failure(HandshakeFailure.MODE_MISMATCH);
             deny = Protocol.DENY_MODE_MISMATCH;
         } else if (!accepting) {
@@ -232,7 +240,7 @@ public final class HandshakeServer {
             reporter.failure(HandshakeFailure.WRONG_PROTOCOL);
             return null;
         }
-        if (response.flags() != settings.flags()) {
+        if ((response.flags() & ~Protocol.FLAG_ANOTHER) != settings.flags()) {
             reporter.drop(DropReason.UNEXPECTED);
             reporter.failure(HandshakeFailure.MODE_MISMATCH);
             return null;

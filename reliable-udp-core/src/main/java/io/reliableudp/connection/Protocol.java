@@ -8,7 +8,7 @@ package io.reliableudp.connection;
 final class Protocol {
 
     /** Version of this wire format; a request with another version is denied. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     /** "RUDP": the magic that starts request and response packets. */
     public static final int MAGIC = 0x52554450;
@@ -29,6 +29,13 @@ final class Protocol {
     public static final byte DISCONNECT = 7;
     /** Server to client, encrypted modes: the server's ephemeral key and its proof; the connection is made. */
     public static final byte ACCEPT = 8;
+    /** Either way, encrypted modes: "answer these bytes from where you are" (path validation, spec 3.7a). */
+    public static final byte PATH_CHALLENGE = 9;
+    /** Either way: the bytes of a PATH_CHALLENGE, echoed. */
+    public static final byte PATH_RESPONSE = 10;
+
+    /** The body of a PATH_CHALLENGE or PATH_RESPONSE: random bytes. */
+    public static final int PATH_DATA_BYTES = 8;
 
     /** Length of client and server handshake nonces. */
     public static final int NONCE_BYTES = 16;
@@ -100,6 +107,13 @@ final class Protocol {
     public static final int FLAG_ENCRYPTED = 1;
     /** Request flag: the client proves a static identity (and checks the server's). */
     public static final int FLAG_IDENTITY = 2;
+    /**
+     * Request flag (bit 2, version 4): the client keeps another connection to this server address open;
+     * the server must not take this handshake for a restart of the client and replace that one.
+     */
+    public static final int FLAG_ANOTHER = 4;
+    /** The flag bits that name the security mode (both ends must agree on them). */
+    public static final int MODE_FLAGS = FLAG_ENCRYPTED | FLAG_IDENTITY;
 
     /** Denied reason: the server does not accept connections. */
     public static final int DENY_NOT_ACCEPTING = 1;
@@ -124,7 +138,7 @@ final class Protocol {
 
     /** Whether a type byte is a connected frame. */
     public static boolean isFrame(byte type) {
-        return type == KEEPALIVE || type == PAYLOAD || type == DISCONNECT;
+        return (type >= KEEPALIVE && type <= DISCONNECT) || type == PATH_CHALLENGE || type == PATH_RESPONSE;
     }
 
     static String denyText(int code) {

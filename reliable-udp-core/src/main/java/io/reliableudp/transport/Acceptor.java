@@ -133,28 +133,28 @@ final class Acceptor {
             }
             return;
         }
-        PeerDriver existing = peers.get(from);
+        PeerDriver[] existing = peers.at(from);
         if (verified.repeat()) {
             // its cookie made a connection already: it confirms that one again (our accept was lost), or is a replay
-            if (existing != null) {
-                existing.lock.lock();
+            for (PeerDriver p : existing) {
+                p.lock.lock();
                 try {
-                    Connection c = existing.connection();
+                    Connection c = p.connection();
                     if (!c.isClient() && c.state() != Connection.State.DISCONNECTED && c.salt() == verified.salt()) {
                         c.onRepeatedResponse(now);
                         return;
                     }
                 } finally {
-                    existing.lock.release();
+                    p.lock.release();
                 }
             }
             handshake.replayed();
             return;
         }
-        if (existing != null) {
-            existing.lock.lock();
+        for (PeerDriver p : existing) {
+            p.lock.lock();
             try {
-                Connection c = existing.connection();
+                Connection c = p.connection();
                 if (c.state() != Connection.State.DISCONNECTED) {
                     if (c.isClient()) {
                         counters.drop(DropReason.UNEXPECTED); // we are connecting to that address ourselves
@@ -164,15 +164,17 @@ final class Acceptor {
                         c.onRepeatedResponse(now);
                         return;
                     }
-                    if (c.cookieTime() >= verified.cookieTime()) {
-                        counters.drop(DropReason.STALE_CONNECTION);
-                        return;
+                    if (!verified.another()) {
+                        if (c.cookieTime() >= verified.cookieTime()) {
+                            counters.drop(DropReason.STALE_CONNECTION);
+                            return;
+                        }
+                        // a newer handshake from the same address, not flagged as another connection: the peer restarted
+                        c.disconnect(DisconnectReason.CLOSED_BY_PEER, "the peer reconnected from the same address", false, now);
                     }
-                    // a newer handshake from the same address: the peer restarted
-                    c.disconnect(DisconnectReason.CLOSED_BY_PEER, "the peer reconnected from the same address", false, now);
                 }
             } finally {
-                existing.unlock();
+                p.unlock();
             }
         }
         if (!config.acceptIncoming() || peers.serverConnections() >= config.maxConnections()) {

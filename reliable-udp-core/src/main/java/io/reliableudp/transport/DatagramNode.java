@@ -330,10 +330,13 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
     @Override
     public void admit(IoLane lane, InetSocketAddress from, HandshakeServer.Verified verified, double now) {
         PeerDriver peer = newPeer(lane, from, false);
+        peer.salt(verified.salt());
         peer.lock.lock();
         try {
             if (!peers.addServer(peer)) {
-                counters.drop(DropReason.UNEXPECTED); // this node began connecting to that address meanwhile
+                // this node began connecting to that address meanwhile, or (once in 2^32 / connections) a live
+                // connection has that salt: the client asks for a fresh challenge, with another salt
+                counters.drop(DropReason.UNEXPECTED);
                 return;
             }
             counters.connectionsOpened.increment();
@@ -348,6 +351,16 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
     @Override
     public void forget(PeerDriver peer) {
         peers.remove(peer);
+    }
+
+    /** A peer moved (under its lock): its table entry follows; a dedicated socket connected to the old address closes. */
+    @Override
+    public void moved(PeerDriver peer, InetSocketAddress from, InetSocketAddress to) {
+        peers.move(peer, from, to);
+        if (peer.releaseDedicated()) {
+            peer.lane().undedicate(from);
+            dedicatedOpen.decrementAndGet();
+        }
     }
 
     void countFailure(HandshakeFailure failure) {
@@ -458,6 +471,15 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
 
     @Override
     public CompletableFuture<Peer> connect(InetSocketAddress remote) {
+        return connect(remote, false);
+    }
+
+    @Override
+    public CompletableFuture<Peer> connectAnother(InetSocketAddress remote) {
+        return connect(remote, true);
+    }
+
+    private CompletableFuture<Peer> connect(InetSocketAddress remote, boolean another) {
         if (!open || !acceptingSends) {
             return CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.CLOSED_LOCALLY, "node is closed"));
         }
@@ -471,7 +493,7 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
         }
         peer.lock.lock();
         try {
-            PeerDriver existing = peers.addClient(peer);
+            PeerDriver existing = peers.addClient(peer, another);
             if (existing != null) {
                 CompletableFuture<Peer> f = existing.connectFuture();
                 if (f != null) {
@@ -489,7 +511,9 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
                 return CompletableFuture.failedFuture(new ConnectionFailedException(DisconnectReason.CLOSED_LOCALLY, "node is closed"));
             }
             try {
-                peer.attach(Connection.client(settings, peer.transmitter(), peer, random, now()), false);
+                // the server must not take a second connection from this address for a restart of the first
+                boolean others = another && peers.at(remote).length > 1;
+                peer.attach(Connection.client(settings, peer.transmitter(), peer, random, others, now()), false);
             } catch (RuntimeException e) {
                 peers.forget(peer);
                 return CompletableFuture.failedFuture(e);

@@ -254,7 +254,7 @@ final class ImmediateLaneSchedule implements LaneSchedule {
         while (budget-- > 0 && (entry = heap.pollDue(nowKey)) != null) {
             housekeepingVisits++; // only the lane's thread writes it
             PeerDriver peer = entry.peer;
-            if (peers.get(peer.address()) != peer) {
+            if (!peers.contains(peer)) {
                 continue; // removed (or replaced): out of the heap for good
             }
             if (peer.housekeepingDue(now)) {

@@ -62,6 +62,8 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
     private final int budget;
     private final int laneCount;
     private final ConditionerSetting conditioning;
+    /** Whether connections move to a new address of their peer (the encrypted modes; docs/connection.md, "Migration"). */
+    private final boolean migrates;
     /** Datagrams of this lane's peers read by other lanes, for this lane's next turn. */
     private final ConcurrentLinkedQueue<HandedOver> handedOver = new ConcurrentLinkedQueue<>();
     /** Most datagrams {@link #handedOver} holds: past it (or past the node's receive memory) they are dropped. */
@@ -83,6 +85,7 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
         this.laneCount = shared.laneCount();
         this.conditioning = shared.conditioning();
         NodeConfig config = shared.config();
+        this.migrates = config.encrypted();
         this.events = new NodeEvents(listener, counters.listenerErrors);
         this.loop = new IoLoop(port, this, tickSeconds, config.receiveBusyPoll().toNanos(), config.receiveThreadMode(),
                 "reliable-udp-io-" + port.localAddress().getPort() + (index == 0 ? "" : "-" + index));
@@ -133,6 +136,11 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
     }
 
     @Override
+    public void migrated(PeerDriver peer, InetSocketAddress from, InetSocketAddress to) {
+        events.post(NodeEvents.Event.migrated(peer, from, to));
+    }
+
+    @Override
     public void rttSample(PeerDriver peer, float rttMillis) {
         events.postRttSample(peer, rttMillis);
     }
@@ -153,7 +161,7 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
      * one past either is dropped (counted as {@code rate_limited}; a reliable sender resends it).
      */
     @Override
-    public void handOver(PeerDriver peer, byte[] data, int length) {
+    public void handOver(PeerDriver peer, InetSocketAddress from, byte[] data, int length, boolean newPath) {
         if (handedOverCount.incrementAndGet() > MAX_HANDED_OVER) {
             handedOverCount.decrementAndGet();
             counters.drop(DropReason.RATE_LIMITED);
@@ -164,7 +172,7 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
             counters.drop(DropReason.RATE_LIMITED);
             return;
         }
-        handedOver.add(new HandedOver(peer, java.util.Arrays.copyOf(data, length)));
+        handedOver.add(new HandedOver(peer, from, java.util.Arrays.copyOf(data, length), newPath));
         loop.wakeup();
     }
 
@@ -180,13 +188,13 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
             handedOverCount.decrementAndGet();
             receivePool.release(h.data.length);
             if (h.peer.state() != PeerState.DISCONNECTED) {
-                h.peer.receive(h.data, 0, h.data.length, now);
+                h.peer.receive(h.from, h.data, 0, h.data.length, now, h.newPath);
             }
         }
     }
 
     /** A datagram read by another lane, copied. */
-    private record HandedOver(PeerDriver peer, byte[] data) {
+    private record HandedOver(PeerDriver peer, InetSocketAddress from, byte[] data, boolean newPath) {
     }
 
     long ticks() {
@@ -217,7 +225,19 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
             node.onHandshake(this, from, data, length, now);
             return;
         }
-        PeerDriver peer = peers.get(from);
+        PeerDriver peer = peers.find(from, data, length);
+        boolean newPath = false;
+        if (migrates) {
+            // a frame naming an accepted connection of another address: perhaps its peer moved (migration)
+            int salt = Connection.frameSalt(data, length);
+            if (salt != 0 && Connection.isFrame(type) && (peer == null || peer.salt() != salt)) {
+                PeerDriver owner = peers.bySalt(salt);
+                if (owner != null) {
+                    peer = owner;
+                    newPath = true;
+                }
+            }
+        }
         if (peer == null) {
             counters.drop(Connection.belongsToConnection(type) ? DropReason.UNKNOWN_SENDER : DropReason.MALFORMED);
             return;
@@ -225,10 +245,10 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
         if (peer.lane() != this) {
             // the kernel moved this address to another socket: its own lane handles it (rare; a copy)
             counters.otherLane.increment();
-            peer.lane().handOver(peer, data, length);
+            peer.lane().handOver(peer, from, data, length, newPath);
             return;
         }
-        peer.receive(data, 0, length, now);
+        peer.receive(from, data, 0, length, now, newPath);
     }
 
     /** A bug: handling a datagram threw (dropped, counted, logged). */

@@ -31,6 +31,12 @@ final class NodeCounters {
     final LongAdder sendErrors = new LongAdder();
     /** Datagrams of a peer read by another lane's socket than the peer's own (io-threads above 1). */
     final LongAdder otherLane = new LongAdder();
+    /** Connections moved to a new, validated address of their peer. */
+    final LongAdder migrations = new LongAdder();
+    /** Path validations that got no answer (the connection went back to its validated address). */
+    final LongAdder pathValidationsFailed = new LongAdder();
+    /** Datagrams not sent to an address being validated because of the amplification limit. */
+    final LongAdder amplificationLimited = new LongAdder();
     private final AtomicLongArray drops = new AtomicLongArray(DropReason.values().length);
     /** Rate limit of the drop report. */
     static final long REPORT_INTERVAL_NANOS = 10_000_000_000L;
@@ -119,6 +125,6 @@ final class NodeCounters {
         }
         return new NodeStats(datagramsSent.sum(), datagramsReceived.sum(), bytesSent.sum(), bytesReceived.sum(),
                 Map.copyOf(dropped), Map.copyOf(failures), peers, connectionsOpened.sum(), listenerErrors.sum(),
-                pool.heldBytes(), pool.refusals());
+                pool.heldBytes(), pool.refusals(), migrations.sum(), pathValidationsFailed.sum());
     }
 }

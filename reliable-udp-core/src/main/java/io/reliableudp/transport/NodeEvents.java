@@ -2,6 +2,7 @@ package io.reliableudp.transport;
 
 import io.reliableudp.DisconnectReason;
 import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -51,7 +52,8 @@ final class NodeEvents {
     /** Queues a listener call: on the I/O thread in order, from other threads for the I/O thread. */
     void post(Event event) {
         if (onLoop()) {
-            ioEvents.add(event.kind, event.peer, event.channel, event.messageId, event.payload, event.reason, event.detail);
+            ioEvents.add(event.kind, event.peer, event.channel, event.messageId, event.payload, event.reason, event.detail,
+                    event.from, event.to);
         } else {
             fromOtherThread(event);
         }
@@ -60,7 +62,7 @@ final class NodeEvents {
     /** Queues a delivered message (the message layer delivers only on the I/O thread): no event object. */
     void postMessage(PeerDriver peer, int channel, int messageId, byte[] payload) {
         if (onLoop()) {
-            ioEvents.add(Event.Kind.MESSAGE, peer, channel, messageId, payload, null, "");
+            ioEvents.add(Event.Kind.MESSAGE, peer, channel, messageId, payload, null, "", null, null);
         } else {
             fromOtherThread(Event.message(peer, channel, messageId, payload));
         }
@@ -73,7 +75,7 @@ final class NodeEvents {
     void postRttSample(PeerDriver peer, float rttMillis) {
         int bits = Float.floatToRawIntBits(rttMillis);
         if (onLoop()) {
-            ioEvents.add(Event.Kind.RTT_SAMPLE, peer, -1, bits, Event.NONE, null, "");
+            ioEvents.add(Event.Kind.RTT_SAMPLE, peer, -1, bits, Event.NONE, null, "", null, null);
         } else {
             fromOtherThread(Event.rttSample(peer, bits));
         }
@@ -84,7 +86,7 @@ final class NodeEvents {
         dispatchIoEvents();
         Event e;
         while ((e = crossThread.poll()) != null) {
-            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.reason, e.detail);
+            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.reason, e.detail, e.from, e.to);
             dispatchIoEvents();
         }
     }
@@ -96,7 +98,7 @@ final class NodeEvents {
     void dispatchAfterStop() {
         Event e;
         while ((e = crossThread.poll()) != null) {
-            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.reason, e.detail);
+            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.reason, e.detail, e.from, e.to);
         }
     }
 
@@ -107,15 +109,22 @@ final class NodeEvents {
         }
         // index loop: a listener may post more events while we dispatch
         for (int i = 0; i < b.size; i++) {
-            dispatch(b.kinds[i], b.peers[i], b.channels[i], b.ids[i], b.payloads[i], b.reasons[i], b.details[i]);
+            dispatch(b.kinds[i], b.peers[i], b.channels[i], b.ids[i], b.payloads[i], b.reasons[i], b.details[i], b.froms[i],
+                    b.tos[i]);
         }
         b.clear();
     }
 
     private void dispatch(Event.Kind kind, PeerDriver peer, int channel, int messageId, byte[] payload,
-                          @Nullable DisconnectReason reason, String detail) {
+                          @Nullable DisconnectReason reason, String detail, @Nullable InetSocketAddress from,
+                          @Nullable InetSocketAddress to) {
         try {
             switch (kind) {
+                case MIGRATED -> {
+                    if (from != null && to != null) {
+                        listener.onPeerMigrated(peer.handle(), from, to);
+                    }
+                }
                 case MESSAGE -> {
                     // paused since the message layer delivered it: held again, in order, until resumed
                     if (!peer.holdBack(channel, messageId, payload)) {
@@ -160,9 +169,12 @@ final class NodeEvents {
         byte[][] payloads = new byte[64][];
         @Nullable DisconnectReason[] reasons = new DisconnectReason[64];
         String[] details = new String[64];
+        @Nullable InetSocketAddress[] froms = new InetSocketAddress[64];
+        @Nullable InetSocketAddress[] tos = new InetSocketAddress[64];
         int size;
 
-        void add(Event.Kind kind, PeerDriver peer, int channel, int id, byte[] payload, @Nullable DisconnectReason reason, String detail) {
+        void add(Event.Kind kind, PeerDriver peer, int channel, int id, byte[] payload, @Nullable DisconnectReason reason, String detail,
+                 @Nullable InetSocketAddress from, @Nullable InetSocketAddress to) {
             if (size == kinds.length) {
                 int n = size * 2;
                 kinds = Arrays.copyOf(kinds, n);
@@ -172,6 +184,8 @@ final class NodeEvents {
                 payloads = Arrays.copyOf(payloads, n);
                 reasons = Arrays.copyOf(reasons, n);
                 details = Arrays.copyOf(details, n);
+                froms = Arrays.copyOf(froms, n);
+                tos = Arrays.copyOf(tos, n);
             }
             kinds[size] = kind;
             peers[size] = peer;
@@ -180,6 +194,8 @@ final class NodeEvents {
             payloads[size] = payload;
             reasons[size] = reason;
             details[size] = detail;
+            froms[size] = from;
+            tos[size] = to;
             size++;
         }
 
@@ -189,13 +205,15 @@ final class NodeEvents {
             Arrays.fill(payloads, 0, size, null);
             Arrays.fill(reasons, 0, size, null);
             Arrays.fill(details, 0, size, null);
+            Arrays.fill(froms, 0, size, null);
+            Arrays.fill(tos, 0, size, null);
             size = 0;
         }
     }
 
     /** A listener call waiting to be made. */
     static final class Event {
-        enum Kind { MESSAGE, CONNECTED, DISCONNECTED, RTT_SAMPLE }
+        enum Kind { MESSAGE, CONNECTED, DISCONNECTED, RTT_SAMPLE, MIGRATED }
 
         final Kind kind;
         final PeerDriver peer;
@@ -204,9 +222,19 @@ final class NodeEvents {
         final byte[] payload;
         final @Nullable DisconnectReason reason;
         final String detail;
+        final @Nullable InetSocketAddress from;
+        final @Nullable InetSocketAddress to;
 
         private Event(Kind kind, PeerDriver peer, int channel, int messageId, byte[] payload,
                       @Nullable DisconnectReason reason, String detail) {
+            this(kind, peer, channel, messageId, payload, reason, detail, null, null);
+        }
+
+        private Event(Kind kind, PeerDriver peer, int channel, int messageId, byte[] payload,
+                      @Nullable DisconnectReason reason, String detail, @Nullable InetSocketAddress from,
+                      @Nullable InetSocketAddress to) {
+            this.from = from;
+            this.to = to;
             this.kind = kind;
             this.peer = peer;
             this.channel = channel;
@@ -228,6 +256,10 @@ final class NodeEvents {
 
         static Event rttSample(PeerDriver peer, int rttBits) {
             return new Event(Kind.RTT_SAMPLE, peer, -1, rttBits, NONE, null, "");
+        }
+
+        static Event migrated(PeerDriver peer, InetSocketAddress from, InetSocketAddress to) {
+            return new Event(Kind.MIGRATED, peer, -1, -1, NONE, null, "", from, to);
         }
 
         static Event disconnected(PeerDriver peer, DisconnectReason reason, String detail) {

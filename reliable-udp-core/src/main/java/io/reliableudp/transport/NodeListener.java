@@ -1,6 +1,7 @@
 package io.reliableudp.transport;
 
 import io.reliableudp.DisconnectReason;
+import java.net.InetSocketAddress;
 
 /**
  * Callbacks of a node. Called on the node's I/O (receive) thread: return quickly (hand work to an
@@ -21,6 +22,18 @@ public interface NodeListener {
 
     /** A connection ended; pending reliable sends to it have been failed with the reason. */
     default void onDisconnected(Peer peer, DisconnectReason reason) {
+    }
+
+    /**
+     * A connection moved to a new address of its peer (a NAT rebinding, a roaming client), after the
+     * peer answered a path challenge there (encrypted modes; docs/connection.md, "Migration").
+     * {@link Peer#address()} is {@code to} from now on.
+     *
+     * @param peer the connection
+     * @param from the address it had
+     * @param to the address it has now
+     */
+    default void onPeerMigrated(Peer peer, InetSocketAddress from, InetSocketAddress to) {
     }
 
     /**

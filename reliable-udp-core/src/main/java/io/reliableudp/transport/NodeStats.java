@@ -19,6 +19,10 @@ import java.util.Map;
  *     ordered channels, messages held for paused channels), bounded by {@link NodeConfig#receiveMemoryLimit()}
  * @param memoryRefusals received packets refused (not acknowledged) because they would have passed a
  *     receive memory limit (a connection's or the node's), over all connections since start
+ * @param migrations connections moved to a new address of their peer after it answered a path challenge
+ *     (encrypted modes; docs/connection.md, "Migration")
+ * @param pathValidationsFailed path challenges to a new address that went unanswered (the connection went
+ *     back to the address it had)
  */
 public record NodeStats(
         long datagramsSent,
@@ -31,5 +35,15 @@ public record NodeStats(
         long connectionsOpened,
         long listenerErrors,
         long receiveMemoryBytes,
-        long memoryRefusals) {
+        long memoryRefusals,
+        long migrations,
+        long pathValidationsFailed) {
+
+    /** Statistics without migrations (both counts 0). */
+    public NodeStats(long datagramsSent, long datagramsReceived, long bytesSent, long bytesReceived,
+                     Map<String, Long> datagramsDropped, Map<String, Long> handshakeFailures, int connections,
+                     long connectionsOpened, long listenerErrors, long receiveMemoryBytes, long memoryRefusals) {
+        this(datagramsSent, datagramsReceived, bytesSent, bytesReceived, datagramsDropped, handshakeFailures, connections,
+                connectionsOpened, listenerErrors, receiveMemoryBytes, memoryRefusals, 0, 0);
+    }
 }

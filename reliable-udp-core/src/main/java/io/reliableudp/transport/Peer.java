@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  */
 public interface Peer {
 
-    /** The peer's address (the source address of its datagrams). */
+    /** The peer's address now (the source address of its datagrams); a migration changes it (docs/connection.md). */
     InetSocketAddress address();
 
     PeerState state();

@@ -64,8 +64,14 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         /** Queues an RTT sample. */
         void rttSample(PeerDriver peer, float rttMillis);
 
-        /** Another lane read a datagram of this lane's peer: a copy is handled in this lane's next turn. */
-        void handOver(PeerDriver peer, byte[] data, int length);
+        /** Queues the listener call of a migration. */
+        void migrated(PeerDriver peer, InetSocketAddress from, InetSocketAddress to);
+
+        /**
+         * Another lane read a datagram of this lane's peer from {@code from} ({@code newPath}: an address
+         * not the peer's): a copy is handled in this lane's next turn.
+         */
+        void handOver(PeerDriver peer, InetSocketAddress from, byte[] data, int length, boolean newPath);
 
         /** Opens a dedicated socket for the peer's address, if the lane's port can; returns whether it did. */
         boolean dedicate(InetSocketAddress address);
@@ -93,11 +99,31 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
 
         /** Forgets a peer that cannot even disconnect. */
         void forget(PeerDriver peer);
+
+        /** The peer (under its lock) moved from {@code from} to {@code to}: its table entry follows. */
+        void moved(PeerDriver peer, InetSocketAddress from, InetSocketAddress to);
     }
+
+    /**
+     * Least time between two path validations a connection starts (seconds): an on-path attacker who
+     * races a peer's datagrams to another address makes at most this many challenges a second.
+     */
+    static final double MIN_VALIDATION_INTERVAL = 0.1;
 
     private final Node node;
     private final Lane lane;
-    private final InetSocketAddress address;
+    /** The peer's address now: a migration changes it (written under the lock, read by anyone). */
+    private volatile InetSocketAddress address;
+    /** The last address the peer proved it receives at (the handshake's, or a validated new one); under lock. */
+    private InetSocketAddress validated;
+    /** When this connection may start its next path validation ({@link #MIN_VALIDATION_INTERVAL}); under lock. */
+    private double nextValidationAt;
+    /** When the peer last moved to another address (node clock, seconds; -inf: never). */
+    private volatile double movedAt = Double.NEGATIVE_INFINITY;
+    /** The connection id (salt) of the connection once known, for the table's matching; written under lock. */
+    private volatile int salt;
+    /** Client: the nonce of the handshake, which challenges and denials echo. */
+    private volatile byte @Nullable [] clientNonce;
     private final NodeClock clock;
     private final NodeCounters counters;
     private final PeerTransmitter transmitter;
@@ -139,6 +165,7 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         this.node = node;
         this.lane = lane;
         this.address = address;
+        this.validated = address;
         this.clock = clock;
         this.counters = counters;
         this.transmitter = transmitter;
@@ -171,6 +198,8 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
     /** Gives the peer its connection (under lock) and hands it to its lane's housekeeping. */
     void attach(Connection c, boolean server) {
         this.connection = c;
+        this.clientNonce = c.clientNonce();
+        this.salt = c.salt();
         node.discoverPath(c, address);
         this.serverSide = server;
         if (server) {
@@ -208,8 +237,29 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         return lane;
     }
 
+    /** The peer's address now (a migration changes it). */
     InetSocketAddress address() {
         return address;
+    }
+
+    /** When the peer last moved to another address (node clock, seconds; -inf: never): tests measure from it. */
+    double movedAt() {
+        return movedAt;
+    }
+
+    /** The connection id (salt) of the peer's connection, 0 while a client has none yet. */
+    int salt() {
+        return salt;
+    }
+
+    /** Sets the salt of an accepted peer before it joins the table. */
+    void salt(int value) {
+        salt = value;
+    }
+
+    /** Client: the handshake's nonce; null on a server. */
+    byte @Nullable [] clientNonce() {
+        return clientNonce;
     }
 
     PeerState state() {
@@ -369,17 +419,97 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
 
     /** A datagram from this peer's address (the lane's thread). */
     void receive(byte[] data, int offset, int length, double now) {
+        receive(address, data, offset, length, now, false);
+    }
+
+    /**
+     * A datagram of this peer from {@code from} (the lane's thread); {@code newPath} when that is not the
+     * peer's address: the datagram names the peer's connection id. Such a datagram that the connection
+     * accepts as authentic and newer than every one before moves the peer there (see {@link #moveTo}).
+     */
+    void receive(InetSocketAddress from, byte[] data, int offset, int length, double now, boolean newPath) {
         double next;
         lock.lock();
         try {
             Connection c = connection();
             syncPauses();
-            c.receive(data, offset, length, now);
+            if (newPath) {
+                if (c.receiveFromNewPath(data, offset, length, now) && !from.equals(address)) {
+                    moveTo(c, from, length, now);
+                }
+            } else {
+                if (transmitter.limited()) {
+                    transmitter.credit(3L * length); // the amplification limit: three times what it sent us
+                }
+                c.receive(data, offset, length, now);
+            }
+            int s = c.salt();
+            if (s != salt) {
+                salt = s;
+            }
             next = c.nextDeadline();
         } finally {
             unlock();
         }
         lane.deadline(this, next);
+    }
+
+    /**
+     * Under the lock: an authentic datagram, newer than any before, came from {@code to}. The peer's
+     * traffic moves there at once (after a NAT rebinding the old address is dead), within three times
+     * the bytes received from it until it answers a path challenge; back to the validated address, it
+     * moves without one. Path validations start at most every {@link #MIN_VALIDATION_INTERVAL}.
+     */
+    private void moveTo(Connection c, InetSocketAddress to, int length, double now) {
+        InetSocketAddress from = address;
+        if (to.equals(validated)) {
+            c.abandonPathValidation();
+            relocate(from, to, Long.MAX_VALUE);
+            return;
+        }
+        if (now < nextValidationAt) {
+            return; // the datagram was taken; the connection stays where it is
+        }
+        nextValidationAt = now + MIN_VALIDATION_INTERVAL;
+        relocate(from, to, 3L * length);
+        c.validatePath(now);
+        // the challenge's resends make the connection's housekeeping due earlier than the tick knows: visit it
+        // at the next tick (this runs on the lane's thread, which alone touches the housekeeping time)
+        housekeepingAt = Double.NEGATIVE_INFINITY;
+        lane.adopt(this);
+        LOG.log(Level.DEBUG, () -> "peer " + from + " sent from " + to + ": validating the new path");
+    }
+
+    private void relocate(InetSocketAddress from, InetSocketAddress to, long credit) {
+        movedAt = clock.now();
+        address = to;
+        transmitter.moveTo(to, credit);
+        node.moved(this, from, to);
+    }
+
+    /** The connection's new path answered its challenge (under the lock): the move is confirmed. */
+    @Override
+    public void onPathValidated() {
+        InetSocketAddress from = validated;
+        InetSocketAddress to = address;
+        transmitter.unlimited();
+        validated = to;
+        if (!from.equals(to)) {
+            counters.migrations.increment();
+            lane.migrated(this, from, to);
+            // hook for path-MTU discovery: a migrated connection's path is a new one, whose datagram
+            // budget is not known yet (the search restarts there once SizeProbe/PathBudget support it)
+            LOG.log(Level.DEBUG, () -> "peer migrated from " + from + " to " + to);
+        }
+    }
+
+    /** The new path did not answer (under the lock): the connection goes back to the validated address. */
+    @Override
+    public void onPathValidationFailed() {
+        counters.pathValidationsFailed.increment();
+        InetSocketAddress from = address;
+        relocate(from, validated, Long.MAX_VALUE);
+        LOG.log(Level.DEBUG, () -> "path validation of " + from + " failed; back to " + validated);
     }
 
     /** Sends the conditioned datagrams that are due (the lane's thread, every turn while a conditioner is set). */

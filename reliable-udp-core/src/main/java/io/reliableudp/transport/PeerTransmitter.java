@@ -38,7 +38,13 @@ final class PeerTransmitter implements Connection.Transmitter {
     }
 
     private final Socket socket;
-    private final InetSocketAddress address;
+    /** Where the peer's datagrams go: its address, which a migration changes (under the lock). */
+    private InetSocketAddress address;
+    /**
+     * Bytes this peer may still be sent before its address is validated: three times what arrived from
+     * it (the amplification limit of RFC 9000, 8.1); {@link Long#MAX_VALUE} once validated.
+     */
+    private long credit = Long.MAX_VALUE;
     private final ConditionerSetting setting;
     private final NodeClock clock;
     private final NodeCounters counters;
@@ -66,6 +72,42 @@ final class PeerTransmitter implements Connection.Transmitter {
         this.sendBuffer = ByteBuffer.allocateDirect(datagramBudget + 512);
     }
 
+    /** Sends go to {@code to} from now on, within {@code credit} bytes until {@link #unlimited} (a migration). */
+    void moveTo(InetSocketAddress to, long creditBytes) {
+        this.address = to;
+        this.credit = creditBytes;
+    }
+
+    /** The address was validated, or the peer went back to a validated one: no more limit. */
+    void unlimited() {
+        credit = Long.MAX_VALUE;
+    }
+
+    /** {@code bytes} more may be sent (a datagram arrived from the address being validated). */
+    void credit(long bytes) {
+        if (credit != Long.MAX_VALUE) {
+            credit = Math.min(Long.MAX_VALUE - 1, credit + bytes);
+        }
+    }
+
+    /** Whether sends are limited now (the address is not validated). */
+    boolean limited() {
+        return credit != Long.MAX_VALUE;
+    }
+
+    /** Takes {@code length} bytes of the credit; false (counted) when the datagram must not go. */
+    private boolean withinLimit(int length) {
+        if (credit == Long.MAX_VALUE) {
+            return true;
+        }
+        if (credit < length) {
+            counters.amplificationLimited.increment(); // lost like on the wire: the message layer resends
+            return false;
+        }
+        credit -= length;
+        return true;
+    }
+
     /**
      * A frame in the connection's datagram buffer: a direct buffer (plain mode) goes to the port as it
      * lies; a heap buffer (encrypted mode) is copied into this peer's direct send buffer first, once.
@@ -74,10 +116,13 @@ final class PeerTransmitter implements Connection.Transmitter {
      */
     @Override
     public void transmit(ByteBuffer buffer, int offset, int length) {
+        if (!withinLimit(length)) {
+            return;
+        }
         if (buffer.isDirect() && conditioner() == null) {
             socket.transmit(buffer, offset, length, address, tos);
         } else if (buffer.hasArray()) {
-            transmit(buffer.array(), buffer.arrayOffset() + offset, length);
+            transmitChecked(buffer.array(), buffer.arrayOffset() + offset, length);
         } else {
             byte[] staging = conditionerStaging;
             if (staging == null || staging.length < length) {
@@ -85,13 +130,20 @@ final class PeerTransmitter implements Connection.Transmitter {
                 conditionerStaging = staging;
             }
             buffer.get(offset, staging, 0, length);
-            transmit(staging, 0, length);
+            transmitChecked(staging, 0, length);
         }
     }
 
     /** A datagram in an array (handshake packets): through the link conditioner when the node has one. */
     @Override
     public void transmit(byte[] data, int offset, int length) {
+        if (!withinLimit(length)) {
+            return;
+        }
+        transmitChecked(data, offset, length);
+    }
+
+    private void transmitChecked(byte[] data, int offset, int length) {
         LinkConditioner c = conditioner();
         if (c == null) {
             socket.transmit(sendBuffer(length), address, data, offset, length, tos);

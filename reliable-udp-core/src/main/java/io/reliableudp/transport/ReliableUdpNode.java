@@ -44,6 +44,17 @@ public interface ReliableUdpNode extends AutoCloseable {
     /** Starts a handshake with a server; the future completes when connected or fails with the reason. */
     CompletableFuture<Peer> connect(InetSocketAddress remote);
 
+    /**
+     * Opens another connection to {@code remote}, beside those this node has with it already (where
+     * {@link #connect} returns the one there is): a new {@link Peer} with its own handshake, keys,
+     * channels and statistics. Datagrams of the connections between the same two addresses are told
+     * apart by their connection id (docs/connection.md, "Several connections between two addresses").
+     * The default refuses ({@link UnsupportedOperationException}); the nodes of this library open one.
+     */
+    default CompletableFuture<Peer> connectAnother(InetSocketAddress remote) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("connectAnother"));
+    }
+
     /** The peer at that address, or null. */
     @Nullable Peer peer(InetSocketAddress address);
 

@@ -64,7 +64,7 @@ class TransportRacesTest {
             PeerTable table = new PeerTable();
             PeerDriver client = node.newPeer(lane, ELSEWHERE, true);
             PeerDriver accepted = node.newPeer(lane, ELSEWHERE, false);
-            assertThat(table.addClient(client)).isNull();
+            assertThat(table.addClient(client, false)).isNull();
             // the acceptor found no peer of that address a moment ago; the client peer came in between
             table.addServer(accepted);
             assertThat(table.get(ELSEWHERE)).as("the client peer stays").isSameAs(client);
@@ -84,7 +84,7 @@ class TransportRacesTest {
         node.close(); // the lane's loop no longer takes them: they would pile up
         byte[] datagram = new byte[1200];
         for (int i = 0; i < 5_000; i++) {
-            lane.handOver(peer, datagram, datagram.length);
+            lane.handOver(peer, ELSEWHERE, datagram, datagram.length, false);
         }
         assertThat(node.stats().datagramsDropped().getOrDefault("rate_limited", 0L))
                 .as("datagrams dropped past the bound").isEqualTo(5_000L - IoLane.MAX_HANDED_OVER);

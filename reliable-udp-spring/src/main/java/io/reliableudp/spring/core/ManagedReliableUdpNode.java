@@ -383,6 +383,11 @@ public class ManagedReliableUdpNode implements ReliableUdpNode, UdpRttSampleSour
     }
 
     @Override
+    public CompletableFuture<Peer> connectAnother(InetSocketAddress remote) {
+        return requireNode().connectAnother(remote);
+    }
+
+    @Override
     public @Nullable Peer peer(InetSocketAddress address) {
         ReliableUdpNode n = node;
         return n == null ? null : n.peer(address);

@@ -235,6 +235,12 @@ public final class UdpInboundDispatcher implements NodeListener {
         directory.onDisconnected(peer, reason);
     }
 
+    @Override
+    public void onPeerMigrated(Peer peer, java.net.InetSocketAddress from, java.net.InetSocketAddress to) {
+        logger.info("reliable-udp peer migrated: " + from + " -> " + to);
+        publish(new UdpPeerMigratedEvent(eventSource, peer, from, to));
+    }
+
     private void publish(Object event) {
         ApplicationEventPublisher publisher = eventPublisher;
         if (publisher == null) {

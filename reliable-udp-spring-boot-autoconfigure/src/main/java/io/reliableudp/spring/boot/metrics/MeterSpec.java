@@ -57,6 +57,10 @@ record MeterSpec(String name, Type type, @Nullable String baseUnit, Merge merge,
     static final MeterSpec RECEIVE_REFUSALS = add("reliable.udp.receive.refusals", Type.COUNTER, null, Merge.SUM,
             "Received packets refused (not acknowledged) because they would have passed a receive memory limit");
 
+    static final MeterSpec MIGRATIONS = add("reliable.udp.migrations", Type.COUNTER, null, Merge.SUM,
+            "Connections moved to a new, validated address of their peer (outcome=moved), or path validations"
+                    + " that went unanswered (outcome=failed)");
+
     // peer level: tags node, peer (+ direction / event)
     static final MeterSpec PEER_CONNECTED = add("reliable.udp.peer.connected", Type.GAUGE, null, Merge.SUM,
             "Peers of this name in state CONNECTED (0 or 1 for a named peer)");

@@ -69,6 +69,8 @@ final class StatsFlattener {
         v.counter(Key.of(MeterSpec.LISTENER_ERRORS), s.listenerErrors());
         v.gauge(Key.of(MeterSpec.RECEIVE_MEMORY), s.receiveMemoryBytes());
         v.counter(Key.of(MeterSpec.RECEIVE_REFUSALS), s.memoryRefusals());
+        v.counter(Key.of(MeterSpec.MIGRATIONS, "outcome", "moved"), s.migrations());
+        v.counter(Key.of(MeterSpec.MIGRATIONS, "outcome", "failed"), s.pathValidationsFailed());
         return v;
     }
 

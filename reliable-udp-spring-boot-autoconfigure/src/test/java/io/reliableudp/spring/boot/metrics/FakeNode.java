@@ -123,7 +123,8 @@ public class FakeNode implements ReliableUdpNode, UdpRttSampleSource {
     public synchronized NodeStats stats() {
         return new NodeStats(datagrams, datagrams, datagrams * 100, datagrams * 90,
                 Map.of("malformed", dropped, "unknown_sender", dropped / 2),
-                Map.of("denied", handshakeFailures), peers.size(), opened, datagrams / 2, datagrams * 10, dropped / 3);
+                Map.of("denied", handshakeFailures), peers.size(), opened, datagrams / 2, datagrams * 10, dropped / 3,
+                datagrams / 4, dropped / 4);
     }
 
     @Override
