@@ -14,8 +14,13 @@ import io.reliableudp.InvalidConfigurationException;
  *     unacknowledged, in the room they have left (0..{@link #MAX_REDUNDANCY}, default 0: none); lowers the
  *     latency of a lost message at a bandwidth cost (docs/messages.md, "Redundancy"). Ignored on
  *     unreliable channels.
+ * @param ttlMillis time-to-live of every message of the channel, in milliseconds (0: none, the
+ *     default): a message not acknowledged in time is neither sent nor resent any more, its future fails
+ *     with {@link DeliveryFailure#EXPIRED}, and the peer skips it (docs/messages.md, "Time-to-live"); a
+ *     send may give its own
  */
-public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy) {
+public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy,
+        int ttlMillis) {
 
     /** Default most queued messages per channel. */
     public static final int DEFAULT_MAX_QUEUED_MESSAGES = 4096;
@@ -40,6 +45,21 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
         if (redundancy < 0 || redundancy > MAX_REDUNDANCY) {
             throw new InvalidConfigurationException("redundancy", redundancy, "must be within 0.." + MAX_REDUNDANCY);
         }
+        if (ttlMillis < 0) {
+            throw new InvalidConfigurationException("ttlMillis", ttlMillis, "must be >= 0 (0: no time-to-live)");
+        }
+    }
+
+    /**
+     * A channel without a time-to-live.
+     *
+     * @param mode delivery mode
+     * @param maxQueuedMessages most messages waiting to be sent or acknowledged
+     * @param maxQueuedBytes most payload bytes waiting to be sent or acknowledged
+     * @param redundancy copies of each small reliable message in the next packets
+     */
+    public ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy) {
+        this(mode, maxQueuedMessages, maxQueuedBytes, redundancy, 0);
     }
 
     /**
@@ -65,6 +85,20 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
      * @return the new channel config
      */
     public ChannelConfig redundancy(int k) {
-        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, k);
+        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, k, ttlMillis);
+    }
+
+    /**
+     * This channel with {@link #ttlMillis()} set.
+     *
+     * @param ttl time-to-live of every message of the channel (zero: none), at most {@code Integer.MAX_VALUE} ms
+     * @return the new channel config
+     */
+    public ChannelConfig ttl(java.time.Duration ttl) {
+        long ms = ttl.toMillis();
+        if (ms < 0 || ms > Integer.MAX_VALUE || (ms == 0 && !ttl.isZero())) {
+            throw new InvalidConfigurationException("ttl", ttl, "must be zero or within 1 ms..24 days");
+        }
+        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, redundancy, (int) ms);
     }
 }
