@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * The frame keys of one direction of a connection, updated every {@code 2^epochBits} frames without
  * a message (spec 3.8, "Key update"): the frame of sequence {@code s} is sealed with key
  * {@code K(s >>> epochBits)}, where {@code K(0)} is the session key of the handshake and
- * {@code K(n+1) = HKDF(K(n), "reliable-udp v3 key update")} (first output). Both ends know from the
+ * {@code K(n+1) = HKDF(K(n), "reliable-udp v4 key update")} (first output). Both ends know from the
  * sequence which key a frame needs, so an update costs no round trip and no pause; the update is one
  * way, so a key taken from a live process opens nothing sealed before its epoch once the older keys
  * are gone (the key of the previous epoch is kept for frames reordered across the boundary, then
@@ -23,7 +23,7 @@ final class FrameKeys {
     /** A new key every 2^20 frames of a direction (about a million; at 100,000 frames/s, every 10 s). */
     static final int EPOCH_BITS = 20;
 
-    private static final byte[] LABEL = "reliable-udp v3 key update".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LABEL = "reliable-udp v4 key update".getBytes(StandardCharsets.US_ASCII);
 
     private final int epochBits;
     private byte[] key;

@@ -8,7 +8,7 @@ package io.reliableudp.connection;
 final class Protocol {
 
     /** Version of this wire format; a request with another version is denied. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     /** "RUDP": the magic that starts request and response packets. */
     public static final int MAGIC = 0x52554450;

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 final class Transcript {
 
     /** The protocol name: the initial {@code h} and {@code ck} are its SHA-256. */
-    static final byte[] PROTOCOL_NAME = "reliable-udp v3 X25519 ChaCha20-Poly1305 SHA-256".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] PROTOCOL_NAME = "reliable-udp v4 X25519 ChaCha20-Poly1305 SHA-256".getBytes(StandardCharsets.US_ASCII);
 
     private static final byte[] INITIAL = sha256(PROTOCOL_NAME, 0, PROTOCOL_NAME.length);
     private static final byte[] EMPTY = new byte[0];

@@ -42,7 +42,7 @@ class KeyUpdateTest {
         new SecureRandom().nextBytes(k0);
         Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(k0, "HmacSHA256"));
-        byte[] t = mac.doFinal("reliable-udp v3 key update".getBytes(StandardCharsets.US_ASCII));
+        byte[] t = mac.doFinal("reliable-udp v4 key update".getBytes(StandardCharsets.US_ASCII));
         mac.init(new SecretKeySpec(t, "HmacSHA256"));
         assertThat(FrameKeys.update(k0)).isEqualTo(mac.doFinal(new byte[] {1}));
     }

@@ -72,7 +72,7 @@ class SpecExamplesTest {
         Exchange sealed = Exchange.run(PSK);
 
         // the key schedule of spec 3.8 in plain JDK calls (pre-shared key, no identities)
-        byte[] h = sha256("reliable-udp v3 X25519 ChaCha20-Poly1305 SHA-256".getBytes(StandardCharsets.US_ASCII));
+        byte[] h = sha256("reliable-udp v4 X25519 ChaCha20-Poly1305 SHA-256".getBytes(StandardCharsets.US_ASCII));
         byte[] ck = h.clone();
         byte[] r = sealed.response;
         h = sha256(concat(h, Arrays.copyOf(r, 115)));                       // 1. the response's clear part

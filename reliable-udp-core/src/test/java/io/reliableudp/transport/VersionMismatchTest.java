@@ -16,17 +16,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Peers of different wire versions refuse each other at the handshake (spec.md, section 8): version 3
- * changed the handshake (ephemeral keys, identities, the accept), so a request of version 2 or 1, byte
- * for byte what such a client sends (256 bytes, its version byte), is answered with DENIED reason 3
+ * changed the handshake (ephemeral keys, identities, the accept) and version 4 the message frames
+ * (time-to-live), so a request of version 3, 2 or 1, byte for byte what such a client sends (256 bytes,
+ * its version byte), is answered with DENIED reason 3
  * ({@code wrong_protocol}) in our format, counted as {@code wrong_protocol}, and no connection is made.
  */
 @Timeout(30)
 class VersionMismatchTest {
 
     @ParameterizedTest(name = "version {0}")
-    @ValueSource(ints = {1, 2})
+    @ValueSource(ints = {1, 2, 3})
     void anOlderVersionsRequestIsDeniedAsAnotherProtocol(int version) throws Exception {
-        assertThat(WireForTests.VERSION).isEqualTo(3);
+        assertThat(WireForTests.VERSION).isEqualTo(4);
         RecordingListener events = new RecordingListener();
         try (ReliableUdpNode server = ReliableUdpNode.start(loopback().build(), events);
                 DatagramChannel client = DatagramChannel.open()) {
@@ -46,7 +47,7 @@ class VersionMismatchTest {
             in.get(denied);
             assertThat(denied).hasSize(19);
             assertThat(denied[0]).as("type DENIED").isEqualTo((byte) 4);
-            assertThat(denied[1]).as("the server's version").isEqualTo((byte) 3);
+            assertThat(denied[1]).as("the server's version").isEqualTo((byte) 4);
             assertThat(Arrays.copyOfRange(denied, 2, 18)).as("the client's nonce, echoed").isEqualTo(nonce);
             assertThat(denied[18]).as("reason: protocol id or version differ").isEqualTo((byte) 3);
             assertThat(server.stats().datagramsDropped()).containsEntry("wrong_protocol", 1L);
