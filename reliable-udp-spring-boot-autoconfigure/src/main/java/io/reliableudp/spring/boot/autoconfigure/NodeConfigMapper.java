@@ -267,8 +267,10 @@ final class NodeConfigMapper {
                         "a channel name must not be a number (numbers refer to indexes)", "name the channel, e.g. 'events'");
             }
             String prefix = P + "channels." + name + ".";
-            byIndex[i] = guard(() -> new ChannelConfig(c.deliveryMode(), c.maxQueuedMessages(), c.maxQueuedBytes().toBytes(), c.redundancy()),
-                    prefix);
+            byIndex[i] = guard(() -> {
+                ChannelConfig cc = new ChannelConfig(c.deliveryMode(), c.maxQueuedMessages(), c.maxQueuedBytes().toBytes(), c.redundancy());
+                return c.ttl() == null ? cc : cc.ttl(c.ttl());
+            }, prefix);
             names[i] = name;
         }
         return List.of(byIndex);
