@@ -207,6 +207,7 @@ class ReliableUdpAutoConfigurationTests {
                 "reliable-udp.channels.events.index=0", "reliable-udp.channels.events.delivery-mode=reliable-ordered",
                 "reliable-udp.channels.events.max-queued-messages=100",
                 "reliable-udp.channels.telemetry.index=1", "reliable-udp.channels.telemetry.delivery-mode=unreliable-sequenced",
+                "reliable-udp.channels.telemetry.ttl=50ms",
                 "reliable-udp.link-conditioner.enabled=true", "reliable-udp.link-conditioner.latency=20ms",
                 "reliable-udp.link-conditioner.loss=0.05", "reliable-udp.link-conditioner.seed=7")
                 .run(context -> {
@@ -239,6 +240,8 @@ class ReliableUdpAutoConfigurationTests {
                     assertThat(c.message().channels()).hasSize(2);
                     assertThat(c.message().channels().get(0).maxQueuedMessages()).isEqualTo(100);
                     assertThat(c.message().channels().get(1).mode()).isEqualTo(DeliveryMode.UNRELIABLE_SEQUENCED);
+                    assertThat(c.message().channels().get(1).ttlMillis()).isEqualTo(50);
+                    assertThat(c.message().channels().get(0).ttlMillis()).isZero();
                     assertThat(c.linkConditioner()).isNotNull();
                     assertThat(c.linkConditioner().latencyMillis()).isEqualTo(20.0);
                     assertThat(c.linkConditioner().lossProbability()).isEqualTo(0.05);
