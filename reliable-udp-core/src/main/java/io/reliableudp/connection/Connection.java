@@ -613,6 +613,16 @@ public final class Connection {
      * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
      */
     public int send(int channel, byte[] payload, @Nullable SendCompletion completion) {
+        return send(channel, payload, completion, 0);
+    }
+
+    /**
+     * {@link #send(int, byte[], SendCompletion)} with a time-to-live in milliseconds (0: the channel's;
+     * docs/messages.md, "Time-to-live").
+     *
+     * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code (OFFER_CLOSED when not connected)
+     */
+    public int send(int channel, byte[] payload, @Nullable SendCompletion completion, int ttlMillis) {
         if (!port.isOpen()) {
             if (completion != null) {
                 DeliveryFailure failure = refusalFor(state, reason);
@@ -620,7 +630,12 @@ public final class Connection {
             }
             return MessageEndpoint.OFFER_CLOSED;
         }
-        return port.offer(channel, payload, completion);
+        return port.offer(channel, payload, completion, ttlMillis);
+    }
+
+    /** During a delivery to the listener: the message's age in ms when it has a time-to-live, else -1. */
+    public int deliveredMessageAgeMillis() {
+        return port.deliveredMessageAgeMillis();
     }
 
     /**

@@ -62,6 +62,16 @@ public final class MessageSession implements Session {
     }
 
     @Override
+    public int offer(int channel, byte[] payload, @Nullable SendCompletion completion, int ttlMillis) {
+        return endpoint.offer(channel, payload, completion, ttlMillis);
+    }
+
+    @Override
+    public int deliveredMessageAgeMillis() {
+        return endpoint.deliveredMessageAgeMillis();
+    }
+
+    @Override
     public void receive(byte[] data, int offset, int length) {
         endpoint.receive(data, offset, length);
     }

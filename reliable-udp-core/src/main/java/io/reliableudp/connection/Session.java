@@ -60,6 +60,21 @@ public interface Session {
         return offer(channel, payload, null);
     }
 
+    /**
+     * Queues a message with a time-to-live in milliseconds (0: the channel's). A session without
+     * time-to-live support ignores it.
+     *
+     * @return the message id (0..65535), or a negative {@code MessageEndpoint.OFFER_*} refusal code
+     */
+    default int offer(int channel, byte[] payload, @Nullable SendCompletion completion, int ttlMillis) {
+        return offer(channel, payload, completion);
+    }
+
+    /** During a delivery to the input: the message's age in ms when it has a time-to-live, else -1. */
+    default int deliveredMessageAgeMillis() {
+        return -1;
+    }
+
     /** Feeds packet-layer bytes that arrived. Never throws for any content. */
     void receive(byte[] data, int offset, int length);
 

@@ -66,6 +66,18 @@ final class SessionPort implements Session.Output, Session.Input {
         return open && s != null ? s.offer(channel, payload, completion) : MessageEndpoint.OFFER_CLOSED;
     }
 
+    /** {@link #offer(int, byte[], SendCompletion)} with a time-to-live in ms (0: the channel's). */
+    int offer(int channel, byte[] payload, @Nullable SendCompletion completion, int ttlMillis) {
+        Session s = session;
+        return open && s != null ? s.offer(channel, payload, completion, ttlMillis) : MessageEndpoint.OFFER_CLOSED;
+    }
+
+    /** During a delivery: the message's age in ms when it has a time-to-live, else -1. */
+    int deliveredMessageAgeMillis() {
+        Session s = session;
+        return s != null ? s.deliveredMessageAgeMillis() : -1;
+    }
+
     /** Queues a message without a completion on the open session; else {@link MessageEndpoint#OFFER_CLOSED}. */
     int offer(int channel, byte[] payload) {
         Session s = session;

@@ -56,6 +56,10 @@ final class AckTracker {
         }
         SendChannel ch = channels[c];
         int id = PacketLog.idOf(e);
+        if (PacketLog.isSkip(e)) {
+            queue.skipAcked(ch, id);
+            return;
+        }
         if (!ch.reliable) {
             ch.messagesAcked++;
             notifyAcked(c, id);

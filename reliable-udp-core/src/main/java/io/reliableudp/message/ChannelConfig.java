@@ -17,6 +17,10 @@ import org.jspecify.annotations.Nullable;
  *     unacknowledged, in the room they have left (0..{@link #MAX_REDUNDANCY}, default 0: none); lowers the
  *     latency of a lost message at a bandwidth cost (docs/messages.md, "Redundancy"). Ignored on
  *     unreliable channels.
+ * @param ttlMillis time-to-live of every message of the channel, in milliseconds (0: none, the
+ *     default): a message not acknowledged in time is neither sent nor resent any more, its future fails
+ *     with {@link DeliveryFailure#EXPIRED}, and the peer skips it (docs/messages.md, "Time-to-live"); a
+ *     send may give its own
  * @param trafficClass the DSCP this channel's datagrams carry, or empty (the default) for the node's
  *     ({@code NodeConfig#trafficClass}); a datagram carries one channel class only, so channels of
  *     different classes never share a datagram (docs/operations.md, "Traffic class (DSCP)"). An
@@ -24,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  *     drops the fields of a record whose component carries a type annotation
  */
 public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy,
-                            Optional<TrafficClass> trafficClass) {
+                            int ttlMillis, Optional<TrafficClass> trafficClass) {
 
     /** Default most queued messages per channel. */
     public static final int DEFAULT_MAX_QUEUED_MESSAGES = 4096;
@@ -52,6 +56,21 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
         if (redundancy < 0 || redundancy > MAX_REDUNDANCY) {
             throw new InvalidConfigurationException("redundancy", redundancy, "must be within 0.." + MAX_REDUNDANCY);
         }
+        if (ttlMillis < 0) {
+            throw new InvalidConfigurationException("ttlMillis", ttlMillis, "must be >= 0 (0: no time-to-live)");
+        }
+    }
+
+    /**
+     * A channel without a time-to-live, with the node's traffic class.
+     *
+     * @param mode delivery mode
+     * @param maxQueuedMessages most messages waiting to be sent or acknowledged
+     * @param maxQueuedBytes most payload bytes waiting to be sent or acknowledged
+     * @param redundancy copies of each small reliable message in the next packets
+     */
+    public ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy) {
+        this(mode, maxQueuedMessages, maxQueuedBytes, redundancy, 0, Optional.empty());
     }
 
     /**
@@ -61,9 +80,24 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
      * @param maxQueuedMessages most messages waiting to be sent or acknowledged
      * @param maxQueuedBytes most payload bytes waiting to be sent or acknowledged
      * @param redundancy copies of each small reliable message in the next packets
+     * @param ttlMillis time-to-live of every message in milliseconds (0: none)
      */
-    public ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy) {
-        this(mode, maxQueuedMessages, maxQueuedBytes, redundancy, Optional.empty());
+    public ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy, int ttlMillis) {
+        this(mode, maxQueuedMessages, maxQueuedBytes, redundancy, ttlMillis, Optional.empty());
+    }
+
+    /**
+     * A channel without a time-to-live.
+     *
+     * @param mode delivery mode
+     * @param maxQueuedMessages most messages waiting to be sent or acknowledged
+     * @param maxQueuedBytes most payload bytes waiting to be sent or acknowledged
+     * @param redundancy copies of each small reliable message in the next packets
+     * @param trafficClass the DSCP of this channel's datagrams, or empty for the node's
+     */
+    public ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQueuedBytes, int redundancy,
+                         Optional<TrafficClass> trafficClass) {
+        this(mode, maxQueuedMessages, maxQueuedBytes, redundancy, 0, trafficClass);
     }
 
     /**
@@ -89,7 +123,7 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
      * @return the new channel config
      */
     public ChannelConfig redundancy(int k) {
-        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, k, trafficClass);
+        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, k, ttlMillis, trafficClass);
     }
 
     /**
@@ -99,6 +133,20 @@ public record ChannelConfig(DeliveryMode mode, int maxQueuedMessages, long maxQu
      * @return the new channel config
      */
     public ChannelConfig trafficClass(@Nullable TrafficClass c) {
-        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, redundancy, Optional.ofNullable(c));
+        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, redundancy, ttlMillis, Optional.ofNullable(c));
+    }
+
+    /**
+     * This channel with {@link #ttlMillis()} set.
+     *
+     * @param ttl time-to-live of every message of the channel (zero: none), at most {@code Integer.MAX_VALUE} ms
+     * @return the new channel config
+     */
+    public ChannelConfig ttl(java.time.Duration ttl) {
+        long ms = ttl.toMillis();
+        if (ms < 0 || ms > Integer.MAX_VALUE || (ms == 0 && !ttl.isZero())) {
+            throw new InvalidConfigurationException("ttl", ttl, "must be zero or within 1 ms..24 days");
+        }
+        return new ChannelConfig(mode, maxQueuedMessages, maxQueuedBytes, redundancy, (int) ms, trafficClass);
     }
 }

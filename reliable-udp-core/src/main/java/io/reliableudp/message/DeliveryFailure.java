@@ -23,5 +23,10 @@ public enum DeliveryFailure {
      * The message was refused, never sent: the peer is not connected yet, the connection failed, or it
      * has ended (whatever the reason, except a local close: {@link #CLOSED}).
      */
-    NOT_CONNECTED
+    NOT_CONNECTED,
+    /**
+     * The message's time-to-live passed before the peer acknowledged it: it is sent no more and the
+     * peer skips it; the peer did not receive it in time and never delivers it.
+     */
+    EXPIRED
 }

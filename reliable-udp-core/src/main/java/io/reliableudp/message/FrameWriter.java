@@ -112,6 +112,22 @@ final class FrameWriter {
         put(Frames.writeSliceHeader(header, 0, channel, id, total, sliceSize, index), payload, offset, length);
     }
 
+    /** An AGE frame, which the caller follows with its message's MSG or SLICE frame (the caller checked both fit). */
+    void age(int channel, int id, int ageMillis, int ttlMillis) {
+        lastMsg = -1;
+        int n = Frames.writeAge(header, 0, channel, id, ageMillis, ttlMillis);
+        buffer.put(pos, header, 0, n);
+        pos += n;
+    }
+
+    /** A SKIP frame (the caller checked it fits). */
+    void skip(int channel, int id) {
+        lastMsg = -1;
+        int n = Frames.writeSkip(header, 0, channel, id);
+        buffer.put(pos, header, 0, n);
+        pos += n;
+    }
+
     private void put(int headerBytes, byte[] payload, int offset, int length) {
         ByteBuffer b = buffer;
         int p = pos;

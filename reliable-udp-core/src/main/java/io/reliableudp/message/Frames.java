@@ -19,7 +19,12 @@ import io.reliableudp.internal.WireCodec;
  *       varint of (length - 63); then the payload.</li>
  *   <li>{@code SLICE} (2): low6 = channel; then message id (u16), total message length (varint),
  *       slice size (varint), slice index (varint), then the slice bytes: {@code min(sliceSize, total -
- *       index * sliceSize)} of them.</li>
+ *       index * sliceSize)} of them. A SLICE header whose total is 0 is an extension frame instead
+ *       (protocol version 4): a varint kind follows; kind {@code 0} is SKIP (every id of the channel
+ *       before {@code id} that the receiver has not received is abandoned: nothing follows), kind
+ *       {@code 1} is AGE (the age in milliseconds the message is estimated to have on arrival, and its
+ *       time-to-live in milliseconds, two varints; the next frame must be the MSG, LAST or SLICE frame
+ *       of the same channel and id, which the reader hands out with them).</li>
  *   <li>{@code LAST} (3): a whole message that runs to the end of the packet: low6 = channel; then
  *       message id (u16), payload (every byte left). It saves the MSG frame's length byte in the last
  *       frame of a packet, which is the only frame of a packet that carries one event: the composer
@@ -34,6 +39,14 @@ final class Frames {
     static final int TYPE_NEXT = 1;
     static final int TYPE_SLICE = 2;
     static final int TYPE_LAST = 3;
+    /** Reader-only type of a SKIP extension frame (on the wire: a SLICE header with total 0, kind 0). */
+    static final int TYPE_SKIP = 4;
+    /** Extension kind of a SKIP frame. */
+    static final int KIND_SKIP = 0;
+    /** Extension kind of an AGE frame. */
+    static final int KIND_AGE = 1;
+    /** Size of a SKIP frame: type and channel, id, total 0, kind 0. */
+    static final int SKIP_FRAME_SIZE = 5;
 
     /** Largest payload length written inline in a NEXT frame's first byte. */
     static final int NEXT_INLINE_MAX = 62;
@@ -58,6 +71,27 @@ final class Frames {
     /** Size of a SLICE frame header (without the slice bytes). */
     static int sliceHeaderSize(int total, int sliceSize, int index) {
         return 3 + varintSize(total) + varintSize(sliceSize) + varintSize(index);
+    }
+
+    /** Size of an AGE frame. */
+    static int ageFrameSize(int ageMillis, int ttlMillis) {
+        return 5 + varintSize(ageMillis) + varintSize(ttlMillis);
+    }
+
+    /** Writes a SKIP frame: ids of {@code channel} before {@code id} are abandoned; returns the position after it. */
+    static int writeSkip(byte[] buf, int pos, int channel, int id) {
+        pos = writeTypeChannelId(buf, pos, TYPE_SLICE, channel, id);
+        buf[pos] = 0;
+        buf[pos + 1] = KIND_SKIP;
+        return pos + 2;
+    }
+
+    /** Writes an AGE frame for the message frame that follows it; returns the position after it. */
+    static int writeAge(byte[] buf, int pos, int channel, int id, int ageMillis, int ttlMillis) {
+        pos = writeTypeChannelId(buf, pos, TYPE_SLICE, channel, id);
+        buf[pos] = 0;
+        buf[pos + 1] = KIND_AGE;
+        return writeVarint(buf, writeVarint(buf, pos + 2, ageMillis), ttlMillis);
     }
 
     /** Longest frame header (a SLICE frame's: type, id, three 5-byte varints). */
@@ -159,6 +193,13 @@ final class Frames {
         int total;
         int sliceSize;
         int sliceIndex;
+        /** MSG, LAST and SLICE: whether an AGE frame came just before (then {@link #ageMillis} and {@link #ttlMillis} are its). */
+        boolean hasAge;
+        int ageMillis;
+        int ttlMillis;
+        /** An AGE frame was read: the next frame must be its message's. */
+        private boolean agePending;
+
         /** Why the last {@link #MALFORMED} happened (for logs and tests). */
         String error = "";
 
@@ -167,13 +208,20 @@ final class Frames {
             this.pos = offset;
             this.end = offset + length;
             this.chain = false;
+            this.agePending = false;
+            this.hasAge = false;
             this.error = "";
         }
 
         int next() {
+            boolean aged = agePending;
+            agePending = false;
+            hasAge = aged;
             if (pos >= end) {
-                return END;
+                return aged ? malformed("AGE frame at the end of the packet") : END;
             }
+            int ageChannel = channel;
+            int ageId = id;
             int b0 = buf[pos++] & 0xFF;
             type = b0 >>> 6;
             int low = b0 & 0x3F;
@@ -184,6 +232,9 @@ final class Frames {
                 channel = low;
                 id = getU16LE(buf, pos);
                 pos += 2;
+            }
+            if (aged && (type == TYPE_NEXT || channel != ageChannel || id != ageId)) {
+                return malformed("AGE frame not followed by its message's frame");
             }
             switch (type) {
                 case TYPE_MSG -> {
@@ -224,6 +275,9 @@ final class Frames {
                 case TYPE_SLICE -> {
                     chain = false;
                     total = readVarint();
+                    if (total == 0) {
+                        return aged ? malformed("AGE frame not followed by its message's frame") : extension();
+                    }
                     sliceSize = readVarint();
                     sliceIndex = readVarint();
                     if (total < 1 || sliceSize < 1 || sliceIndex < 0) {
@@ -254,6 +308,29 @@ final class Frames {
                     return FRAME;
                 }
             }
+        }
+
+        /** A SLICE header with total 0: SKIP (returned as {@link #TYPE_SKIP}) or AGE (read, then the frame it prefixes). */
+        private int extension() {
+            int kind = readVarint();
+            if (kind == KIND_SKIP) {
+                type = TYPE_SKIP;
+                dataOffset = pos;
+                dataLength = 0;
+                return FRAME;
+            }
+            if (kind != KIND_AGE) {
+                return malformed(kind < 0 ? "truncated extension frame" : "unknown extension frame kind " + kind);
+            }
+            int age = readVarint();
+            int ttl = readVarint();
+            if (age < 0 || ttl < 1) {
+                return malformed("bad AGE frame");
+            }
+            ageMillis = age;
+            ttlMillis = ttl;
+            agePending = true;
+            return next();
         }
 
         private int malformed(String why) {

@@ -214,7 +214,9 @@ final class ImmediateSchedule implements SendSchedule {
             // a large message at nextUnsent whose slices are partly sent counts too: they wait for resend
             if (ch.reliable && SendQueue.hasSentUnacked(ch)) {
                 // EVERY_PACKET resends in every round: without new traffic, rounds at the send rate
-                d = Math.min(d, everyPacket ? lastRoundTime + 1.0 / congestion.sendRateHz() : ch.nextResendTime);
+                d = Math.min(d, everyPacket ? lastRoundTime + 1.0 / congestion.sendRateHz() : SendQueue.resendDue(ch));
+            } else if (ch.skipState != SendChannel.SKIP_NONE) {
+                d = Math.min(d, SendQueue.resendDue(ch)); // a SKIP frame owed or waiting for its ack
             }
         }
         return d;

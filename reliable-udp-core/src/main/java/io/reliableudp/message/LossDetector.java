@@ -176,6 +176,12 @@ final class LossDetector {
             return;
         }
         SendChannel ch = channels[c];
+        if (PacketLog.isSkip(e)) {
+            if (ch.skipState == SendChannel.SKIP_SENT && ch.skipSeq == seq) {
+                ch.skipState = SendChannel.SKIP_DUE; // its packet was lost: the next packet carries it
+            }
+            return;
+        }
         if (!ch.reliable) {
             return;
         }

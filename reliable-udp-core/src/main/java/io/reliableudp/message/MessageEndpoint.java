@@ -133,6 +133,7 @@ public final class MessageEndpoint {
         this.congestion = congestionController(config, time, log, payloadBudget, mode);
         log.setController(congestion);
         this.queue = new SendQueue(config, payloadBudget, maxUnreliableSize);
+        queue.setLog(log);
         this.acks = new AckTracker(log, queue);
         this.receiver = new Receiver(config, listener, Objects.requireNonNull(pool, "pool"));
         this.link = linkFactory.create(time,
@@ -316,6 +317,48 @@ public final class MessageEndpoint {
         return queued(queue.offer(channel, payload, completion));
     }
 
+    /**
+     * {@link #send(int, byte[])} with a time-to-live: a message not acknowledged within
+     * {@code ttlMillis} of this send is neither sent nor resent any more, its future fails with
+     * {@link DeliveryFailure#EXPIRED}, and the peer skips it (docs/messages.md, "Time-to-live").
+     *
+     * @param channel channel index
+     * @param payload the message (0 bytes allowed)
+     * @param ttlMillis time-to-live in milliseconds, {@code >= 1}; 0 means the channel's ({@link ChannelConfig#ttlMillis()})
+     * @return the handle
+     * @throws IllegalArgumentException when the channel does not exist or {@code ttlMillis} is negative
+     */
+    public SendHandle send(int channel, byte[] payload, int ttlMillis) {
+        FutureCompletion future = new FutureCompletion();
+        int id = queued(queue.offer(channel, payload, future, ttlMillis));
+        return new SendHandle(channel, id < 0 ? -1 : id, future);
+    }
+
+    /**
+     * {@link #offer(int, byte[], SendCompletion)} with a time-to-live (see {@link #send(int, byte[], int)}).
+     *
+     * @param channel channel index
+     * @param payload the message (0 bytes allowed)
+     * @param completion told how the message ended, or null
+     * @param ttlMillis time-to-live in milliseconds; 0 means the channel's
+     * @return the message id (0..65535), or a negative {@code OFFER_*} code
+     * @throws IllegalArgumentException when the channel does not exist or {@code ttlMillis} is negative
+     */
+    public int offer(int channel, byte[] payload, @Nullable SendCompletion completion, int ttlMillis) {
+        return queued(queue.offer(channel, payload, completion, ttlMillis));
+    }
+
+    /**
+     * During a {@link MessageListener} call: the estimated age in milliseconds of the message being
+     * delivered, when it has a time-to-live (the sender's estimate of its age on arrival, plus the time
+     * it waited here behind an earlier message); -1 otherwise, and outside a listener call.
+     *
+     * @return the age in ms, or -1
+     */
+    public int deliveredMessageAgeMillis() {
+        return receiver.deliveryAgeMillis();
+    }
+
     /** An accepted message is the schedule's to send. */
     private int queued(int id) {
         if (id >= 0) {
@@ -361,6 +404,7 @@ public final class MessageEndpoint {
         if (closed) {
             return;
         }
+        receiver.now = time;
         boolean outer = !inReceive;
         inReceive = true;
         try {
@@ -420,6 +464,7 @@ public final class MessageEndpoint {
         } else {
             link.advanceTime(now); // packets sent now carry their real send time
         }
+        queue.expire(now);
         schedule.update(now);
     }
 
@@ -454,7 +499,7 @@ public final class MessageEndpoint {
      * {@link MessageConfig.SendMode#TICK}: when the next send tick is due. Allocation-free, O(channels).
      */
     public double nextDeadline() {
-        return closed ? Double.POSITIVE_INFINITY : schedule.nextDeadline(time);
+        return closed ? Double.POSITIVE_INFINITY : Math.min(schedule.nextDeadline(time), queue.nextExpiry());
     }
 
     /**
@@ -612,7 +657,8 @@ public final class MessageEndpoint {
             SendChannel s = queue.channels[c];
             ReceiveChannel r = receiver.channel(c);
             channels.add(new ChannelStats(c, s.mode, s.messagesSent, s.messagesAcked, s.messagesResent,
-                    r.messagesReceived, r.messagesDropped, r.duplicatesDropped, s.queued, s.queuedBytes));
+                    r.messagesReceived, r.messagesDropped, r.duplicatesDropped, s.queued, s.queuedBytes,
+                    s.messagesExpired, r.receivedExpired, r.messagesSkipped));
         }
         double srtt = log.rtt().srttSeconds();
         return new MessageStats(composer.packetsSent(), composer.ackOnlyPacketsSent(), composer.packetsNotSent(),

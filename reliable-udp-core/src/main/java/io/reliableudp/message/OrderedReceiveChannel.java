@@ -19,6 +19,9 @@ final class OrderedReceiveChannel extends ReliableReceiveChannel {
 
     /** Early arrivals by id, {@code id & (buffered.length - 1)}; allocated on the first one. */
     private byte @Nullable [][] buffered;
+    /** Per slot of {@link #buffered}: the early arrival's time-to-live in ms (0: none), and when it was born (receiver's clock). */
+    private int[] ttls = new int[0];
+    private double[] born = new double[0];
 
     OrderedReceiveChannel(int index, int window, Receiver receiver) {
         super(index, DeliveryMode.RELIABLE_ORDERED, window, receiver);
@@ -27,9 +30,14 @@ final class OrderedReceiveChannel extends ReliableReceiveChannel {
     @Override
     void early(int id, byte[] data, int offset, int length, boolean owned) {
         byte[][] b = room(ahead(id));
-        b[id & (b.length - 1)] = owned && offset == 0 && length == data.length
+        int slot = id & (b.length - 1);
+        b[slot] = owned && offset == 0 && length == data.length
                 ? data : Arrays.copyOfRange(data, offset, offset + length);
         receiver.earlyBytes += length;
+        ttls[slot] = receiver.deliveryTtl;
+        if (receiver.deliveryTtl != 0) {
+            born[slot] = receiver.now - receiver.deliveryAge / 1000.0;
+        }
     }
 
     @Override
@@ -52,6 +60,8 @@ final class OrderedReceiveChannel extends ReliableReceiveChannel {
         }
         capacity = Math.min(capacity, window);
         byte[][] grown = new byte[capacity][];
+        int[] grownTtls = new int[capacity];
+        double[] grownBorn = new double[capacity];
         if (b != null) {
             // the kept ids lie in [nextExpected, nextExpected + old length): each finds its own slot
             int oldMask = b.length - 1;
@@ -59,10 +69,14 @@ final class OrderedReceiveChannel extends ReliableReceiveChannel {
                 if (b[j] != null) {
                     int id = (nextExpected + ((j - nextExpected) & oldMask)) & 0xFFFF;
                     grown[id & (capacity - 1)] = b[j];
+                    grownTtls[id & (capacity - 1)] = ttls[j];
+                    grownBorn[id & (capacity - 1)] = born[j];
                 }
             }
         }
         buffered = grown;
+        ttls = grownTtls;
+        born = grownBorn;
         return grown;
     }
 
@@ -81,6 +95,12 @@ final class OrderedReceiveChannel extends ReliableReceiveChannel {
             b[i] = null;
             if (p != null) {
                 receiver.earlyBytes -= p.length;
+                int ttl = ttls[i];
+                receiver.deliveryTtl = ttl;
+                if (ttl != 0) {
+                    // its age on arrival plus the time it waited here for the ones before it
+                    receiver.deliveryAge = (int) Math.min(Integer.MAX_VALUE, Math.ceil((receiver.now - born[i]) * 1000));
+                }
                 deliverOwned(id, p);
             }
         }

@@ -183,6 +183,7 @@ final class PacketComposer {
     void startRound(double now) {
         time = now;
         tick++;
+        queue.expire(now);
         resendInterval = timer.resendIntervalSeconds();
         resendIntervalAlone = timer.resendIntervalAloneSeconds();
     }
@@ -224,6 +225,9 @@ final class PacketComposer {
                 c -= n;
             }
             SendChannel ch = channels[c];
+            if (ch.skipState != SendChannel.SKIP_NONE) {
+                writeSkip(ch);
+            }
             if (ch.head == ch.tail || mixed && packetTos != NO_CLASS_YET && ch.tos != packetTos) {
                 continue; // nothing queued, or another class: a later packet of the round takes it
             }
@@ -277,6 +281,28 @@ final class PacketComposer {
         return log.sentAlone(seq) ? resendIntervalAlone : resendInterval;
     }
 
+    /**
+     * The SKIP frame the peer is owed (ids before {@code skipTo} abandoned), when it is due: new, its
+     * packet lost, or its resend timer ran out (backed off like a message's). Reliable like a message:
+     * it goes again until a packet carrying it is acknowledged.
+     */
+    private void writeSkip(SendChannel ch) {
+        boolean due = ch.skipState == SendChannel.SKIP_DUE || time >= ch.skipResendAt;
+        if (!due || frames.room() < Frames.SKIP_FRAME_SIZE) {
+            return;
+        }
+        boolean resent = ch.skipState == SendChannel.SKIP_SENT;
+        frames.skip(ch.index, ch.skipTo & 0xFFFF);
+        chainChannel = -1;
+        log.markReliable();
+        log.add(PacketLog.skipEntry(ch.index, ch.skipTo & 0xFFFF));
+        ch.skipSeq = packetSeq;
+        ch.skipState = SendChannel.SKIP_SENT;
+        // resent without an ack in between: twice as long each time, as a message's timer
+        ch.skipBackoff = resent && ch.skipBackoff < 16 ? ch.skipBackoff + 1 : resent ? ch.skipBackoff : 0;
+        ch.skipResendAt = time + Math.min(packetInterval * (1 << ch.skipBackoff), config.maxResendIntervalSeconds());
+    }
+
     private void writeReliable(SendChannel ch) {
         if (ch.nextUnsent != ch.tail && (everyPacket || time >= ch.nextResendTime)) {
             double nextDue = Double.POSITIVE_INFINITY;
@@ -284,6 +310,15 @@ final class PacketComposer {
             for (int v = ch.tail; v != ch.nextUnsent; v++) {
                 int i = v & ch.mask;
                 if (ch.state[i] != SendChannel.SENT) {
+                    continue;
+                }
+                if (ch.ttl[i] != 0 && queue.expiredNow(ch, i, time)) {
+                    // too late to send again: it expires once no packet that carried it may still be acknowledged
+                    if (!queue.carrierInFlight(ch, i)) {
+                        queue.reliableExpired(ch, v, i);
+                    } else {
+                        nextDue = Math.min(nextDue, time + resendInterval);
+                    }
                     continue;
                 }
                 LargeSend ls = ch.large[i];
@@ -329,9 +364,16 @@ final class PacketComposer {
                 return;
             }
         }
-        while (ch.nextUnsent != ch.head && ch.nextUnsent - ch.tail < window) {
+        while (ch.nextUnsent != ch.head && ch.nextUnsent - ch.windowBase() < window) {
             int v = ch.nextUnsent;
             int i = v & ch.mask;
+            if (ch.ttl[i] != 0 && queue.expiredNow(ch, i, time)) {
+                if (queue.carrierInFlight(ch, i)) {
+                    return; // a sliced message partly sent: the ones after it wait for its verdict
+                }
+                queue.reliableExpired(ch, v, i);
+                continue;
+            }
             LargeSend ls = ch.large[i];
             if (ls != null) {
                 if (!ls.started) {
@@ -368,13 +410,22 @@ final class PacketComposer {
         byte[] p = ch.payload[i];
         int id = v & 0xFFFF;
         int len = p.length;
-        boolean next = chainChannel == ch.index && ((chainId + 1) & 0xFFFF) == id;
+        int ttl = ch.ttl[i];
+        boolean next = ttl == 0 && chainChannel == ch.index && ((chainId + 1) & 0xFFFF) == id;
         int size = next ? Frames.nextFrameSize(len) : Frames.msgFrameSize(len);
+        int age = 0;
+        if (ttl != 0) {
+            age = queue.arrivalAgeMillis(ch, i, time);
+            size += Frames.ageFrameSize(age, ttl);
+        }
         if (size > frames.room()) {
             if (!copy) {
                 packetWasFull = true;
             }
             return false;
+        }
+        if (ttl != 0) {
+            frames.age(ch.index, id, age, ttl);
         }
         if (next) {
             frames.next(p, 0, len);
@@ -411,7 +462,7 @@ final class PacketComposer {
             int n = log.entryCount(slot);
             for (int k = 0; k < n; k++) {
                 long e = log.entryAt(slot, k);
-                if (PacketLog.isCopy(e) || PacketLog.isSlice(e)) {
+                if (PacketLog.isCopy(e) || PacketLog.isSlice(e) || PacketLog.isSkip(e)) {
                     continue;
                 }
                 int c = PacketLog.channelOf(e);
@@ -489,9 +540,16 @@ final class PacketComposer {
     private boolean writeSlice(SendChannel ch, int v, LargeSend ls, int s) {
         int id = v & 0xFFFF;
         int len = ls.sliceLength(s);
-        if (Frames.sliceHeaderSize(ls.total, ls.sliceSize, s) + len > frames.room()) {
+        int i = v & ch.mask;
+        int ttl = ch.ttl[i];
+        int age = ttl != 0 ? queue.arrivalAgeMillis(ch, i, time) : 0;
+        int ageBytes = ttl != 0 ? Frames.ageFrameSize(age, ttl) : 0;
+        if (ageBytes + Frames.sliceHeaderSize(ls.total, ls.sliceSize, s) + len > frames.room()) {
             packetWasFull = true;
             return false;
+        }
+        if (ttl != 0) {
+            frames.age(ch.index, id, age, ttl);
         }
         frames.slice(ch.index, id, ls.total, ls.sliceSize, s, ch.payload[v & ch.mask], s * ls.sliceSize, len);
         chainChannel = -1;
@@ -508,6 +566,14 @@ final class PacketComposer {
             int v = ch.tail;
             int i = v & ch.mask;
             int len = ch.payload[i].length;
+            if (ch.ttl[i] != 0 && queue.expiredNow(ch, i, time)) {
+                if (Frames.msgFrameSize(len) > payloadBudget) {
+                    ch.bigUnreliable--;
+                    queue.bigUnreliableQueued--;
+                }
+                queue.unreliableExpired(ch, v, i);
+                continue;
+            }
             if (Frames.msgFrameSize(len) > payloadBudget) {
                 return;
             }

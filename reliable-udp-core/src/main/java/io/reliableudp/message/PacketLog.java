@@ -18,6 +18,8 @@ final class PacketLog {
 
     static final long SLICE_FLAG = 1L << 22;
     static final long COPY_FLAG = 1L << 23;
+    /** The entry is a SKIP frame of the channel (its id: the ids before it are abandoned), not a message. */
+    static final long SKIP_FLAG = 1L << 24;
     private static final int MAX_ENTRIES = 1 << 24;
     /** Slots a new log starts with (a connection that sends a few packets a second never needs more). */
     static final int INITIAL_SLOTS = 32;
@@ -239,6 +241,20 @@ final class PacketLog {
 
     static boolean isCopy(long entry) {
         return (entry & COPY_FLAG) != 0;
+    }
+
+    static long skipEntry(int channel, int id) {
+        return SKIP_FLAG | (long) channel << 16 | id;
+    }
+
+    static boolean isSkip(long entry) {
+        return (entry & SKIP_FLAG) != 0;
+    }
+
+    /** Whether the data packet {@code seq} may still be acknowledged: in the log, neither acknowledged nor declared lost. */
+    boolean inFlight(int seq) {
+        int slot = slotOf(seq);
+        return slot >= 0 && !acked[slot] && !declaredLost[slot];
     }
 
     static boolean isSlice(long entry) {

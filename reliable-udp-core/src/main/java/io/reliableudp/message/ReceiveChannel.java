@@ -21,6 +21,10 @@ abstract class ReceiveChannel {
     long messagesReceived;
     long messagesDropped;
     long duplicatesDropped;
+    /** Messages received older than their time-to-live (on arrival, or after waiting for an earlier one): never delivered. */
+    long receivedExpired;
+    /** Ids the sender abandoned (a SKIP frame passed them before they arrived). */
+    long messagesSkipped;
     /**
      * Messages delivered before a pause and given back by the owner, who had not passed them on yet
      * ({@link Receiver#holdAgain}): older than every one in {@link #held}. Made on first use.

@@ -42,6 +42,18 @@ final class Receiver {
     /** Whether the first memory refusal was logged (later ones go to DEBUG). */
     private boolean memoryRefusalLogged;
 
+    /** The time of the packet being processed (the endpoint's clock): held messages' ages count to it. */
+    double now;
+    /**
+     * The time-to-live (ms, 0: none) and age on arrival (ms) of the message the channels hand over next:
+     * the frame's (its AGE frame), or those an early arrival was kept with. {@link #deliver} drops a
+     * message whose age reached its time-to-live; {@link #deliveryAgeMillis} tells the listener the age.
+     */
+    int deliveryTtl;
+    int deliveryAge = -1;
+    /** The age of the message the listener is being given, -1 outside a delivery or without a time-to-live. */
+    private int listenerAge = -1;
+
     private boolean closed;
     private long packetsReceived;
     private long malformedPackets;
@@ -177,6 +189,18 @@ final class Receiver {
                 return -1;
             }
             ReceiveChannel rc = channels[r.channel];
+            if (r.type == Frames.TYPE_SKIP) {
+                if (!(rc instanceof ReliableReceiveChannel rel)) {
+                    r.error = "SKIP frame on an unreliable channel";
+                    return -1;
+                }
+                int ahead = rel.ahead(r.id);
+                if (ahead > window && ahead < 32768) {
+                    r.error = "SKIP frame beyond the receive window";
+                    return 1;
+                }
+                continue;
+            }
             if (r.type == Frames.TYPE_SLICE) {
                 if (!(rc instanceof ReliableReceiveChannel rel)) {
                     r.error = "slice on an unreliable channel";
@@ -273,7 +297,11 @@ final class Receiver {
         r.reset(data, offset, length);
         while (r.next() == Frames.Reader.FRAME) {
             ReceiveChannel rc = channels[r.channel];
-            if (r.type == Frames.TYPE_SLICE) {
+            deliveryTtl = r.hasAge ? r.ttlMillis : 0;
+            deliveryAge = r.hasAge ? r.ageMillis : -1;
+            if (r.type == Frames.TYPE_SKIP) {
+                ((ReliableReceiveChannel) rc).skip(r.id);
+            } else if (r.type == Frames.TYPE_SLICE) {
                 reliableFrames++;
                 ((ReliableReceiveChannel) rc).receiveSlice(r, data);
             } else {
@@ -300,6 +328,10 @@ final class Receiver {
         if (closed) {
             return;
         }
+        if (deliveryTtl != 0 && deliveryAge >= deliveryTtl) {
+            rc.receivedExpired++; // older than its time-to-live: received (and acknowledged), never delivered
+            return;
+        }
         if (holding(rc)) {
             if (!rc.mode.isReliable()) {
                 // not counted by validation: held only while it fits, else dropped as unreliable may be
@@ -320,12 +352,24 @@ final class Receiver {
 
     private void handOver(ReceiveChannel rc, int id, byte[] data, int offset, int length) {
         rc.messagesReceived++;
+        int outer = listenerAge;
+        listenerAge = deliveryTtl != 0 ? deliveryAge : -1;
         try {
             listener.onMessage(rc.index, id, data, offset, length);
         } catch (RuntimeException ex) {
             listenerErrors++;
             LOG.log(System.Logger.Level.WARNING, "message listener failed on channel " + rc.index, ex);
+        } finally {
+            listenerAge = outer;
         }
+    }
+
+    /**
+     * During a listener call: the estimated age in milliseconds of the message being delivered (its
+     * sender's estimate on arrival, plus the time it waited here), or -1 when it has no time-to-live.
+     */
+    int deliveryAgeMillis() {
+        return listenerAge;
     }
 
     /**
@@ -384,6 +428,7 @@ final class Receiver {
                 byte[] m = q.poll();
                 heldBytes -= m.length;
                 pool.add(-m.length);
+                deliveryTtl = 0;
                 handOver(rc, id, m, 0, m.length);
             }
         }

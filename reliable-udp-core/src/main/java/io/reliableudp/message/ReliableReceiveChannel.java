@@ -74,6 +74,35 @@ abstract class ReliableReceiveChannel extends ReceiveChannel {
         }
     }
 
+    /**
+     * A SKIP frame: the sender abandoned every id before {@code to} (their time-to-live passed). Ids not
+     * received are passed over (a partial reassembly is dropped), early arrivals among them are
+     * released in order, and so are the ones after {@code to} that arrived already. A SKIP behind
+     * {@code nextExpected} (an old copy) changes nothing; validation rejected one beyond the window.
+     */
+    final void skip(int to) {
+        int n = ahead(to);
+        if (n == 0 || n > window) {
+            return;
+        }
+        while (nextExpected != to) {
+            int id = nextExpected;
+            if (bit(id)) {
+                clearBit(id);
+                released(id);
+            } else {
+                messagesSkipped++;
+                Reassembly ra = findReassembly(id);
+                if (ra != null) {
+                    removeReassembly(ra);
+                    receiver.reassemblyBytes -= ra.total;
+                }
+            }
+            nextExpected = (id + 1) & 0xFFFF;
+        }
+        drain();
+    }
+
     /** One slice of a sliced message (its frame was validated); the whole message is received once complete. */
     final void receiveSlice(Frames.Reader r, byte[] data) {
         int id = r.id;

@@ -18,6 +18,14 @@ final class SendChannel {
     static final byte EMPTY = 0;
     static final byte SENT = 2;
     static final byte ACKED = 3;
+    /** A reliable message whose time-to-live passed unacknowledged: done, like {@link #ACKED}, but failed. */
+    static final byte EXPIRED = 4;
+    /** {@link #skipState}: no SKIP frame owed. */
+    static final byte SKIP_NONE = 0;
+    /** {@link #skipState}: a SKIP frame must go in the next packet. */
+    static final byte SKIP_DUE = 1;
+    /** {@link #skipState}: a SKIP frame went in packet {@link #skipSeq} and waits for its ack. */
+    static final byte SKIP_SENT = 2;
     static final int MAX_RING = 1 << 15;
 
     final int index;
@@ -29,6 +37,8 @@ final class SendChannel {
     final int redundancy;
     /** The IP TOS byte of this channel's datagrams, or {@link DatagramSender#NODE_CLASS} (the node's). */
     final int tos;
+    /** The channel's time-to-live in milliseconds (0: none). */
+    final int ttlMillis;
 
     int mask;
     byte[][] payload;
@@ -48,6 +58,10 @@ final class SendChannel {
     boolean[] fastDue;
     byte[] state;
     @Nullable LargeSend[] large;
+    /** Time-to-live of the message in milliseconds (0: none). */
+    int[] ttl;
+    /** When the message with a time-to-live was taken by a send round (its age counts from then); NaN before. */
+    double[] born;
 
     int tail;
     int head;
@@ -56,10 +70,26 @@ final class SendChannel {
     long queuedBytes;
     int bigUnreliable;
     double nextResendTime = Double.POSITIVE_INFINITY;
+    /** Messages with a time-to-live in the ring. */
+    int ttlQueued;
+    /** The first message whose {@link #born} is not set yet (all before it are stamped). */
+    int stampFrom;
+    /** Reliable: every id before this one is acknowledged or expired; the peer is told with SKIP frames. */
+    int skipTo;
+    byte skipState;
+    /** Packet of the last SKIP frame, and when it may go again. */
+    int skipSeq;
+    double skipResendAt;
+    /** SKIP frames resent in a row with no ack (the exponent of their backoff). */
+    int skipBackoff;
+    /** Expired ids the peer may still wait for start here (valid while {@link #skipUnacked}): the window's base. */
+    int skipBase;
+    boolean skipUnacked;
 
     long messagesSent;
     long messagesAcked;
     long messagesResent;
+    long messagesExpired;
 
     SendChannel(int index, ChannelConfig config) {
         this.index = index;
@@ -69,6 +99,7 @@ final class SendChannel {
         this.maxQueuedBytes = config.maxQueuedBytes();
         this.redundancy = reliable ? config.redundancy() : 0;
         this.tos = config.trafficClass().map(TrafficClass::tos).orElse(DatagramSender.NODE_CLASS);
+        this.ttlMillis = config.ttlMillis();
         allocate(16);
     }
 
@@ -84,6 +115,8 @@ final class SendChannel {
         fastDue = new boolean[capacity];
         state = new byte[capacity];
         large = new LargeSend[capacity];
+        ttl = new int[capacity];
+        born = new double[capacity];
     }
 
     /** Makes room for one more message. */
@@ -102,6 +135,8 @@ final class SendChannel {
         boolean[] oldFastDue = fastDue;
         byte[] oldState = state;
         LargeSend[] oldLarge = large;
+        int[] oldTtl = ttl;
+        double[] oldBorn = born;
         int oldMask = mask;
         allocate(capacity * 2);
         for (int v = tail; v != head; v++) {
@@ -117,6 +152,8 @@ final class SendChannel {
             fastDue[n] = oldFastDue[o];
             state[n] = oldState[o];
             large[n] = oldLarge[o];
+            ttl[n] = oldTtl[o];
+            born[n] = oldBorn[o];
         }
     }
 
@@ -127,6 +164,15 @@ final class SendChannel {
         fastDue[i] = false;
         timeouts[i] = 0;
         state[i] = EMPTY;
+        if (ttl[i] != 0) {
+            ttl[i] = 0;
+            ttlQueued--;
+        }
+    }
+
+    /** The oldest id the peer may still wait for: below it every id is received or skipped there. */
+    int windowBase() {
+        return skipUnacked ? skipBase : tail;
     }
 
     /**

@@ -26,6 +26,13 @@ final class SendQueue {
     /** Total size of the sliced messages started and not yet fully acknowledged. */
     long largeBytesStarted;
 
+    /** Messages with a time-to-live not yet stamped with their birth time ({@link #stamp}). */
+    private int unstamped;
+    /** Estimated one-way delay to the peer, seconds: half the smoothed RTT (0 before the first sample). */
+    private double oneWay;
+    private @Nullable PacketLog log;
+    private long expiredMessages;
+
     private boolean closed;
     private DeliveryFailure closeReason = DeliveryFailure.CLOSED;
     private long completionErrors;
@@ -56,11 +63,19 @@ final class SendQueue {
      * @return the message id, or a negative {@code MessageEndpoint.OFFER_*} code
      */
     int offer(int channel, byte[] payload, @Nullable SendCompletion completion) {
+        return offer(channel, payload, completion, 0);
+    }
+
+    /** {@link #offer(int, byte[], SendCompletion)} with a time-to-live in ms (0: the channel's). */
+    int offer(int channel, byte[] payload, @Nullable SendCompletion completion, int ttlMillis) {
         SendChannel ch = channel(channel);
         Objects.requireNonNull(payload, "payload");
+        if (ttlMillis < 0) {
+            throw new IllegalArgumentException("ttlMillis must be >= 0, was " + ttlMillis);
+        }
         DeliveryFailure refusal = refusal(ch, payload.length);
         if (refusal == null) {
-            return enqueue(ch, payload, completion);
+            return enqueue(ch, payload, completion, ttlMillis != 0 ? ttlMillis : ch.ttlMillis);
         }
         if (completion != null) {
             failed(completion, new DeliveryException(refusal, refusalMessage(refusal, ch, payload.length)));
@@ -105,13 +120,19 @@ final class SendQueue {
      * just behind are the I/O thread's, which composes them: each array written here is a cache line
      * that moves between the two cores.
      */
-    private int enqueue(SendChannel ch, byte[] payload, @Nullable SendCompletion completion) {
+    private int enqueue(SendChannel ch, byte[] payload, @Nullable SendCompletion completion, int ttl) {
         ch.ensureRoom();
         int v = ch.head++;
         int i = v & ch.mask;
         ch.payload[i] = payload;
         if (completion != null) {
             ch.completion[i] = completion;
+        }
+        if (ttl != 0) {
+            ch.ttl[i] = ttl;
+            ch.born[i] = Double.NaN;
+            ch.ttlQueued++;
+            unstamped++;
         }
         if (ch.reliable) {
             if (Frames.msgFrameSize(payload.length) > payloadBudget) {
@@ -148,9 +169,36 @@ final class SendQueue {
         SendCompletion c = ch.completion[i];
         ch.clear(i); // also a fast-resend mark the acks set before this ack: the slot's next message must not inherit it
         ch.state[i] = SendChannel.ACKED;
-        while (ch.tail != ch.head && ch.state[ch.tail & ch.mask] == SendChannel.ACKED) {
+        advanceTail(ch);
+        if (c != null) {
+            delivered(c, ch.index, v & 0xFFFF);
+        }
+    }
+
+    /**
+     * Moves the tail past acknowledged and expired messages; when it passes an expired one, the peer
+     * is owed a SKIP frame up to the new tail (and the window's base stays at the oldest such id until
+     * a SKIP covering it is acknowledged).
+     */
+    private void advanceTail(SendChannel ch) {
+        int firstExpired = 0;
+        boolean skipped = false;
+        byte st;
+        while (ch.tail != ch.head && ((st = ch.state[ch.tail & ch.mask]) == SendChannel.ACKED || st == SendChannel.EXPIRED)) {
+            if (st == SendChannel.EXPIRED && !skipped) {
+                skipped = true;
+                firstExpired = ch.tail;
+            }
             ch.state[ch.tail & ch.mask] = SendChannel.EMPTY;
             ch.tail++;
+        }
+        if (skipped) {
+            if (!ch.skipUnacked) {
+                ch.skipUnacked = true;
+                ch.skipBase = firstExpired;
+            }
+            ch.skipTo = ch.tail;
+            ch.skipState = SendChannel.SKIP_DUE;
         }
         if (ch.nextUnsent - ch.tail < 0) {
             ch.nextUnsent = ch.tail;
@@ -161,9 +209,212 @@ final class SendQueue {
             LargeSend ls = ch.tail != ch.head ? ch.large[ch.tail & ch.mask] : null;
             ch.nextResendTime = ls != null && ls.started ? ls.nextResendTime : Double.POSITIVE_INFINITY;
         }
-        if (c != null) {
-            delivered(c, ch.index, v & 0xFFFF);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Time-to-live
+
+    /** The packet log (to tell whether a message's packets may still be acknowledged) and the RTT. */
+    void setLog(PacketLog log) {
+        this.log = log;
+    }
+
+    /**
+     * At the start of a send round or update at {@code time}: stamps the messages queued since with
+     * their birth time, takes the one-way delay estimate, and expires what stands at the heads (the
+     * oldest unsent message of each channel, and sent ones at the tail whose packets were all settled).
+     */
+    void expire(double time) {
+        PacketLog l = log;
+        if (l != null) {
+            double srtt = l.rtt().srttSeconds();
+            oneWay = srtt > 0 ? srtt / 2 : 0;
         }
+        if (unstamped > 0) {
+            stamp(time);
+        }
+        for (SendChannel ch : channels) {
+            if (ch.ttlQueued == 0) {
+                continue;
+            }
+            if (!ch.reliable) {
+                while (ch.tail != ch.head && expiredNow(ch, ch.tail & ch.mask, time)) {
+                    int i = ch.tail & ch.mask;
+                    if (Frames.msgFrameSize(ch.payload[i].length) > payloadBudget) {
+                        ch.bigUnreliable--;
+                        bigUnreliableQueued--;
+                    }
+                    unreliableExpired(ch, ch.tail, i);
+                }
+                continue;
+            }
+            while (ch.tail != ch.nextUnsent) {
+                int i = ch.tail & ch.mask;
+                if (ch.state[i] != SendChannel.SENT || !expiredNow(ch, i, time) || carrierInFlight(ch, i)) {
+                    break;
+                }
+                reliableExpired(ch, ch.tail, i);
+            }
+            while (ch.nextUnsent != ch.head) {
+                int i = ch.nextUnsent & ch.mask;
+                if (!expiredNow(ch, i, time) || carrierInFlight(ch, i)) {
+                    break;
+                }
+                reliableExpired(ch, ch.nextUnsent, i);
+            }
+        }
+    }
+
+    private void stamp(double time) {
+        unstamped = 0;
+        for (SendChannel ch : channels) {
+            for (int v = Math.max(ch.stampFrom - ch.tail, 0) + ch.tail; v != ch.head; v++) {
+                int i = v & ch.mask;
+                if (ch.ttl[i] != 0 && Double.isNaN(ch.born[i])) {
+                    ch.born[i] = time;
+                }
+            }
+            ch.stampFrom = ch.head;
+        }
+    }
+
+    /**
+     * The age in whole milliseconds (rounded up) the message would have on arrival if it were sent at
+     * {@code time}: its age plus the one-way delay estimate. What an AGE frame carries.
+     */
+    int arrivalAgeMillis(SendChannel ch, int i, double time) {
+        double ms = Math.ceil((time - ch.born[i] + oneWay) * 1000);
+        return ms >= Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.max(ms, 0);
+    }
+
+    /** Whether the message has a time-to-live that its arrival age at {@code time} would reach: it may not be sent. */
+    boolean expiredNow(SendChannel ch, int i, double time) {
+        int ttl = ch.ttl[i];
+        return ttl != 0 && !Double.isNaN(ch.born[i]) && arrivalAgeMillis(ch, i, time) >= ttl;
+    }
+
+    /**
+     * Whether a packet that carried the message (its last one; for a sliced message, any slice's last)
+     * may still be acknowledged: then the peer may have it, and its verdict waits for that packet's.
+     */
+    boolean carrierInFlight(SendChannel ch, int i) {
+        PacketLog l = log;
+        if (l == null || ch.state[i] != SendChannel.SENT) {
+            return false;
+        }
+        LargeSend ls = ch.large[i];
+        if (ls == null) {
+            return l.inFlight(ch.lastSeq[i]);
+        }
+        for (int s = ls.firstUnacked; s < ls.nextUnsent; s++) {
+            if (!ls.acked.get(s) && l.inFlight(ls.lastSeq[s])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The reliable message at {@code v} expired (unsent, or sent with no packet that may still be
+     * acknowledged): it leaves the queue, its future fails with {@link DeliveryFailure#EXPIRED}, and
+     * once the tail passes it the peer is told to skip it.
+     */
+    void reliableExpired(SendChannel ch, int v, int i) {
+        LargeSend ls = ch.large[i];
+        if (ls != null && ls.started) {
+            largeBytesStarted -= ls.total;
+        }
+        SendCompletion c = ch.completion[i];
+        int ttl = ch.ttl[i];
+        ch.queued--;
+        ch.queuedBytes -= ch.payload[i].length;
+        ch.messagesExpired++;
+        expiredMessages++;
+        ch.clear(i);
+        ch.state[i] = SendChannel.EXPIRED;
+        if (v == ch.nextUnsent) {
+            ch.nextUnsent++;
+        }
+        advanceTail(ch);
+        if (c != null) {
+            failed(c, expiredFailure(ch, v, ttl));
+        }
+    }
+
+    /** The unreliable message at the tail expired before it was written: it leaves the queue unsent. */
+    void unreliableExpired(SendChannel ch, int v, int i) {
+        SendCompletion c = ch.completion[i];
+        int ttl = ch.ttl[i];
+        int len = ch.payload[i].length;
+        ch.clear(i);
+        ch.tail = v + 1;
+        ch.nextUnsent = ch.tail;
+        ch.queued--;
+        ch.queuedBytes -= len;
+        ch.messagesExpired++;
+        expiredMessages++;
+        if (c != null) {
+            failed(c, expiredFailure(ch, v, ttl));
+        }
+    }
+
+    private static DeliveryException expiredFailure(SendChannel ch, int v, int ttl) {
+        return new DeliveryException(DeliveryFailure.EXPIRED,
+                "message " + (v & 0xFFFF) + " on channel " + ch.index + " expired: its time-to-live of " + ttl + " ms passed");
+    }
+
+    /** A packet that carried a SKIP frame of the channel with {@code id} was acknowledged. */
+    void skipAcked(SendChannel ch, int id) {
+        if (!ch.skipUnacked) {
+            return;
+        }
+        int v = ch.skipTo - ((ch.skipTo - id) & 0xFFFF);
+        if (v - ch.skipBase > 0) {
+            ch.skipBase = v; // the peer has settled every id before it
+        }
+        if (v == ch.skipTo) {
+            ch.skipUnacked = false;
+            ch.skipState = SendChannel.SKIP_NONE;
+            ch.skipBackoff = 0;
+        }
+    }
+
+    /**
+     * When the oldest unsent message with a time-to-live (or unreliable one at the tail) expires,
+     * {@code +Infinity} when none waits: the driver's next update then fails it on time.
+     */
+    double nextExpiry() {
+        double t = Double.POSITIVE_INFINITY;
+        for (SendChannel ch : channels) {
+            if (ch.ttlQueued == 0) {
+                continue;
+            }
+            int v = ch.reliable ? ch.nextUnsent : ch.tail;
+            if (v == ch.head) {
+                continue;
+            }
+            int i = v & ch.mask;
+            if (ch.ttl[i] != 0 && !Double.isNaN(ch.born[i])) {
+                // arrivalAgeMillis >= ttl once time - born + oneWay > (ttl - 1) / 1000
+                t = Math.min(t, ch.born[i] + (ch.ttl[i] - 1) / 1000.0 - oneWay + 1e-6);
+            }
+        }
+        return t;
+    }
+
+    /** Messages that expired (reliable and unreliable, all channels). */
+    long expiredMessages() {
+        return expiredMessages;
+    }
+
+    /** When the channel next wants a send round for loss recovery (resends, its SKIP frame); +inf: nothing. */
+    static double resendDue(SendChannel ch) {
+        double t = hasSentUnacked(ch) ? ch.nextResendTime : Double.POSITIVE_INFINITY;
+        return switch (ch.skipState) {
+            case SendChannel.SKIP_DUE -> Double.NEGATIVE_INFINITY;
+            case SendChannel.SKIP_SENT -> Math.min(t, ch.skipResendAt);
+            default -> t;
+        };
     }
 
     /** Whether a reliable message is still waiting to be sent or acknowledged. */
@@ -185,8 +436,8 @@ final class SendQueue {
     double earliestResendDue() {
         double t = Double.POSITIVE_INFINITY;
         for (SendChannel ch : channels) {
-            if (ch.reliable && ch.nextResendTime < t && hasSentUnacked(ch)) {
-                t = ch.nextResendTime;
+            if (ch.reliable) {
+                t = Math.min(t, resendDue(ch));
             }
         }
         return t;
@@ -250,12 +501,15 @@ final class SendQueue {
             }
             ch.tail = ch.head;
             ch.nextUnsent = ch.head;
+            ch.stampFrom = ch.head;
+            ch.skipState = SendChannel.SKIP_NONE;
             ch.queued = 0;
             ch.queuedBytes = 0;
             ch.bigUnreliable = 0;
         }
         bigUnreliableQueued = 0;
         largeBytesStarted = 0;
+        unstamped = 0;
     }
 
     /** Exceptions thrown by send completions (caught, logged and counted). */

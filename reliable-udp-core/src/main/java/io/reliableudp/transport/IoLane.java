@@ -131,8 +131,8 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
     }
 
     @Override
-    public void message(PeerDriver peer, int channel, int messageId, byte[] payload) {
-        events.postMessage(peer, channel, messageId, payload);
+    public void message(PeerDriver peer, int channel, int messageId, byte[] payload, int ageMillis) {
+        events.postMessage(peer, channel, messageId, payload, ageMillis);
     }
 
     @Override

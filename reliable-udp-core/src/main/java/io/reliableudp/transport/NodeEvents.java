@@ -60,11 +60,12 @@ final class NodeEvents {
     }
 
     /** Queues a delivered message (the message layer delivers only on the I/O thread): no event object. */
-    void postMessage(PeerDriver peer, int channel, int messageId, byte[] payload) {
+    void postMessage(PeerDriver peer, int channel, int messageId, byte[] payload, int ageMillis) {
         if (onLoop()) {
             ioEvents.add(Event.Kind.MESSAGE, peer, channel, messageId, payload, null, "", null, null);
+            ioEvents.ages[ioEvents.size - 1] = ageMillis;
         } else {
-            fromOtherThread(Event.message(peer, channel, messageId, payload));
+            fromOtherThread(Event.message(peer, channel, messageId, payload, ageMillis));
         }
     }
 
@@ -86,7 +87,7 @@ final class NodeEvents {
         dispatchIoEvents();
         Event e;
         while ((e = crossThread.poll()) != null) {
-            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.reason, e.detail, e.from, e.to);
+            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.ageMillis, e.reason, e.detail, e.from, e.to);
             dispatchIoEvents();
         }
     }
@@ -98,7 +99,7 @@ final class NodeEvents {
     void dispatchAfterStop() {
         Event e;
         while ((e = crossThread.poll()) != null) {
-            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.reason, e.detail, e.from, e.to);
+            dispatch(e.kind, e.peer, e.channel, e.messageId, e.payload, e.ageMillis, e.reason, e.detail, e.from, e.to);
         }
     }
 
@@ -109,13 +110,13 @@ final class NodeEvents {
         }
         // index loop: a listener may post more events while we dispatch
         for (int i = 0; i < b.size; i++) {
-            dispatch(b.kinds[i], b.peers[i], b.channels[i], b.ids[i], b.payloads[i], b.reasons[i], b.details[i], b.froms[i],
-                    b.tos[i]);
+            dispatch(b.kinds[i], b.peers[i], b.channels[i], b.ids[i], b.payloads[i], b.ages[i], b.reasons[i], b.details[i],
+                    b.froms[i], b.tos[i]);
         }
         b.clear();
     }
 
-    private void dispatch(Event.Kind kind, PeerDriver peer, int channel, int messageId, byte[] payload,
+    private void dispatch(Event.Kind kind, PeerDriver peer, int channel, int messageId, byte[] payload, int ageMillis,
                           @Nullable DisconnectReason reason, String detail, @Nullable InetSocketAddress from,
                           @Nullable InetSocketAddress to) {
         try {
@@ -128,7 +129,7 @@ final class NodeEvents {
                 case MESSAGE -> {
                     // paused since the message layer delivered it: held again, in order, until resumed
                     if (!peer.holdBack(channel, messageId, payload)) {
-                        listener.onMessage(peer.handle(), channel, messageId, payload);
+                        listener.onMessage(peer.handle(), channel, messageId, payload, ageMillis);
                     }
                 }
                 case RTT_SAMPLE -> listener.onRttSample(peer.handle(), Float.intBitsToFloat(messageId));
@@ -166,6 +167,8 @@ final class NodeEvents {
         PeerDriver[] peers = new PeerDriver[64];
         int[] channels = new int[64];
         int[] ids = new int[64];
+        /** MESSAGE: the message's age in ms when it has a time-to-live, else -1. */
+        int[] ages = new int[64];
         byte[][] payloads = new byte[64][];
         @Nullable DisconnectReason[] reasons = new DisconnectReason[64];
         String[] details = new String[64];
@@ -181,6 +184,7 @@ final class NodeEvents {
                 peers = Arrays.copyOf(peers, n);
                 channels = Arrays.copyOf(channels, n);
                 ids = Arrays.copyOf(ids, n);
+                ages = Arrays.copyOf(ages, n);
                 payloads = Arrays.copyOf(payloads, n);
                 reasons = Arrays.copyOf(reasons, n);
                 details = Arrays.copyOf(details, n);
@@ -191,6 +195,7 @@ final class NodeEvents {
             peers[size] = peer;
             channels[size] = channel;
             ids[size] = id;
+            ages[size] = -1;
             payloads[size] = payload;
             reasons[size] = reason;
             details[size] = detail;
@@ -220,6 +225,7 @@ final class NodeEvents {
         final int channel;
         final int messageId;
         final byte[] payload;
+        int ageMillis = -1;
         final @Nullable DisconnectReason reason;
         final String detail;
         final @Nullable InetSocketAddress from;
@@ -246,8 +252,10 @@ final class NodeEvents {
 
         static final byte[] NONE = new byte[0];
 
-        static Event message(PeerDriver peer, int channel, int messageId, byte[] payload) {
-            return new Event(Kind.MESSAGE, peer, channel, messageId, payload, null, "");
+        static Event message(PeerDriver peer, int channel, int messageId, byte[] payload, int ageMillis) {
+            Event e = new Event(Kind.MESSAGE, peer, channel, messageId, payload, null, "");
+            e.ageMillis = ageMillis;
+            return e;
         }
 
         static Event connected(PeerDriver peer) {

@@ -16,6 +16,18 @@ public interface NodeListener {
     /** A message arrived. {@code payload} is a fresh array owned by the listener. */
     void onMessage(Peer peer, int channel, int messageId, byte[] payload);
 
+    /**
+     * A message arrived, with its age: what the node calls. The default forwards to
+     * {@link #onMessage(Peer, int, int, byte[])}; a listener that wants the age overrides this one.
+     *
+     * @param ageMillis for a message sent with a time-to-live, its estimated age in milliseconds (the
+     *     sender's estimate on arrival plus the time it waited here; always below its time-to-live);
+     *     -1 for a message without one
+     */
+    default void onMessage(Peer peer, int channel, int messageId, byte[] payload, int ageMillis) {
+        onMessage(peer, channel, messageId, payload);
+    }
+
     /** A connection completed its handshake (either direction). */
     default void onConnected(Peer peer) {
     }

@@ -30,6 +30,37 @@ public interface Peer {
     CompletableFuture<Delivery> send(int channel, byte[] payload);
 
     /**
+     * {@link #send(int, byte[])} with a time-to-live: when the peer has not acknowledged the message
+     * within {@code ttl} of this call, it is neither sent nor resent any more, the future fails with a
+     * {@link io.reliableudp.message.DeliveryException} of reason
+     * {@link io.reliableudp.message.DeliveryFailure#EXPIRED}, and the peer skips it; the peer never
+     * delivers it older than {@code ttl} (docs/messages.md, "Time-to-live"). It replaces the channel's
+     * time-to-live for this message.
+     *
+     * @param ttl at least 1 ms, at most {@code Integer.MAX_VALUE} ms
+     * @return the future, as {@link #send(int, byte[])}'s
+     * @throws IllegalArgumentException when {@code ttl} is out of range
+     * @throws UnsupportedOperationException when this peer cannot (not a node's peer)
+     */
+    default CompletableFuture<Delivery> send(int channel, byte[] payload, java.time.Duration ttl) {
+        throw new UnsupportedOperationException("send with a time-to-live is not supported by " + getClass().getName());
+    }
+
+    /**
+     * The time-to-live of {@link #send(int, byte[], java.time.Duration)} in milliseconds.
+     *
+     * @param ttl the time-to-live
+     * @return it in whole milliseconds, at least 1
+     * @throws IllegalArgumentException when it is below 1 ms or above {@code Integer.MAX_VALUE} ms
+     */
+    static int ttlMillis(java.time.Duration ttl) {
+        if (ttl.compareTo(java.time.Duration.ofMillis(1)) < 0 || ttl.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("ttl must be within 1 ms.." + Integer.MAX_VALUE + " ms, was " + ttl);
+        }
+        return (int) ttl.toMillis();
+    }
+
+    /**
      * Sends a message without a future, for high-rate streams: nothing is allocated per message
      * beyond what the message layer needs. The payload array is taken over. Never waits
      * ({@link NodeConfig#sendQueueWait()} does not apply) and never throws.

@@ -58,8 +58,8 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         /** Queues a listener call of the peer's end. */
         void disconnected(PeerDriver peer, DisconnectReason why, String detail);
 
-        /** Queues a delivered message (the copy is the listener's). */
-        void message(PeerDriver peer, int channel, int messageId, byte[] payload);
+        /** Queues a delivered message (the copy is the listener's), with its age in ms (-1: no time-to-live). */
+        void message(PeerDriver peer, int channel, int messageId, byte[] payload, int ageMillis);
 
         /** Queues an RTT sample. */
         void rttSample(PeerDriver peer, float rttMillis);
@@ -683,7 +683,7 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
     public void onMessage(int channel, int messageId, byte[] data, int offset, int length) {
         byte[] copy = new byte[length];
         System.arraycopy(data, offset, copy, 0, length);
-        lane.message(this, channel, messageId, copy);
+        lane.message(this, channel, messageId, copy, connection().deliveredMessageAgeMillis());
     }
 
     @Override

@@ -87,6 +87,15 @@ final class PeerHandle implements Peer {
 
     @Override
     public CompletableFuture<Delivery> send(int channel, byte[] payload) {
+        return send(channel, payload, 0);
+    }
+
+    @Override
+    public CompletableFuture<Delivery> send(int channel, byte[] payload, java.time.Duration ttl) {
+        return send(channel, payload, Peer.ttlMillis(ttl));
+    }
+
+    private CompletableFuture<Delivery> send(int channel, byte[] payload, int ttlMillis) {
         if (!gate.acceptsSends()) {
             return CompletableFuture.failedFuture(new DeliveryException(DeliveryFailure.CLOSED, "node is shutting down"));
         }
@@ -107,7 +116,7 @@ final class PeerHandle implements Peer {
             boolean ask = false;
             driver.lock.lock();
             try {
-                id = driver.connection().send(channel, payload, f);
+                id = driver.connection().send(channel, payload, f, ttlMillis);
                 if (id >= 0) {
                     driver.queueAccepted();
                     ask = schedule.queued(driver);

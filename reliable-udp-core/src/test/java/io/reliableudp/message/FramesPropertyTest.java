@@ -18,8 +18,18 @@ import net.jqwik.api.constraints.Size;
 /** Properties of the frame codec and of slice bitfields. */
 class FramesPropertyTest {
 
-    /** One frame to write: kind 0 = message (MSG or NEXT as the encoder picks), 1 = slice. */
-    record FrameSpec(int kind, int channel, int id, byte[] data, int total, int sliceSize, int index) {
+    /**
+     * One frame to write: kind 0 = message (MSG or NEXT as the encoder picks), 1 = slice, 2 = SKIP;
+     * a message or slice with {@code ttl > 0} is written after its AGE frame (never as NEXT).
+     */
+    record FrameSpec(int kind, int channel, int id, byte[] data, int total, int sliceSize, int index, int age, int ttl) {
+        FrameSpec(int kind, int channel, int id, byte[] data, int total, int sliceSize, int index) {
+            this(kind, channel, id, data, total, sliceSize, index, 0, 0);
+        }
+
+        FrameSpec aged(int age, int ttl) {
+            return new FrameSpec(kind, channel, id, data, total, sliceSize, index, age, ttl);
+        }
     }
 
     @Provide
@@ -43,9 +53,18 @@ class FramesPropertyTest {
             Arrays.fill(d, (byte) (id ^ index));
             return new FrameSpec(1, c, id, d, total, size, index);
         }).filter(f -> Frames.sliceCount(f.total(), f.sliceSize()) <= Frames.MAX_SLICES);
+        Arbitrary<FrameSpec> skip = Combinators.combine(
+                Arbitraries.integers().between(0, 63),
+                Arbitraries.integers().between(0, 0xFFFF)
+        ).as((c, id) -> new FrameSpec(2, c, id, new byte[0], 0, 0, 0));
+        Arbitrary<Integer> age = Arbitraries.integers().between(0, Integer.MAX_VALUE);
+        Arbitrary<Integer> ttl = Arbitraries.integers().between(1, Integer.MAX_VALUE);
+        Arbitrary<FrameSpec> agedMessage = Combinators.combine(message, age, ttl).as(FrameSpec::aged);
+        Arbitrary<FrameSpec> agedSlice = Combinators.combine(slice, age, ttl).as(FrameSpec::aged);
         // also chains of consecutive ids on one channel, to exercise NEXT frames
         return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(3, message), net.jqwik.api.Tuple.of(1, slice)).list().ofMaxSize(20)
+                net.jqwik.api.Tuple.of(3, message), net.jqwik.api.Tuple.of(1, slice), net.jqwik.api.Tuple.of(1, skip),
+                net.jqwik.api.Tuple.of(1, agedMessage), net.jqwik.api.Tuple.of(1, agedSlice)).list().ofMaxSize(20)
                 .map(FramesPropertyTest::chainSome);
     }
 
@@ -73,13 +92,24 @@ class FramesPropertyTest {
     @Property(tries = 500)
     void encodeThenDecodeGivesTheSameFrames(@ForAll("frames") List<FrameSpec> specs,
             @ForAll("lastFrame") @org.jspecify.annotations.Nullable FrameSpec last) {
-        byte[] buf = new byte[specs.stream().mapToInt(f -> f.data().length + 20).sum() + 1
+        byte[] buf = new byte[specs.stream().mapToInt(f -> f.data().length + 20 + 15).sum() + 1
                 + (last == null ? 0 : last.data().length + 3)];
         int pos = 0;
         int chainChannel = -1;
         int chainId = 0;
         for (FrameSpec f : specs) {
-            if (f.kind() == 0) {
+            if (f.ttl() > 0) {
+                int before = pos;
+                pos = Frames.writeAge(buf, pos, f.channel(), f.id(), f.age(), f.ttl());
+                assertThat(pos - before).isEqualTo(Frames.ageFrameSize(f.age(), f.ttl()));
+                chainChannel = -1; // an aged message is never written as NEXT
+            }
+            if (f.kind() == 2) {
+                int before = pos;
+                pos = Frames.writeSkip(buf, pos, f.channel(), f.id());
+                assertThat(pos - before).isEqualTo(Frames.SKIP_FRAME_SIZE);
+                chainChannel = -1;
+            } else if (f.kind() == 0) {
                 boolean next = chainChannel == f.channel() && ((chainId + 1) & 0xFFFF) == f.id();
                 int expected = next ? Frames.nextFrameSize(f.data().length) : Frames.msgFrameSize(f.data().length);
                 int before = pos;
@@ -107,6 +137,12 @@ class FramesPropertyTest {
         for (FrameSpec f : specs) {
             assertThat(r.next()).isEqualTo(Frames.Reader.FRAME);
             assertThat(r.type == Frames.TYPE_SLICE).isEqualTo(f.kind() == 1);
+            assertThat(r.type == Frames.TYPE_SKIP).isEqualTo(f.kind() == 2);
+            assertThat(r.hasAge).isEqualTo(f.ttl() > 0);
+            if (f.ttl() > 0) {
+                assertThat(r.ageMillis).isEqualTo(f.age());
+                assertThat(r.ttlMillis).isEqualTo(f.ttl());
+            }
             assertThat(r.type == Frames.TYPE_LAST).isEqualTo(f == last);
             assertThat(r.channel).isEqualTo(f.channel());
             assertThat(r.id).isEqualTo(f.id());

@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Peers of different wire versions refuse each other at the handshake (spec.md, section 8): version 3
  * changed the handshake (ephemeral keys, identities, the accept), version 4 the frames (connection ids,
- * path validation), so a request of version 3, 2 or 1, byte
- * for byte what such a client sends (256 bytes, its version byte), is answered with DENIED reason 3
+ * path validation, time-to-live), so a request of version 3, 2 or 1, byte for byte what such a client
+ * sends (256 bytes, its version byte), is answered with DENIED reason 3
  * ({@code wrong_protocol}) in our format, counted as {@code wrong_protocol}, and no connection is made.
  */
 @Timeout(30)

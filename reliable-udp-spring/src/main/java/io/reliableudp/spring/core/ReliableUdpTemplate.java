@@ -489,19 +489,49 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
     }
 
     private CompletableFuture<SendResult> doSend(SendTarget target, UdpChannel channel, Object payload, Map<String, ?> headers) {
+        Duration ttl = ttlOf(headers.get(ReliableUdpHeaders.TTL));
         ReliableUdpMessageMapper.Outbound outbound = messageMapper.toOutbound(payload, headers);
         if (ackMode(channel) == AckMode.PROCESSED) {
+            if (ttl != null) {
+                throw new IllegalArgumentException("the " + ReliableUdpHeaders.TTL + " header needs ack-mode RECEIVED; channel '"
+                        + channel.name() + "' is PROCESSED");
+            }
             return processed.send(target, channel, outbound);
         }
-        return doSend(target, channel, outbound, 0, 0);
+        return doSend(target, channel, outbound, 0, 0, ttl);
+    }
+
+    /** The {@link ReliableUdpHeaders#TTL} header's value: a {@link Duration}, a number of milliseconds or a duration text. */
+    private static @Nullable Duration ttlOf(@Nullable Object header) {
+        return switch (header) {
+            case null -> null;
+            case Duration d -> d;
+            case Number n -> Duration.ofMillis(n.longValue());
+            default -> {
+                String text = header.toString().trim();
+                try {
+                    yield text.endsWith("ms") ? Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2).trim()))
+                            : text.endsWith("s") && !text.startsWith("P") ? Duration.ofSeconds(Long.parseLong(text.substring(0, text.length() - 1).trim()))
+                            : Duration.parse(text);
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException("the " + ReliableUdpHeaders.TTL + " header must be a Duration, a number of"
+                            + " milliseconds or a duration such as 50ms, was " + header, e);
+                }
+            }
+        };
+    }
+
+    CompletableFuture<SendResult> doSend(SendTarget target, UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound,
+            int flags, long correlationId) {
+        return doSend(target, channel, outbound, flags, correlationId, null);
     }
 
     /**
      * Encodes and hands over one message, observed: every send of the template and of the replying
      * template ends here.
      */
-    CompletableFuture<SendResult> doSend(SendTarget target, UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound,
-            int flags, long correlationId) {
+    private CompletableFuture<SendResult> doSend(SendTarget target, UdpChannel channel, ReliableUdpMessageMapper.Outbound outbound,
+            int flags, long correlationId, @Nullable Duration ttl) {
         String peerLabel = target.label();
         Map<String, Object> carried = outbound.headers();
         ReliableUdpSenderContext context = new ReliableUdpSenderContext(carried, peerLabel, channel);
@@ -519,7 +549,13 @@ public class ReliableUdpTemplate implements ReliableUdpOperations {
         CompletableFuture<SendResult> result = new CompletableFuture<>();
         CompletableFuture<Delivery> handed;
         try {
-            handed = target.route().send(channel.index(), wire);
+            if (ttl == null) {
+                handed = target.route().send(channel.index(), wire);
+            } else {
+                // a message with a time-to-live waits for the connection on its own, not queued behind others
+                int ttlMillis = Peer.ttlMillis(ttl);
+                handed = target.resolver().get().thenCompose(p -> p.send(channel.index(), wire, Duration.ofMillis(ttlMillis)));
+            }
         } catch (IllegalArgumentException e) {
             observation.error(e);
             observation.stop();

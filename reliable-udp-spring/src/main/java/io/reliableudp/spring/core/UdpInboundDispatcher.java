@@ -146,12 +146,18 @@ public final class UdpInboundDispatcher implements NodeListener {
 
     @Override
     public void onMessage(Peer peer, int channel, int messageId, byte[] payload) {
+        onMessage(peer, channel, messageId, payload, -1);
+    }
+
+    @Override
+    public void onMessage(Peer peer, int channel, int messageId, byte[] payload, int ageMillis) {
         UdpChannel ch = channels.get(channel);
         if (ch == null) {
             unhandledMessages.increment();
             return;
         }
-        InboundUdpMessage message = new InboundUdpMessage(peer, directory.nameOf(peer.address()), ch, messageId, payload);
+        InboundUdpMessage message = new InboundUdpMessage(peer, directory.nameOf(peer.address()), ch, messageId, payload,
+                ageMillis);
         if (EnvelopeCodec.isReply(payload)) {
             InboundUdpMessageSubscriber replies = replySubscriber;
             if (replies == null) {

@@ -39,6 +39,22 @@ public final class ReliableUdpHeaders {
     public static final String MESSAGE_ID = PREFIX + "messageId";
 
     /**
+     * Inbound, on a message sent with a time-to-live: its estimated age in milliseconds ({@code int})
+     * when the node delivered it (the sender's estimate on arrival plus the time it waited for an
+     * earlier one); always below its time-to-live. Absent for a message without one.
+     */
+    public static final String AGE_MILLIS = PREFIX + "ageMillis";
+
+    /**
+     * Outbound: the message's time-to-live, a {@link java.time.Duration}, a number of milliseconds or a
+     * text such as {@code 50ms}; it replaces the channel's ({@code reliable-udp.channels.<name>.ttl}).
+     * Not yet acknowledged when it passes, the message is sent no more and the send fails with
+     * {@code EXPIRED}. The send then waits for the connection on its own (not behind sends still waiting
+     * for it). Channels with ack-mode RECEIVED only.
+     */
+    public static final String TTL = PREFIX + "ttl";
+
+    /**
      * Inbound: the type id the sender named ({@link UdpTypeMapper}); taken from the envelope's type
      * field, so it says what the sender claims, resolved only through the mappings and trusted packages.
      */

@@ -201,6 +201,9 @@ public final class ReliableUdpMessageMapper {
         headers.put(ReliableUdpHeaders.CHANNEL, in.channel().index());
         headers.put(ReliableUdpHeaders.CHANNEL_NAME, in.channel().name());
         headers.put(ReliableUdpHeaders.MESSAGE_ID, in.messageId());
+        if (in.ageMillis() >= 0) {
+            headers.put(ReliableUdpHeaders.AGE_MILLIS, in.ageMillis());
+        }
         if (envelope.isRequest()) {
             headers.put(ReliableUdpHeaders.CORRELATION_ID, envelope.correlationId());
         }

@@ -271,8 +271,11 @@ final class NodeConfigMapper {
             }
             String prefix = P + "channels." + name + ".";
             TrafficClass trafficClass = c.trafficClass() == null ? null : trafficClass(prefix + "traffic-class", c.trafficClass());
-            byIndex[i] = guard(() -> new ChannelConfig(c.deliveryMode(), c.maxQueuedMessages(), c.maxQueuedBytes().toBytes(),
-                    c.redundancy(), java.util.Optional.ofNullable(trafficClass)), prefix);
+            byIndex[i] = guard(() -> {
+                ChannelConfig cc = new ChannelConfig(c.deliveryMode(), c.maxQueuedMessages(), c.maxQueuedBytes().toBytes(),
+                        c.redundancy(), java.util.Optional.ofNullable(trafficClass));
+                return c.ttl() == null ? cc : cc.ttl(c.ttl());
+            }, prefix);
             names[i] = name;
         }
         return List.of(byIndex);

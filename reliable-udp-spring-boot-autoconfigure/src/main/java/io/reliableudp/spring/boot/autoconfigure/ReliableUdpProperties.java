@@ -131,6 +131,7 @@ public record ReliableUdpProperties(
      * @param redundancy Reliable channels: copies of each small (up to 256 bytes) message in the next k packets while it is unacknowledged, 0..8 (lowest tail latency under loss, at a bandwidth cost).
      * @param trafficClass DSCP of this channel's datagrams instead of the node's traffic-class (a name such as EF, AF41, CS6, or 0..63; unset: the node's); a datagram carries one class, so channels of different classes never share one.
      * @param ackMode When the template's send futures on this channel complete: RECEIVED (the peer's node acknowledged, before any listener ran) or PROCESSED (the remote listener returned; fails with the remote error's category when it threw after its retries).
+     * @param ttl Time-to-live of every message of the channel (unset: none): a message not acknowledged in time is no longer sent, its send fails with EXPIRED, and the peer skips it and never delivers it older than this (docs/messages.md); both sides should set the same.
      */
     public record Channel(
             @Nullable Integer index,
@@ -139,7 +140,8 @@ public record ReliableUdpProperties(
             @DefaultValue("16MB") DataSize maxQueuedBytes,
             @DefaultValue("0") int redundancy,
             @Nullable String trafficClass,
-            @DefaultValue("received") AckMode ackMode) {
+            @DefaultValue("received") AckMode ackMode,
+            @Nullable Duration ttl) {
     }
 
     /**

@@ -141,6 +141,9 @@ final class StatsFlattener {
             message(v, channel, "delivered", c.messagesReceived());
             message(v, channel, "dropped", c.messagesDropped());
             message(v, channel, "duplicate", c.duplicatesDropped());
+            message(v, channel, "expired", c.messagesExpired());
+            message(v, channel, "expired_received", c.receivedExpired());
+            message(v, channel, "skipped", c.messagesSkipped());
             v.gauge(new Key(MeterSpec.QUEUE_MESSAGES, Tags.of("channel", channel)), c.queuedMessages());
             v.gauge(new Key(MeterSpec.QUEUE_BYTES, Tags.of("channel", channel)), c.queuedBytes());
         }

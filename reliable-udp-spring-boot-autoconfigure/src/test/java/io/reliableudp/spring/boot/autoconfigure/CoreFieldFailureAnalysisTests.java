@@ -58,6 +58,7 @@ class CoreFieldFailureAnalysisTests {
     @CsvSource(delimiter = '|', textBlock = """
             max-queued-messages | 0  | 0
             max-queued-bytes    | 0B | 0
+            ttl                 | -5ms | PT-0.005S
             """)
     void aChannelFieldIsReportedUnderItsChannel(String property, String setting, String value) {
         FailureAnalysis analysis = analyze("reliable-udp.channels.events.index=0",

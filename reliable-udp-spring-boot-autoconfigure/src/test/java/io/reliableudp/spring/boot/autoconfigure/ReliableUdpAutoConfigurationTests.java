@@ -208,6 +208,7 @@ class ReliableUdpAutoConfigurationTests {
                 "reliable-udp.channels.events.max-queued-messages=100", "reliable-udp.traffic-class=af41",
                 "reliable-udp.channels.telemetry.traffic-class=46",
                 "reliable-udp.channels.telemetry.index=1", "reliable-udp.channels.telemetry.delivery-mode=unreliable-sequenced",
+                "reliable-udp.channels.telemetry.ttl=50ms",
                 "reliable-udp.link-conditioner.enabled=true", "reliable-udp.link-conditioner.latency=20ms",
                 "reliable-udp.link-conditioner.loss=0.05", "reliable-udp.link-conditioner.seed=7")
                 .run(context -> {
@@ -243,6 +244,8 @@ class ReliableUdpAutoConfigurationTests {
                     assertThat(c.trafficClass()).isEqualTo(io.reliableudp.TrafficClass.AF41);
                     assertThat(c.message().channels().get(0).trafficClass()).isEmpty();
                     assertThat(c.message().channels().get(1).trafficClass()).contains(io.reliableudp.TrafficClass.EF);
+                    assertThat(c.message().channels().get(1).ttlMillis()).isEqualTo(50);
+                    assertThat(c.message().channels().get(0).ttlMillis()).isZero();
                     assertThat(c.linkConditioner()).isNotNull();
                     assertThat(c.linkConditioner().latencyMillis()).isEqualTo(20.0);
                     assertThat(c.linkConditioner().lossProbability()).isEqualTo(0.05);

@@ -39,7 +39,7 @@ public final class FakePeer implements Peer {
     private long bytesSent;
     private long bytesReceived;
     private final Map<String, Long> counters = new LinkedHashMap<>();
-    private final long[][] channelCounts = new long[2][6];
+    private final long[][] channelCounts = new long[2][9];
     private final int[] queued = new int[2];
     private int disconnects;
 
@@ -136,7 +136,7 @@ public final class FakePeer implements Peer {
         DeliveryMode[] modes = {DeliveryMode.RELIABLE_ORDERED, DeliveryMode.UNRELIABLE};
         for (int i = 0; i < 2; i++) {
             long[] c = channelCounts[i];
-            channels.add(new ChannelStats(i, modes[i], c[0], c[1], c[2], c[3], c[4], c[5], queued[i], queued[i] * 64L));
+            channels.add(new ChannelStats(i, modes[i], c[0], c[1], c[2], c[3], c[4], c[5], queued[i], queued[i] * 64L, c[6], c[7], c[8]));
         }
         return new PeerStats(state, rttMillis, rttMillis * 0.8f, rttMillis * 1.5f, rttMillis * 1.1f,
                 rttMillis * 0.1f, rttMillis * 0.4f, rttMillis * 0.05f, lossPercent, kbps, kbps * 0.9f, kbps * 0.8f,

@@ -100,6 +100,10 @@ class ReliableUdpMetricsTest {
                     .isEqualTo(8);
             assertThat(registry.get("reliable.udp.messages").tags("peer", "server", "channel", "1", "event", "resent")
                     .functionCounter().count()).isEqualTo(8);
+            assertThat(registry.get("reliable.udp.messages").tags("peer", "server", "channel", "1", "event", "expired")
+                    .functionCounter().count()).isEqualTo(8);
+            assertThat(registry.get("reliable.udp.messages").tags("peer", "server", "channel", "1", "event", "expired_received")
+                    .functionCounter().count()).isEqualTo(8);
             assertThat(registry.get("reliable.udp.datagrams.dropped").tags("node", "udp", "reason", "malformed")
                     .functionCounter().count()).isEqualTo(8);
             // every gauge follows the stats, in base units
