@@ -222,7 +222,7 @@ public final class MessageConfig {
      * RFC 6298; D: the longest the peer may hold an ack back, one send interval under the tick
      * schedule, the ack delay (at least 1 ms) in IMMEDIATE) for a message whose packet went within a
      * stream; for one whose packet went alone in IMMEDIATE (no data packet in the two ack delays + 1 ms
-     * before it), which the peer acknowledges at once, D is 1 ms and the ack delay term is 0; default 1.25. A message that times out again with nothing acknowledged in between
+     * before it), which the peer acknowledges at once, D is 1 ms and the ack delay term is 0; default 1.1 (1.25 before: on a 100 ms path with little jitter that floor, not the deviation, set the interval). A message that times out again with nothing acknowledged in between
      * waits twice as long each time (up to the max). See docs/messages.md, "Reliability and resend".
      */
     public double resendRttFactor() { return resendRttFactor; }
@@ -400,7 +400,7 @@ public final class MessageConfig {
         private int maxDatagramBudget = DEFAULT_MAX_DATAGRAM_BUDGET;
         private int lowerLayerOverhead = 0;
         private ResendPolicy resendPolicy = ResendPolicy.RTT_BASED;
-        private double resendRttFactor = 1.25;
+        private double resendRttFactor = 1.1;
         private double minResendIntervalSeconds = 0.001;
         private double maxResendIntervalSeconds = 1.0;
         private double ackDelaySeconds = 0.001;

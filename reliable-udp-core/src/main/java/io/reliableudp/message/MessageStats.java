@@ -40,7 +40,7 @@ import java.util.Map;
  * @param timerResends resends of reliable messages and slices because their resend timer ran out (every
  *     resend under EVERY_PACKET), on all channels; with {@code fastResends} the sum of the channels'
  *     {@code messagesResent}
- * @param redundantCopies copies of small reliable messages carried in later packets (channel redundancy);
+ * @param redundantCopies copies of small reliable messages carried in later packets (channel redundancy, and the copy of each repair in the next data packet);
  *     not counted as resends
  * @param packetsDeclaredLost data packets the acks showed lost (the loss verdict the congestion controller reads; resent at once with fast recovery)
  * @param spuriousLossDetections packets declared lost from the acks that were acknowledged afterwards

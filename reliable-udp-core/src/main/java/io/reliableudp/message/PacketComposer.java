@@ -98,6 +98,18 @@ final class PacketComposer {
     private int largeAbove = Integer.MAX_VALUE;
     /** Large packets seem lost while smaller ones pass: the round stops until the budget falls back ({@link #takeLargeLost}). */
     private boolean largeLost;
+    /**
+     * Most small resends of one packet that the next data packet copies ({@link #writeRepairCopies}): a
+     * packet that resent more is a burst of timeouts (a stall, the end of an outage), where a second copy
+     * of everything would only add to what waits; random loss repairs one or two messages at a time.
+     */
+    static final int MAX_REPAIR_COPIES = 4;
+    /** Channel and message id of each small message the packet {@link #repairSeq} resent; count in {@link #repairCount}. */
+    private final int[] repairChannel = new int[MAX_REPAIR_COPIES];
+    private final int[] repairId = new int[MAX_REPAIR_COPIES];
+    private int repairCount;
+    private int repairSeq;
+    private int pendingRepairCount;
 
     PacketComposer(MessageConfig config, int payloadBudget, PacketLink link, PacketLog log,
             CongestionController congestion, SendQueue queue, FrameWriter frames, ResendTimer timer,
@@ -244,6 +256,9 @@ final class PacketComposer {
                 break;
             }
         }
+        if (repairCount > 0 && f.length() > 0 && f.room() >= 2) {
+            writeRepairCopies();
+        }
         if (maxRedundancy > 0 && f.length() > 0 && f.room() >= 2) {
             writeCopies();
         }
@@ -265,6 +280,12 @@ final class PacketComposer {
     }
 
     private int sent(int sequence, int length) {
+        int repairs = pendingRepairCount;
+        pendingRepairCount = 0;
+        if (sequence >= 0 && repairs > 0) {
+            repairCount = repairs <= MAX_REPAIR_COPIES ? repairs : 0;
+            repairSeq = sequence;
+        }
         if (sequence < 0) {
             log.abort();
             packetsNotSent++;
@@ -333,7 +354,7 @@ final class PacketComposer {
                 boolean fast = ch.fastDue[i];
                 double ri = intervalAfter(ch.lastSeq[i]);
                 if (fast || (ch.lastTick[i] != tick
-                        && time - ch.lastSent[i] >= timer.backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]))) {
+                        && time >= ch.lastSent[i] + timer.backedOff(ri, ch.timeouts[i], ch.timeoutAcks[i]))) {
                     if (!fast && resendShowsLargeLost(ch.lastSeq[i])) {
                         stopped = true; // resent once the budget fell back, in smaller packets
                         break;
@@ -344,6 +365,11 @@ final class PacketComposer {
                     }
                     ch.messagesResent++;
                     ri = packetInterval; // its last packet is now this one
+                    if (pendingRepairCount < MAX_REPAIR_COPIES) {
+                        repairChannel[pendingRepairCount] = ch.index;
+                        repairId[pendingRepairCount] = v & 0xFFFF;
+                    }
+                    pendingRepairCount++;
                     if (fast) {
                         // the acks show the path works: this message's timer starts over unbacked
                         fastResends++;
@@ -493,6 +519,37 @@ final class PacketComposer {
         }
     }
 
+    /**
+     * A repair goes twice: into the room of the next data packet after one that resent small reliable
+     * messages (at most {@link #MAX_REPAIR_COPIES}) go copies of them, unless that packet was acknowledged
+     * meanwhile or the message went again since. Once per resend: a lost copy leaves the message to the
+     * loss detector and the timer. On a long path a lost repair then costs the spacing of the sender's
+     * packets instead of another resend interval; where the repair is acknowledged before the next packet
+     * leaves (a short path) nothing is copied.
+     */
+    private void writeRepairCopies() {
+        int n = repairCount;
+        repairCount = 0;
+        int slot = log.slotOf(repairSeq);
+        if (slot < 0 || log.isAcked(slot)) {
+            return;
+        }
+        for (int k = 0; k < n && frames.room() >= 2; k++) {
+            SendChannel ch = channels[repairChannel[k]];
+            int v = ch.tail + ((repairId[k] - ch.tail) & 0xFFFF);
+            if (v - ch.tail >= ch.nextUnsent - ch.tail) {
+                continue;
+            }
+            int i = v & ch.mask;
+            if (ch.state[i] != SendChannel.SENT || ch.large[i] != null || ch.lastSeq[i] != repairSeq) {
+                continue;
+            }
+            if (writeSmall(ch, v, i, true)) {
+                redundantCopies++;
+            }
+        }
+    }
+
     /** Writes the due slices of a large message (resends, then new ones); false when the packet filled up. */
     private boolean writeLarge(SendChannel ch, int v, LargeSend ls) {
         if (ls.firstUnacked < ls.nextUnsent && (everyPacket || time >= ls.nextResendTime)) {
@@ -504,7 +561,7 @@ final class PacketComposer {
                 boolean fast = ls.fastDue[s];
                 double ri = intervalAfter(ls.lastSeq[s]);
                 if (fast || (ls.lastTick[s] != tick
-                        && time - ls.lastSent[s] >= timer.backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]))) {
+                        && time >= ls.lastSent[s] + timer.backedOff(ri, ls.timeouts[s], ls.timeoutAcks[s]))) {
                     if ((!fast && resendShowsLargeLost(ls.lastSeq[s])) || !writeSlice(ch, v, ls, s)) {
                         ls.nextResendTime = time;
                         return false;

@@ -78,9 +78,9 @@ class SendModeTest {
         assertThat(a.ep.nextDeadline()).isLessThanOrEqualTo(10);
         a.ep.update(10);
         assertThat(a.out).hasSize(1);
-        // no RTT sample yet: the first resend after 1.25 x 100 ms
+        // no RTT sample yet: the first resend after 1.1 x 100 ms
         double resend = a.ep.nextDeadline();
-        assertThat(resend).isCloseTo(10.125, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(resend).isCloseTo(10.110, org.assertj.core.data.Offset.offset(1e-9));
         a.ep.update(resend - 0.001);
         assertThat(a.out).hasSize(1);
         a.ep.update(resend);

@@ -393,6 +393,11 @@ public final class DocsReport {
 
         private static void loss(Result r, StringBuilder b) {
             List<?> rates = r.param("loss_percent");
+            if (r.map("params").get("delay_ms") instanceof List<?> delays
+                    && delays.stream().anyMatch(d -> ((Number) d).doubleValue() > 0)) {
+                delayedLoss(r, b, rates, delays);
+                return;
+            }
             b.append("Delivery latency per event, median of the runs (ms), delivered of expected, bytes on the wire per delivered event:\n\n");
             MarkdownTable t = new MarkdownTable("loss", "system", "delivered", "avg", "p50", "p90", "p99", "p99.9", "max", "bytes/event");
             for (Object rate : rates) {
@@ -406,6 +411,42 @@ public final class DocsReport {
                             format(r.figure(s, c + "avg_ms")), format(r.figure(s, c + "p50_ms")), format(r.figure(s, c + "p90_ms")),
                             format(r.figure(s, c + "p99_ms")), format(r.figure(s, c + "p99_9_ms")), format(r.figure(s, c + "max_ms")),
                             format(r.figure(s, c + "bytes_per_event")));
+                }
+            }
+            b.append(t).append('\n');
+        }
+
+        /**
+         * A run through the delay line ({@code --delay-ms}; figures keyed {@code delayDms/lossL/}, the direct
+         * path {@code lossL/}): one row per delay and loss rate, one column per system.
+         */
+        private static void delayedLoss(Result r, StringBuilder b, List<?> rates, List<?> delays) {
+            b.append("Per system: p50 / p99 / max delivery latency (ms, median of the runs), bytes on the wire per delivered event; "
+                    + "`!` when not every event was delivered:\n\n");
+            List<String> head = new ArrayList<>(List.of("one way", "loss"));
+            r.systems().forEach(s -> head.add("`" + s + "`"));
+            MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));
+            for (Object delay : delays) {
+                double d = ((Number) delay).doubleValue();
+                String ms = d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+                for (Object rate : rates) {
+                    String c = (d > 0 ? "delay" + ms + "ms/" : "") + "loss" + integer(rate) + "/";
+                    List<String> row = new ArrayList<>(List.of(d > 0 ? ms + " ms" : "direct", integer(rate) + "%"));
+                    boolean any = false;
+                    for (String s : r.systems()) {
+                        if (r.system(s).get(c + "expected") == null) {
+                            row.add("-");
+                            continue;
+                        }
+                        any = true;
+                        boolean all = r.figure(s, c + "delivered") >= r.figure(s, c + "expected");
+                        row.add(format(r.figure(s, c + "p50_ms")) + " / " + format(r.figure(s, c + "p99_ms")) + " / "
+                                + format(r.figure(s, c + "max_ms")) + ", " + format(r.figure(s, c + "bytes_per_event")) + " B"
+                                + (all ? "" : " !"));
+                    }
+                    if (any) {
+                        t.row(row.toArray(String[]::new));
+                    }
                 }
             }
             b.append(t).append('\n');

@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
  * parallel runs never share one) with {@code lo} up and one nftables table: the input hook drops N% of all packets
  * at random ({@code numgen random mod 100 < N drop}: each packet crosses input once, so each direction loses N%),
  * the output hook counts every IP packet's bytes before the drop (bytes on the wire, both directions), and apart
- * the bytes to and from the receiver's port. Deleted on {@link #close()} and, should the harness be killed, by a
+ * the bytes to and from the receiver's port. With {@code --delay-ms} a {@link DelayRelay} in the namespace delays
+ * and drops instead ({@link #install(int, int, int)}). Deleted on {@link #close()} and, should the harness be killed, by a
  * shutdown hook.
  */
 public final class NetNamespace implements AutoCloseable {
@@ -114,13 +115,28 @@ public final class NetNamespace implements AutoCloseable {
 
     /** Replaces the rules: drop {@code lossPercent}% at input, counters from zero; {@code port} is the receiver's. */
     public void install(int lossPercent, int port) throws IOException, InterruptedException {
-        String drop = lossPercent > 0 ? "numgen random mod 100 < " + lossPercent + " drop" : "";
+        install(lossPercent, port, 0);
+    }
+
+    /**
+     * Replaces the rules, counters from zero; {@code port} is the receiver's. Without a relay
+     * ({@code relayPort} 0) the input hook drops {@code lossPercent}% and the wire counter counts every IP packet
+     * at output. With a {@link DelayRelay} on {@code relayPort} (which drops the loss itself, so nothing is dropped
+     * here) every datagram crosses the loopback twice: the counters count what the two ends send (to the relay's
+     * port and from the receiver's), before the relay's drop, as the wire counter does without one.
+     */
+    public void install(int lossPercent, int port, int relayPort) throws IOException, InterruptedException {
+        String drop = lossPercent > 0 && relayPort == 0 ? "numgen random mod 100 < " + lossPercent + " drop" : "";
+        String toReceiver = "th dport " + (relayPort == 0 ? port : relayPort);
+        String wire = relayPort == 0 ? "counter name \"wire\"\n"
+                : "meta l4proto udp th dport " + relayPort + " counter name \"wire\"\n"
+                + "    meta l4proto udp th sport " + port + " counter name \"wire\"\n";
         String rules = "flush ruleset\n"
                 + "table inet " + TABLE + " {\n"
                 + "  counter wire {}\n  counter to_receiver {}\n  counter from_receiver {}\n"
                 + "  chain out {\n    type filter hook output priority 0; policy accept;\n"
-                + "    counter name \"wire\"\n"
-                + "    meta l4proto { tcp, udp } th dport " + port + " counter name \"to_receiver\"\n"
+                + "    " + wire
+                + "    meta l4proto { tcp, udp } " + toReceiver + " counter name \"to_receiver\"\n"
                 + "    meta l4proto { tcp, udp } th sport " + port + " counter name \"from_receiver\"\n  }\n"
                 + "  chain in {\n    type filter hook input priority 0; policy accept;\n    " + drop + "\n  }\n"
                 + "}\n";

@@ -2,6 +2,7 @@ package io.reliableudp.bench.loss;
 
 import io.reliableudp.bench.kit.BenchCommand;
 import io.reliableudp.bench.kit.ChildProcess;
+import io.reliableudp.bench.kit.DelayRelay;
 import io.reliableudp.bench.kit.JavaCommand;
 import io.reliableudp.bench.kit.Latency;
 import io.reliableudp.bench.kit.LoadAverage;
@@ -45,6 +46,7 @@ public final class LossBench extends BenchCommand {
 
     static final String NAME = "loss";
     static final String CONDITIONER_SYSTEM = "reliable-udp/link-conditioner";
+    static final String BASELINE_SYSTEM = "reliable-udp-baseline";
     /** Every system, as {@code --systems} takes them. */
     static final String SYSTEM_NAMES = "reliable-udp,tcp,kcp,enet";
     static final List<String> SYSTEMS = List.of(SYSTEM_NAMES.split(","));
@@ -70,6 +72,14 @@ public final class LossBench extends BenchCommand {
     private int warmup;
     @Option(names = "--systems", split = ",", paramLabel = "SYSTEM", defaultValue = SYSTEM_NAMES, description = "systems to measure: " + SYSTEM_NAMES)
     private List<String> requestedSystems;
+    @Option(names = "--delay-ms", split = ",", defaultValue = "0",
+            description = "one-way delays in milliseconds through a UDP delay line (0: the direct loopback)")
+    private List<Double> delays;
+    @Option(names = "--jitter-percent", defaultValue = "10", description = "jitter of the delay line, percent of the delay (uniform in +-that)")
+    private double jitterPercent;
+    @Option(names = "--baseline-jar", description = "a benchmarks jar (say of the main branch) whose reliable-udp runs beside this one's as "
+            + BASELINE_SYSTEM + " (an A/B in the same run)")
+    private Path baselineJar;
     @Mixin
     private NetNamespace.NetworkOption network = new NetNamespace.NetworkOption();
     @Mixin
@@ -77,6 +87,8 @@ public final class LossBench extends BenchCommand {
     private int events;
     private Path kcpJar;
     private NetNamespace namespace;
+    /** The one-way delay of the measurement under way (0: direct). */
+    private double delay;
     private Path enetBinary;
     private final Map<String, String> description = new LinkedHashMap<>();
 
@@ -100,6 +112,17 @@ public final class LossBench extends BenchCommand {
                 throw new IllegalArgumentException("loss: --loss values must be 0..100, was " + l);
             }
         }
+        for (double d : delays) {
+            if (d < 0 || d > 10_000) {
+                throw new IllegalArgumentException("loss: --delay-ms values must be 0..10000, was " + d);
+            }
+        }
+        if (jitterPercent < 0 || jitterPercent > 100) {
+            throw new IllegalArgumentException("loss: --jitter-percent must be 0..100");
+        }
+        if (baselineJar != null && !Files.isReadable(baselineJar)) {
+            throw new IllegalArgumentException("loss: --baseline-jar " + baselineJar + " is not readable");
+        }
         if (size < 16 || rate <= 0 || events < 1) {
             throw new IllegalArgumentException("loss: need --size >= 16, --rate > 0 and at least one event");
         }
@@ -117,12 +140,23 @@ public final class LossBench extends BenchCommand {
         params.put("grace_seconds", grace);
         params.put("warmup_events", warmup);
         params.put("network", useNamespace ? "netns+nftables" : "link-conditioner");
+        boolean delayed = delays.stream().anyMatch(d -> d > 0);
+        if (delayed && !useNamespace) {
+            throw new IllegalArgumentException("loss: --delay-ms needs a network namespace (root, ip, nft)");
+        }
+        params.put("delay_ms", delays);
+        params.put("jitter_percent", jitterPercent);
         Report report = new Report(NAME, params);
 
         List<String> systems = new ArrayList<>();
         if (useNamespace) {
+            if (baselineJar != null) {
+                requested = new ArrayList<>(requested);
+                requested.add(requested.indexOf("reliable-udp") + 1, BASELINE_SYSTEM);
+            }
             for (String s : requested) {
-                Optional<String> why = unavailable(s);
+                Optional<String> why = s.equals("tcp") && delays.stream().allMatch(d -> d > 0)
+                        ? Optional.of(TCP_NOT_DELAYED) : unavailable(s);
                 if (why.isPresent()) {
                     System.out.println("skipping " + s + ": " + why.get());
                     report.skip(s, why.get());
@@ -154,15 +188,24 @@ public final class LossBench extends BenchCommand {
                 namespace = NetNamespace.create();
                 System.out.println("network namespace " + namespace.name() + ": nftables drops N% at input, counts all IP bytes at output");
             }
-            for (int run = 1; run <= runs; run++) {
-                for (int loss : lossRates) {
-                    for (String system : systems) {
-                        Map<String, Object> f = measure(system, loss, run);
-                        Map<String, Object> figures = report.run(system, run);
-                        f.forEach((k, v) -> figures.put("loss" + loss + "/" + k, v));
-                        System.out.println(oneLine(system, loss, run, f));
+            for (double d : delays) {
+                delay = d;
+                for (int run = 1; run <= runs; run++) {
+                    for (int loss : lossRates) {
+                        for (String system : systems) {
+                            if (d > 0 && system.equals("tcp")) {
+                                continue; // see TCP_NOT_DELAYED
+                            }
+                            Map<String, Object> f = measure(system, loss, run);
+                            Map<String, Object> figures = report.run(system, run);
+                            f.forEach((k, v) -> figures.put(cell(d, loss) + k, v));
+                            System.out.println(oneLine(system, loss, run, f));
+                        }
                     }
                 }
+            }
+            if (delayed && systems.contains("tcp")) {
+                System.out.println("tcp: " + TCP_NOT_DELAYED);
             }
         } finally {
             if (namespace != null) {
@@ -177,6 +220,24 @@ public final class LossBench extends BenchCommand {
             System.out.println("could not draw " + png + ": " + e + " (install fontconfig and a font)");
         }
         return finish(report);
+    }
+
+    /**
+     * Why TCP is not run at a delay: a user-space relay terminates TCP, so TCP's retransmissions would repair
+     * losses over the relay's 50 us legs and never see the delay; delaying TCP needs the delay in the kernel's
+     * IP path (netem or fq with departure times), which this machine's kernel lacks.
+     */
+    static final String TCP_NOT_DELAYED = "not run at --delay-ms > 0: a user-space delay line terminates TCP, whose "
+            + "repairs would then cross only the relay's loopback legs";
+
+    /** The report's key prefix of a cell: {@code lossL/} on the direct path, {@code delayDms/lossL/} through the relay. */
+    static String cell(double delayMillis, int loss) {
+        return (delayMillis > 0 ? "delay" + millis(delayMillis) + "ms/" : "") + "loss" + loss + "/";
+    }
+
+    /** A delay as the keys and tables write it: {@code 50}, {@code 0.5}. */
+    static String millis(double d) {
+        return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
     }
 
     private Optional<String> unavailable(String system) {
@@ -194,6 +255,7 @@ public final class LossBench extends BenchCommand {
         description.put("kcp", "KCP (kcp-netty 1.5.2, Netty 4.1.68, child JVM): fast mode nodelay 1, interval 10, "
                 + "resend 2, nc 1; other settings kcp-netty's defaults");
         description.put("enet", "ENet (C, system libenet): one reliable channel, enet_host_flush after each send");
+        description.put(BASELINE_SYSTEM, "reliable-udp as in " + baselineJar + ", the same settings");
     }
 
     // ----------------------------------------------------------------------------- one measurement
@@ -215,6 +277,9 @@ public final class LossBench extends BenchCommand {
                 if (JavaCommand.currentMajor() >= 23) {
                     jvm.add("--sun-misc-unsafe-memory-access=allow"); // Netty 4.1 uses sun.misc.Unsafe; no warnings in the log
                 }
+            } else if (system.equals(BASELINE_SYSTEM)) {
+                classPath = new ArrayList<>(List.of(baselineJar.toAbsolutePath().toString()));
+                peerSystem = "reliable-udp";
             } else if (system.equals(CONDITIONER_SYSTEM)) {
                 peerSystem = "reliable-udp";
                 jvm.add("-Dloss.conditioner=" + loss / 100.0);
@@ -228,7 +293,7 @@ public final class LossBench extends BenchCommand {
 
     private Map<String, Object> measure(String system, int loss, int run) throws Exception {
         Map<String, Object> f = new LinkedHashMap<>();
-        String tag = system.replace('/', '-') + "-loss" + loss + "-run" + run;
+        String tag = system.replace('/', '-') + (delay > 0 ? "-delay" + millis(delay) + "ms" : "") + "-loss" + loss + "-run" + run;
         Path record = out().resolve("records").resolve(tag + ".txt");
         Files.createDirectories(record.getParent());
         Files.deleteIfExists(record);
@@ -245,18 +310,19 @@ public final class LossBench extends BenchCommand {
                 return error(f, "receiver not ready within 120 s (see " + rx.log() + ")");
             }
             int port = Integer.parseInt(ready.replaceAll(".*port=(\\d+).*", "$1"));
-            try (ChildProcess tx = ChildProcess.start(system + " sender",
-                    peerCommand(system, loss, List.of("send", "127.0.0.1", String.valueOf(port), String.valueOf(events),
+            try (ChildProcess relay = delay > 0 ? startRelay(port, loss, run, tag) : null;
+                 ChildProcess tx = ChildProcess.start(system + " sender",
+                    peerCommand(system, loss, List.of("send", "127.0.0.1", String.valueOf(relay == null ? port : relayPort), String.valueOf(events),
                             String.valueOf(rate), String.valueOf(size), life)),
                     out().resolve("logs").resolve(tag + "-sender.log"))) {
                 if (tx.awaitLine("READY", System.nanoTime() + 120 * SECOND) == null) {
                     return error(f, "sender not ready within 120 s (see " + tx.log() + ")");
                 }
                 double load = LoadAverage.oneMinute();
-                System.out.printf(Locale.ROOT, "[run %d/%d] loss %d%% %s: %s%n", run, runs, loss, system, LoadAverage.describe(load));
+                System.out.printf(Locale.ROOT, "[run %d/%d] %sloss %d%% %s: %s%n", run, runs, delayTag(), loss, system, LoadAverage.describe(load));
                 f.put("load1", load);
                 if (namespace != null) {
-                    namespace.install(loss, port);
+                    namespace.install(loss, port, relay == null ? 0 : relayPort);
                 }
                 tx.send("GO");
                 if (tx.awaitLine("CONNECTED", System.nanoTime() + 60 * SECOND) == null) {
@@ -279,6 +345,9 @@ public final class LossBench extends BenchCommand {
                     return error(f, "receiver hung: no result 10 s after STOP, killed (see " + rx.log() + ")");
                 }
                 NetNamespace.Counters counters = namespace == null ? null : namespace.counters();
+                if (relay != null) {
+                    relay.send("STOP");
+                }
                 tx.send("STOP");
                 rx.send("STOP"); // a receiver keeps its connection until the counters are read
                 String stats = tx.awaitLine("STATS", System.nanoTime() + 10 * SECOND);
@@ -319,6 +388,28 @@ public final class LossBench extends BenchCommand {
         }
     }
 
+    /** The port of the relay started last. */
+    private int relayPort;
+
+    /** Starts the delay line in the namespace towards the receiver's {@code port}; drops {@code loss}% each way. */
+    private ChildProcess startRelay(int port, int loss, int run, String tag) throws IOException, InterruptedException {
+        // niced ahead of the peers: the line's timing should not depend on the machine's other load
+        List<String> relay = new ArrayList<>(List.of("nice", "-n", "-10"));
+        relay.addAll(JavaCommand.command(JavaCommand.currentJava(), JavaCommand.harnessClassPath(),
+                List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), DelayRelay.class.getName(),
+                List.of(String.valueOf(port), String.valueOf(delay), String.valueOf(jitterPercent), String.valueOf(loss),
+                        String.valueOf(31L * run + loss))));
+        List<String> command = namespace.exec(relay);
+        ChildProcess line = ChildProcess.start("delay relay", command, out().resolve("logs").resolve(tag + "-relay.log"));
+        String ready = line.awaitLine("READY", System.nanoTime() + 60 * SECOND);
+        if (ready == null) {
+            line.close();
+            throw new IOException("delay relay not ready within 60 s (see " + line.log() + ")");
+        }
+        relayPort = Integer.parseInt(ready.replaceAll(".*port=(\\d+).*", "$1"));
+        return line;
+    }
+
     private static long bytes(String line) {
         Matcher m = BYTES.matcher(line);
         return m.find() ? Long.parseLong(m.group(1)) : 0;
@@ -346,11 +437,15 @@ public final class LossBench extends BenchCommand {
 
     private String oneLine(String system, int loss, int run, Map<String, Object> f) {
         if (f.containsKey("error")) {
-            return String.format(Locale.ROOT, "[run %d/%d] loss %d%% %s: ERROR %s", run, runs, loss, system, f.get("error"));
+            return String.format(Locale.ROOT, "[run %d/%d] %sloss %d%% %s: ERROR %s", run, runs, delayTag(), loss, system, f.get("error"));
         }
-        return String.format(Locale.ROOT, "[run %d/%d] loss %d%% %-14s delivered %s/%s  p50 %s  p99 %s  max %s ms  %s B/event",
-                run, runs, loss, system, f.get("delivered"), f.get("expected"), num(f.get("p50_ms")), num(f.get("p99_ms")),
+        return String.format(Locale.ROOT, "[run %d/%d] %sloss %d%% %-14s delivered %s/%s  p50 %s  p99 %s  max %s ms  %s B/event",
+                run, runs, delayTag(), loss, system, f.get("delivered"), f.get("expected"), num(f.get("p50_ms")), num(f.get("p99_ms")),
                 num(f.get("max_ms")), num(f.get("bytes_per_event")));
+    }
+
+    private String delayTag() {
+        return delay > 0 ? "delay " + millis(delay) + " ms " : "";
     }
 
     private static String num(Object v) {
@@ -358,11 +453,30 @@ public final class LossBench extends BenchCommand {
     }
 
     private void printTables(Report report, List<String> systems) {
+        for (double d : delays) {
+            printTable(report, systems, d);
+        }
+        for (String system : systems) {
+            for (int r = 1; r <= runs; r++) {
+                Map<String, Object> f = report.run(system, r);
+                f.forEach((k, v) -> {
+                    if (k.endsWith("/error") || k.endsWith("/note")) {
+                        System.out.println("run " + f.get("run") + " " + system + " " + k + ": " + v);
+                    }
+                });
+            }
+        }
+    }
+
+    private void printTable(Report report, List<String> systems, double d) {
         Table t = new Table("loss %", "system", "delivered", "avg ms", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
                 "B/event", "runs: p99 / max ms", "load");
         for (int loss : lossRates) {
             for (String system : systems) {
-                String k = "loss" + loss + "/";
+                if (d > 0 && system.equals("tcp")) {
+                    continue;
+                }
+                String k = cell(d, loss);
                 StringBuilder perRun = new StringBuilder();
                 StringBuilder loads = new StringBuilder();
                 for (int r = 1; r <= runs; r++) {
@@ -378,30 +492,27 @@ public final class LossBench extends BenchCommand {
                         report.median(system, k + "bytes_per_event"), perRun.toString(), loads.toString());
             }
         }
-        t.print(System.out, String.format(Locale.ROOT, "delivery latency and bytes on the wire per delivered event, median of %d run(s)"
-                + " (%d events of %d B at %.0f Hz; load = 1-minute load average before each run)", runs, events, size, rate));
-        for (String system : systems) {
-            for (int r = 1; r <= runs; r++) {
-                Map<String, Object> f = report.run(system, r);
-                f.forEach((k, v) -> {
-                    if (k.endsWith("/error") || k.endsWith("/note")) {
-                        System.out.println("run " + f.get("run") + " " + system + " " + k + ": " + v);
-                    }
-                });
-            }
-        }
+        t.print(System.out, String.format(Locale.ROOT, "%sdelivery latency and bytes on the wire per delivered event, median of %d run(s)"
+                + " (%d events of %d B at %.0f Hz; load = 1-minute load average before each run)",
+                d > 0 ? String.format(Locale.ROOT, "%s ms one way (+-%s %% jitter): ", millis(d), millis(jitterPercent)) : "",
+                runs, events, size, rate));
     }
 
     private void plot(Report report, List<String> systems, Path png) throws IOException {
         List<Plot.Panel> panels = new ArrayList<>();
         for (String[] figure : new String[][] {{"p50_ms", "p50 latency (ms)"}, {"p99_ms", "p99 latency (ms)"}, {"max_ms", "max latency (ms)"}}) {
             Map<String, List<double[]>> series = new LinkedHashMap<>();
-            for (String system : systems) {
-                List<double[]> points = new ArrayList<>();
-                for (int loss : lossRates) {
-                    points.add(new double[] {loss, report.median(system, "loss" + loss + "/" + figure[0])});
+            for (double d : delays) {
+                for (String system : systems) {
+                    if (d > 0 && system.equals("tcp")) {
+                        continue;
+                    }
+                    List<double[]> points = new ArrayList<>();
+                    for (int loss : lossRates) {
+                        points.add(new double[] {loss, report.median(system, cell(d, loss) + figure[0])});
+                    }
+                    series.put(system + (d > 0 ? " " + millis(d) + " ms" : ""), points);
                 }
-                series.put(system, points);
             }
             panels.add(new Plot.Panel(figure[1], true, series));
         }

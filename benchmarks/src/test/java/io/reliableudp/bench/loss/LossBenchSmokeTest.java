@@ -73,6 +73,25 @@ class LossBenchSmokeTest {
         assertThat(figures.path("loss5/bytes_per_event").asDouble()).isGreaterThan(64 + 28);
     }
 
+    @Test
+    @Timeout(300)
+    void throughTheDelayLineTheUdpSystemsSeeTheDelayAndTcpIsLeftOut() throws Exception {
+        Assumptions.assumeTrue(NetNamespace.unavailable().isEmpty(),
+                () -> "skipped: the delayed loss run needs a network namespace: " + NetNamespace.unavailable().orElse(""));
+        String line = LossBench.run("--delay-ms", "5", "--loss", "5", "--systems", "reliable-udp,tcp", "--seconds", "3",
+                "--runs", "1", "--warmup", "200", "--grace", "15", "--out", Path.of("target", "smoke-loss-delay").toString());
+        JsonNode result = JSON.readTree(line);
+        assertThat(result.path("params").path("delay_ms").get(0).asDouble()).isEqualTo(5.0);
+        assertThat(names(result.path("results"))).containsExactly("reliable-udp");
+        assertThat(result.path("skipped").path("tcp").asString()).contains("terminates TCP");
+        JsonNode figures = result.path("results").path("reliable-udp");
+        assertThat(figures.path("delay5ms/loss5/delivered").asInt()).isEqualTo(180);
+        assertThat(figures.path("delay5ms/loss5/duplicates").asInt()).isZero();
+        // no event can arrive before the line's delay less its jitter (10 %): a lower bound, never a speed
+        assertThat(figures.path("delay5ms/loss5/p50_ms").asDouble()).isGreaterThanOrEqualTo(4.5);
+        assertThat(figures.path("delay5ms/loss5/bytes_per_event").asDouble()).isGreaterThan(64 + 28);
+    }
+
     private static void assertDeliveredEverything(JsonNode figures, String system, int events) {
         assertThat(figures.path("loss5/error").isMissingNode()).as(system + ": " + figures.path("loss5/error")).isTrue();
         assertThat(figures.path("loss5/expected").asInt()).as(system).isEqualTo(events);

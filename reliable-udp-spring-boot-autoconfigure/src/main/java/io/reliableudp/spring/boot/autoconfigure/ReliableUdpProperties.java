@@ -108,7 +108,7 @@ public record ReliableUdpProperties(
             @DefaultValue("1200") int datagramBudget,
             @DefaultValue("8952") int maxDatagramBudget,
             @DefaultValue("rtt-based") ResendPolicy resendPolicy,
-            @DefaultValue("1.25") double resendRttFactor,
+            @DefaultValue("1.1") double resendRttFactor,
             @DefaultValue("1ms") Duration minResendInterval,
             @DefaultValue("1s") Duration maxResendInterval,
             @DefaultValue("1ms") Duration ackDelay,
