@@ -77,49 +77,36 @@ final class WakeTimer {
 
         private void run() {
             while (true) {
-                pass();
-            }
-        }
-
-        /**
-         * One wake-up of the timer thread: visits every timer, then parks until the earliest armed
-         * check (or at once, when one was armed meanwhile). A method of its own, not the body of the
-         * loop in {@link #run}: the JIT compiles a method by its calls (C1 after a few hundred
-         * wake-ups, C2 after a few thousand), but the body of a loop that never returns only by
-         * on-stack replacement, after tens of thousands of turns: minutes at a 60 Hz stream's one
-         * wake-up per message, all of it in the interpreter (a tenth of the sending process's CPU in
-         * the {@code loss} benchmark's measured window, on this thread alone).
-         */
-        void pass() {
-            long next = NONE;
-            long now = System.nanoTime();
-            for (WakeTimer t : timers) {
-                try {
-                    t.visit(now);
-                } catch (Throwable e) { // visit catches what its loop's callbacks throw: this is a bug of its own
-                    LOG.log(Level.ERROR, "wake timer of " + t.owner + " failed", e);
+                long next = NONE;
+                long now = System.nanoTime();
+                for (WakeTimer t : timers) {
+                    try {
+                        t.visit(now);
+                    } catch (Throwable e) { // visit catches what its loop's callbacks throw: this is a bug of its own
+                        LOG.log(Level.ERROR, "wake timer of " + t.owner + " failed", e);
+                    }
+                    next = earliest(next, t.armedAt.get());
                 }
-                next = earliest(next, t.armedAt.get());
-            }
-            // publish the park's end, then look again: a timer armed before the publication is seen
-            // here, one armed after it reads the publication and unparks this thread
-            parkedUntil = next;
-            for (WakeTimer t : timers) {
-                next = earliest(next, t.armedAt.get());
-            }
-            if (next != parkedUntil) {
+                // publish the park's end, then look again: a timer armed before the publication is seen
+                // here, one armed after it reads the publication and unparks this thread
+                parkedUntil = next;
+                for (WakeTimer t : timers) {
+                    next = earliest(next, t.armedAt.get());
+                }
+                if (next != parkedUntil) {
+                    parkedUntil = NONE;
+                    continue;
+                }
+                if (next == NONE) {
+                    LockSupport.park(this);
+                } else {
+                    long wait = next - System.nanoTime();
+                    if (wait > 0) {
+                        LockSupport.parkNanos(this, wait);
+                    }
+                }
                 parkedUntil = NONE;
-                return;
             }
-            if (next == NONE) {
-                LockSupport.park(this);
-            } else {
-                long wait = next - System.nanoTime();
-                if (wait > 0) {
-                    LockSupport.parkNanos(this, wait);
-                }
-            }
-            parkedUntil = NONE;
         }
     }
 
