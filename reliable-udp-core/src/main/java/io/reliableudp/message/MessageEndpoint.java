@@ -133,7 +133,7 @@ public final class MessageEndpoint {
         this.congestion = congestionController(config, time, log, payloadBudget, mode);
         log.setController(congestion);
         this.queue = new SendQueue(config, payloadBudget, maxUnreliableSize);
-        queue.setLog(log);
+        queue.expiry.setLog(log);
         this.acks = new AckTracker(log, queue);
         this.receiver = new Receiver(config, listener, Objects.requireNonNull(pool, "pool"));
         this.link = linkFactory.create(time,
@@ -464,7 +464,7 @@ public final class MessageEndpoint {
         } else {
             link.advanceTime(now); // packets sent now carry their real send time
         }
-        queue.expire(now);
+        queue.expiry.expire(now);
         schedule.update(now);
     }
 
@@ -499,7 +499,7 @@ public final class MessageEndpoint {
      * {@link MessageConfig.SendMode#TICK}: when the next send tick is due. Allocation-free, O(channels).
      */
     public double nextDeadline() {
-        return closed ? Double.POSITIVE_INFINITY : Math.min(schedule.nextDeadline(time), queue.nextExpiry());
+        return closed ? Double.POSITIVE_INFINITY : Math.min(schedule.nextDeadline(time), queue.expiry.nextExpiry());
     }
 
     /**

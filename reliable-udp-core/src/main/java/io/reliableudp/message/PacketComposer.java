@@ -195,7 +195,7 @@ final class PacketComposer {
     void startRound(double now) {
         time = now;
         tick++;
-        queue.expire(now);
+        queue.expiry.expire(now);
         resendInterval = timer.resendIntervalSeconds();
         resendIntervalAlone = timer.resendIntervalAloneSeconds();
     }
@@ -333,9 +333,9 @@ final class PacketComposer {
                 if (ch.state[i] != SendChannel.SENT) {
                     continue;
                 }
-                if (ch.ttl[i] != 0 && queue.expiredNow(ch, i, time)) {
+                if (ch.ttl[i] != 0 && queue.expiry.expiredNow(ch, i, time)) {
                     // too late to send again: it expires once no packet that carried it may still be acknowledged
-                    if (!queue.carrierInFlight(ch, i)) {
+                    if (!queue.expiry.carrierInFlight(ch, i)) {
                         queue.reliableExpired(ch, v, i);
                     } else {
                         nextDue = Math.min(nextDue, time + resendInterval);
@@ -393,8 +393,8 @@ final class PacketComposer {
         while (ch.nextUnsent != ch.head && ch.nextUnsent - ch.windowBase() < window) {
             int v = ch.nextUnsent;
             int i = v & ch.mask;
-            if (ch.ttl[i] != 0 && queue.expiredNow(ch, i, time)) {
-                if (queue.carrierInFlight(ch, i)) {
+            if (ch.ttl[i] != 0 && queue.expiry.expiredNow(ch, i, time)) {
+                if (queue.expiry.carrierInFlight(ch, i)) {
                     return; // a sliced message partly sent: the ones after it wait for its verdict
                 }
                 queue.reliableExpired(ch, v, i);
@@ -441,7 +441,7 @@ final class PacketComposer {
         int size = next ? Frames.nextFrameSize(len) : Frames.msgFrameSize(len);
         int age = 0;
         if (ttl != 0) {
-            age = queue.arrivalAgeMillis(ch, i, time);
+            age = queue.expiry.arrivalAgeMillis(ch, i, time);
             size += Frames.ageFrameSize(age, ttl);
         }
         if (size > frames.room()) {
@@ -599,7 +599,7 @@ final class PacketComposer {
         int len = ls.sliceLength(s);
         int i = v & ch.mask;
         int ttl = ch.ttl[i];
-        int age = ttl != 0 ? queue.arrivalAgeMillis(ch, i, time) : 0;
+        int age = ttl != 0 ? queue.expiry.arrivalAgeMillis(ch, i, time) : 0;
         int ageBytes = ttl != 0 ? Frames.ageFrameSize(age, ttl) : 0;
         if (ageBytes + Frames.sliceHeaderSize(ls.total, ls.sliceSize, s) + len > frames.room()) {
             packetWasFull = true;
@@ -623,7 +623,7 @@ final class PacketComposer {
             int v = ch.tail;
             int i = v & ch.mask;
             int len = ch.payload[i].length;
-            if (ch.ttl[i] != 0 && queue.expiredNow(ch, i, time)) {
+            if (ch.ttl[i] != 0 && queue.expiry.expiredNow(ch, i, time)) {
                 if (Frames.msgFrameSize(len) > payloadBudget) {
                     ch.bigUnreliable--;
                     queue.bigUnreliableQueued--;
