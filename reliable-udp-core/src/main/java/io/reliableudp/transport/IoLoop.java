@@ -61,6 +61,13 @@ final class IoLoop {
             return Long.MAX_VALUE;
         }
 
+        /**
+         * The end of a pass, before the loop waits: the port sends what the loop's thread queued
+         * ({@link DatagramPort#flush()}); count what it lost.
+         */
+        default void flush() {
+        }
+
         /** A bug: handling a datagram threw (the datagram is dropped; count and log it). */
         void onDatagramFailed(RuntimeException e);
 
@@ -262,6 +269,11 @@ final class IoLoop {
             }
         } finally {
             wakeTimer.close(); // however the loop ended: the timer thread forgets it
+            try {
+                handler.flush(); // what the last turn queued (a goodbye) still goes out
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, () -> "last flush of " + port.localAddress() + " failed: " + e);
+            }
         }
     }
 
@@ -352,6 +364,7 @@ final class IoLoop {
      * wakes the loop then (a short timeout on the port would arm and cancel a kernel timer in every wait).
      */
     private void await() throws IOException {
+        handler.flush(); // the pass's sends leave together before the loop sleeps
         long until = WakeTimer.earliest(WakeTimer.earliest(nextTick, requestedDeadline.get()),
                 WakeTimer.earliest(handler.nextDeadline(), quietDeadline.get()));
         long now = System.nanoTime();

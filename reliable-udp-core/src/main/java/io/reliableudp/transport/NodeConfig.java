@@ -41,6 +41,7 @@ public final class NodeConfig {
     private final @Nullable NodeIdentity identity;
     private final List<PeerIdentity> allowedPeers;
     private final long receiveMemoryLimit;
+    private final BatchedIo batchedIo;
 
     /** Default of {@link #receiveMemoryLimit()}: 256 MiB. */
     public static final long DEFAULT_RECEIVE_MEMORY_LIMIT = 256L * 1024 * 1024;
@@ -107,6 +108,9 @@ public final class NodeConfig {
         if (b.dedicatedSockets < 0 || b.dedicatedSockets > 65_536) {
             throw new InvalidConfigurationException("dedicatedSockets", b.dedicatedSockets, "must be within 0..65536");
         }
+        if (b.batchedIo == null) {
+            throw new InvalidConfigurationException("batchedIo", null, "must not be null", "batchedIo must not be null");
+        }
         if (b.receiveMemoryLimit < b.message.maxMessageSize()) {
             throw new InvalidConfigurationException("receiveMemoryLimit", b.receiveMemoryLimit,
                     "must be >= message.maxMessageSize (" + b.message.maxMessageSize() + ")");
@@ -133,6 +137,7 @@ public final class NodeConfig {
         this.identity = b.identity;
         this.allowedPeers = List.copyOf(b.allowedPeers);
         this.receiveMemoryLimit = b.receiveMemoryLimit;
+        this.batchedIo = b.batchedIo;
     }
 
     private static void positive(String name, @Nullable Duration d) {
@@ -171,6 +176,7 @@ public final class NodeConfig {
         b.dedicatedSockets = dedicatedSockets;
         b.identity = identity;
         b.allowedPeers = allowedPeers;
+        b.batchedIo = batchedIo;
         return b;
     }
 
@@ -302,6 +308,13 @@ public final class NodeConfig {
      */
     public long receiveMemoryLimit() { return receiveMemoryLimit; }
 
+    /**
+     * Whether the node reads and writes its socket in batches (default {@link BatchedIo#AUTO}): on Linux
+     * with Java 22+, {@code recvmmsg}/{@code sendmmsg} with UDP GSO and GRO through the FFM API, else a
+     * {@link java.nio.channels.DatagramChannel}. See {@link BatchedIo} and docs/operations.md, "Batched socket I/O".
+     */
+    public BatchedIo batchedIo() { return batchedIo; }
+
     @Override
     public String toString() {
         return "NodeConfig[bindAddress=" + bindAddress + ", acceptIncoming=" + acceptIncoming
@@ -318,7 +331,7 @@ public final class NodeConfig {
                 + ", socketSendBufferSize=" + socketSendBufferSize
                 + ", linkConditioner=" + linkConditioner
                 + ", ioThreads=" + ioThreads + ", dedicatedSockets=" + dedicatedSockets
-                + ", receiveMemoryLimit=" + receiveMemoryLimit + "]";
+                + ", receiveMemoryLimit=" + receiveMemoryLimit + ", batchedIo=" + batchedIo + "]";
     }
 
     @Override
@@ -355,6 +368,7 @@ public final class NodeConfig {
         private @Nullable NodeIdentity identity;
         private List<PeerIdentity> allowedPeers = List.of();
         private long receiveMemoryLimit = DEFAULT_RECEIVE_MEMORY_LIMIT;
+        private @Nullable BatchedIo batchedIo = BatchedIo.AUTO;
 
         private Builder() {
         }
@@ -399,6 +413,8 @@ public final class NodeConfig {
         public Builder dedicatedSockets(int peers) { this.dedicatedSockets = peers; return this; }
         /** See {@link NodeConfig#receiveMemoryLimit()}. */
         public Builder receiveMemoryLimit(long bytes) { this.receiveMemoryLimit = bytes; return this; }
+        /** See {@link NodeConfig#batchedIo()}. */
+        public Builder batchedIo(BatchedIo mode) { this.batchedIo = mode; return this; }
 
         /** See {@link NodeConfig#identity()}. */
         public Builder identity(@Nullable NodeIdentity identity) { this.identity = identity; return this; }
