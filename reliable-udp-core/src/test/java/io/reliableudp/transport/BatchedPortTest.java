@@ -185,7 +185,6 @@ class BatchedPortTest {
                 throw new IllegalStateException(e);
             }
         }).get(20, TimeUnit.SECONDS);
-        peer.configureBlocking(true);
         assertThat(text(peer)).isEqualTo("at once");
         port.flush();
         assertThat(text(peer)).isEqualTo("queued");
@@ -195,9 +194,17 @@ class BatchedPortTest {
         assertThat(text(peer)).isEqualTo("before a wait");
     }
 
-    private static String text(DatagramChannel ch) throws IOException {
+    /** The next datagram's text, or "nothing" when none came within 20 s. */
+    private static String text(DatagramChannel ch) throws IOException, InterruptedException {
+        ch.configureBlocking(false);
         ByteBuffer b = ByteBuffer.allocate(2048);
-        ch.receive(b);
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (ch.receive(b) == null) {
+            if (System.nanoTime() > giveUp) {
+                return "nothing";
+            }
+            Thread.sleep(5);
+        }
         b.flip();
         return StandardCharsets.UTF_8.decode(b).toString();
     }
@@ -292,6 +299,25 @@ class BatchedPortTest {
                     .send(0, "over the fallback".getBytes(StandardCharsets.UTF_8));
             await().atMost(Duration.ofSeconds(20)).until(() -> events.texts(0).contains("over the fallback"));
         }
+    }
+
+    /**
+     * A JVM that denies native access ({@code --illegal-native-access=deny}, JDK 24+) runs the node on
+     * the plain port; one that enables it for the class path runs the batched port, and one that says
+     * nothing too (with the JDK's warning).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"--illegal-native-access=deny", "--enable-native-access=ALL-UNNAMED", "-Dnothing.said=true"})
+    void nativeAccessDeniedFallsBackToThePlainPort(String flag) throws Exception {
+        Assumptions.assumeTrue(Runtime.version().feature() >= 24 && System.getProperty("os.name").startsWith("Linux"),
+                "--illegal-native-access exists from JDK 24; the batched port is Linux only");
+        List<String> command = List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                flag, "-cp", System.getProperty("java.class.path"), NativeAccessMain.class.getName());
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("child finished").isTrue();
+        String expected = flag.contains("deny") ? "kind=plain" : "kind=batched";
+        assertThat(out).as(out).contains("RESULT " + expected + " delivered=true");
     }
 
     @ParameterizedTest
