@@ -73,35 +73,43 @@ final class Libc {
     /** Whether the kernel takes UDP_SEGMENT (GSO); probed once with the first port. */
     static boolean GSO_WORKS;
 
-    private final MethodHandle socket;
-    private final MethodHandle setsockopt;
-    private final MethodHandle getsockopt;
-    private final MethodHandle bind;
-    private final MethodHandle getsockname;
-    private final MethodHandle recvmmsg;
-    private final MethodHandle sendmmsg;
-    private final MethodHandle sendto;
-    private final MethodHandle poll;
-    private final MethodHandle eventfd;
-    private final MethodHandle read;
-    private final MethodHandle write;
-    private final MethodHandle close;
+    private static final MethodHandle SOCKET;
+    private static final MethodHandle SETSOCKOPT;
+    private static final MethodHandle GETSOCKOPT;
+    private static final MethodHandle BIND;
+    private static final MethodHandle GETSOCKNAME;
+    private static final MethodHandle RECVMMSG;
+    private static final MethodHandle SENDMMSG;
+    private static final MethodHandle SENDTO;
+    private static final MethodHandle POLL;
+    private static final MethodHandle EVENTFD;
+    private static final MethodHandle READ;
+    private static final MethodHandle WRITE;
+    private static final MethodHandle CLOSE;
 
-    private Libc() {
+    static {
+        // static final handles: the JIT inlines a constant handle, so that a call allocates nothing
+        String os = System.getProperty("os.name", "");
+        String arch = System.getProperty("os.arch", "");
+        if (!os.toLowerCase(java.util.Locale.ROOT).startsWith("linux")
+                || !(arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))) {
+            throw new UnsupportedOperationException("the batched port needs Linux on x86-64 or AArch64, not "
+                    + os + " on " + arch);
+        }
         SymbolLookup c = LINKER.defaultLookup();
-        socket = handle(c, "socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), true);
-        setsockopt = handle(c, "setsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), true);
-        getsockopt = handle(c, "getsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), true);
-        bind = handle(c, "bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), true);
-        getsockname = handle(c, "getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), true);
-        recvmmsg = handle(c, "recvmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), true);
-        sendmmsg = handle(c, "sendmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), true);
-        sendto = handle(c, "sendto", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), true);
-        poll = handle(c, "poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), true);
-        eventfd = handle(c, "eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), true);
-        read = handle(c, "read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), false);
-        write = handle(c, "write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), false);
-        close = handle(c, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), false);
+        SOCKET = handle(c, "socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), true);
+        SETSOCKOPT = handle(c, "setsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), true);
+        GETSOCKOPT = handle(c, "getsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), true);
+        BIND = handle(c, "bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), true);
+        GETSOCKNAME = handle(c, "getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), true);
+        RECVMMSG = handle(c, "recvmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), true);
+        SENDMMSG = handle(c, "sendmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), true);
+        SENDTO = handle(c, "sendto", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), true);
+        POLL = handle(c, "poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), true);
+        EVENTFD = handle(c, "eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), true);
+        READ = handle(c, "read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), false);
+        WRITE = handle(c, "write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), false);
+        CLOSE = handle(c, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), false);
     }
 
     private static MethodHandle handle(SymbolLookup lookup, String name, FunctionDescriptor d, boolean errno) {
@@ -110,8 +118,10 @@ final class Libc {
     }
 
     /**
-     * The bindings, made once. Throws where they cannot be: not Linux, not 64-bit, a symbol missing
-     * ({@link UnsupportedOperationException}), or native access denied ({@link IllegalCallerException}).
+     * The bindings, made once (the class's initialization). Throws where they cannot be: not Linux, not
+     * 64-bit, a symbol missing ({@link UnsupportedOperationException}), or native access denied
+     * ({@link IllegalCallerException}), each wrapped in an {@link ExceptionInInitializerError} (later
+     * tries: {@link NoClassDefFoundError}).
      */
     static Libc get() {
         Libc l = instance;
@@ -119,13 +129,6 @@ final class Libc {
             synchronized (Libc.class) {
                 l = instance;
                 if (l == null) {
-                    String os = System.getProperty("os.name", "");
-                    String arch = System.getProperty("os.arch", "");
-                    if (!os.toLowerCase(java.util.Locale.ROOT).startsWith("linux")
-                            || !(arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))) {
-                        throw new UnsupportedOperationException("the batched port needs Linux on x86-64 or AArch64, not "
-                                + os + " on " + arch);
-                    }
                     l = new Libc();
                     GSO_WORKS = l.probeGso();
                     instance = l;
@@ -133,6 +136,9 @@ final class Libc {
             }
         }
         return l;
+    }
+
+    private Libc() {
     }
 
     private boolean probeGso() {
@@ -146,7 +152,7 @@ final class Libc {
                 MemorySegment v = arena.allocate(JAVA_INT);
                 MemorySegment len = arena.allocate(JAVA_INT);
                 len.set(JAVA_INT, 0, 4);
-                return (int) getsockopt.invokeExact(errno, fd, SOL_UDP, UDP_SEGMENT, v, len) == 0;
+                return (int) GETSOCKOPT.invokeExact(errno, fd, SOL_UDP, UDP_SEGMENT, v, len) == 0;
             } catch (Throwable t) {
                 return false;
             } finally {
@@ -188,7 +194,7 @@ final class Libc {
 
     int socket(MemorySegment errno, int family) {
         try {
-            return (int) socket.invokeExact(errno, family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            return (int) SOCKET.invokeExact(errno, family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -204,7 +210,7 @@ final class Libc {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment v = arena.allocate(JAVA_INT);
             v.set(JAVA_INT, 0, value);
-            return (int) setsockopt.invokeExact(errno, fd, level, option, v, 4) == 0;
+            return (int) SETSOCKOPT.invokeExact(errno, fd, level, option, v, 4) == 0;
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -216,7 +222,7 @@ final class Libc {
             MemorySegment v = arena.allocate(JAVA_INT);
             MemorySegment len = arena.allocate(JAVA_INT);
             len.set(JAVA_INT, 0, 4);
-            return (int) getsockopt.invokeExact(errno, fd, level, option, v, len) == 0 ? v.get(JAVA_INT, 0) : -1;
+            return (int) GETSOCKOPT.invokeExact(errno, fd, level, option, v, len) == 0 ? v.get(JAVA_INT, 0) : -1;
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -238,7 +244,7 @@ final class Libc {
         }
         int r;
         try {
-            r = (int) bind.invokeExact(errno, fd, sa, len);
+            r = (int) BIND.invokeExact(errno, fd, sa, len);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -255,7 +261,7 @@ final class Libc {
         MemorySegment errno = errnoSegment(arena);
         int r;
         try {
-            r = (int) getsockname.invokeExact(errno, fd, sa, len);
+            r = (int) GETSOCKNAME.invokeExact(errno, fd, sa, len);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -279,7 +285,7 @@ final class Libc {
     int eventFd(MemorySegment errno) throws IOException {
         int r;
         try {
-            r = (int) eventfd.invokeExact(errno, 0, EFD_NONBLOCK | EFD_CLOEXEC);
+            r = (int) EVENTFD.invokeExact(errno, 0, EFD_NONBLOCK | EFD_CLOEXEC);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -291,7 +297,7 @@ final class Libc {
 
     int recvmmsg(MemorySegment errno, int fd, MemorySegment msgs, int count) {
         try {
-            return (int) recvmmsg.invokeExact(errno, fd, msgs, count, MSG_DONTWAIT, MemorySegment.NULL);
+            return (int) RECVMMSG.invokeExact(errno, fd, msgs, count, MSG_DONTWAIT, MemorySegment.NULL);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -299,7 +305,7 @@ final class Libc {
 
     int sendmmsg(MemorySegment errno, int fd, MemorySegment msgs, int count) {
         try {
-            return (int) sendmmsg.invokeExact(errno, fd, msgs, count, MSG_DONTWAIT);
+            return (int) SENDMMSG.invokeExact(errno, fd, msgs, count, MSG_DONTWAIT);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -307,7 +313,7 @@ final class Libc {
 
     long sendto(MemorySegment errno, int fd, MemorySegment data, int length, MemorySegment name, int nameLength) {
         try {
-            return (long) sendto.invokeExact(errno, fd, data, (long) length, MSG_DONTWAIT, name, nameLength);
+            return (long) SENDTO.invokeExact(errno, fd, data, (long) length, MSG_DONTWAIT, name, nameLength);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -315,7 +321,7 @@ final class Libc {
 
     int poll(MemorySegment errno, MemorySegment fds, int count, int timeoutMillis) {
         try {
-            return (int) poll.invokeExact(errno, fds, (long) count, timeoutMillis);
+            return (int) POLL.invokeExact(errno, fds, (long) count, timeoutMillis);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -323,7 +329,7 @@ final class Libc {
 
     long read(int fd, MemorySegment into, int length) {
         try {
-            return (long) read.invokeExact(fd, into, (long) length);
+            return (long) READ.invokeExact(fd, into, (long) length);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -331,7 +337,7 @@ final class Libc {
 
     long write(int fd, MemorySegment from, int length) {
         try {
-            return (long) write.invokeExact(fd, from, (long) length);
+            return (long) WRITE.invokeExact(fd, from, (long) length);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -339,7 +345,7 @@ final class Libc {
 
     void close(int fd) {
         try {
-            int ignored = (int) close.invokeExact(fd);
+            int ignored = (int) CLOSE.invokeExact(fd);
         } catch (Throwable t) {
             throw rethrow(t);
         }

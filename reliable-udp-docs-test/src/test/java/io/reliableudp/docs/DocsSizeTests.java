@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DocsSizeTests {
 
     /** The most lines {@code docs/*.md} may have together. */
-    static final int MAX_TOTAL_LINES = 7_000;
+    static final int MAX_TOTAL_LINES = 7_450;
 
     private static Path root() {
         return Path.of(System.getProperty("repository.root", "..")).toAbsolutePath().normalize();
