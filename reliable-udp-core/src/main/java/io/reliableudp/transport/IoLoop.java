@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The I/O loop of one node: one thread that waits on a {@link DatagramPort}, drains every readable
  * datagram into its receive buffer and hands each to the {@link Handler}, keeps the optional receive
  * busy-poll window, and runs a turn (conditioners, the tick when due, the handler's due timers,
- * listener events, queued sends) after each datagram, each wake-up and each timeout. It waits until
+ * listener events, queued sends) after each datagram, each wake-up and each timeout, and before each
+ * wait has the port send what its thread queued ({@link Handler#flush()}: a batching port's sends leave
+ * together). It waits until
  * the earliest of the next tick, a requested deadline and the handler's {@link Handler#nextDeadline()}
  * (the port's wait until the tick, a {@link WakeTimer} for an earlier deadline). Other threads wake it with {@link #wakeup()} (at most one port wake-up per batch: an atomic
  * "wake pending" flag that the loop clears before each turn, and none while the loop is not waiting) or ask for a turn at a time with
