@@ -675,6 +675,34 @@ final class LinuxBatchedPort implements BatchedPort {
         return open(same, receiveBufferBytes, sendBufferBytes, true, maxDatagram, gro);
     }
 
+    /**
+     * Sets an int option on this port's socket as {@code setsockopt(2)} takes it: the way to mirror a
+     * socket option the plain port sets through {@link java.net.StandardSocketOptions} (e.g. IP_TOS:
+     * level {@link Libc#IPPROTO_IP} option 1; IP_MTU_DISCOVER: option 10, value 2 = don't fragment;
+     * IPV6_TCLASS: level {@link Libc#IPPROTO_IPV6} option 67; IPV6_MTU_DISCOVER: option 23). Any thread.
+     *
+     * @return false when the kernel refuses it (or the port is closed)
+     */
+    @Override
+    public boolean setOption(int level, int option, int value) {
+        try {
+            enter();
+        } catch (ClosedChannelException e) {
+            return false;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = libc.errnoSegment(arena);
+            boolean ok = libc.trySetInt(errno, fd, level, option, value);
+            if (!ok) {
+                int e = libc.errno(errno);
+                LOG.log(Level.DEBUG, () -> "setsockopt(" + level + ", " + option + ") on " + localAddress + " refused: errno " + e);
+            }
+            return ok;
+        } finally {
+            exit();
+        }
+    }
+
     @Override
     public boolean isOpen() {
         return !closing.get();

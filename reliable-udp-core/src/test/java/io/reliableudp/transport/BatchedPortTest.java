@@ -225,6 +225,16 @@ class BatchedPortTest {
     }
 
     @Test
+    void aSocketOptionIsSetThroughSetsockoptAndARefusedOneSaysSo() throws Exception {
+        BatchedPort port = batched("127.0.0.1", false);
+        assertThat(port.setOption(0, 1, 0x10)).as("IP_TOS").isTrue();
+        assertThat(port.setOption(0, 10, 2)).as("IP_MTU_DISCOVER = don't fragment").isTrue();
+        assertThat(port.setOption(0, 9_999, 1)).as("no such option").isFalse();
+        port.close();
+        assertThat(port.setOption(0, 1, 0)).as("closed").isFalse();
+    }
+
+    @Test
     void aDatagramLongerThanTheNodeTakesArrivesLongerThanItsBudgetNotCutToFit() throws Exception {
         BatchedPort port = batched("127.0.0.1", false, 1200);
         DatagramChannel sender = channel("127.0.0.1");
