@@ -309,7 +309,8 @@ public final class NodeConfig {
     public long receiveMemoryLimit() { return receiveMemoryLimit; }
 
     /**
-     * Whether the node reads and writes its socket in batches (default {@link BatchedIo#AUTO}): on Linux
+     * Whether the node reads and writes its socket in batches (default {@link BatchedIo#OFF}, the plain port,
+     * until the batched one has passed the many-clients benchmark; {@link BatchedIo#AUTO} opts in): on Linux
      * with Java 22+, {@code recvmmsg}/{@code sendmmsg} with UDP GSO and GRO through the FFM API, else a
      * {@link java.nio.channels.DatagramChannel}. See {@link BatchedIo} and docs/operations.md, "Batched socket I/O".
      */
@@ -368,7 +369,7 @@ public final class NodeConfig {
         private @Nullable NodeIdentity identity;
         private List<PeerIdentity> allowedPeers = List.of();
         private long receiveMemoryLimit = DEFAULT_RECEIVE_MEMORY_LIMIT;
-        private @Nullable BatchedIo batchedIo = BatchedIo.AUTO;
+        private @Nullable BatchedIo batchedIo = BatchedIo.OFF;
 
         private Builder() {
         }

@@ -228,20 +228,8 @@ final class Libc {
         }
     }
 
-    void bind(MemorySegment errno, int fd, int family, InetSocketAddress address, Arena arena) throws IOException {
-        MemorySegment sa = arena.allocate(ADDR_BYTES, 8);
-        int len;
-        if (address.getAddress() == null || address.getAddress().isAnyLocalAddress()) {
-            // the wildcard of the socket's family (on IPv6, :: with V6ONLY off: IPv4 senders too)
-            sa.set(JAVA_SHORT, 0, (short) family);
-            sa.set(JAVA_SHORT, 2, Short.reverseBytes((short) address.getPort()));
-            len = family == AF_INET ? 16 : 28;
-        } else {
-            len = new LinuxBatchedPort.AddressEncoder(family).encode(address, sa, 0);
-        }
-        if (len < 0) {
-            throw new IOException("cannot bind " + address + " on a socket of family " + family);
-        }
+    /** Binds {@code fd} to the {@code sockaddr} {@code sa} of {@code len} bytes ({@code address}: for messages). */
+    void bind(MemorySegment errno, int fd, MemorySegment sa, int len, InetSocketAddress address) throws IOException {
         int r;
         try {
             r = (int) BIND.invokeExact(errno, fd, sa, len);

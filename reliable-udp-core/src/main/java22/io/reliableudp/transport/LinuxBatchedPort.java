@@ -243,7 +243,20 @@ final class LinuxBatchedPort implements BatchedPort {
                     libc.setInt(errno, fd, Libc.SOL_SOCKET, Libc.SO_REUSEPORT, 1, "SO_REUSEPORT");
                 }
                 boolean gro = wantGro && libc.trySetInt(errno, fd, Libc.SOL_UDP, Libc.UDP_GRO, 1);
-                libc.bind(errno, fd, family, bind, arena);
+                MemorySegment sa = arena.allocate(ADDR_BYTES, 8);
+                int len;
+                if (wildcard) {
+                    // the wildcard of the socket's family (on IPv6, :: with V6ONLY off: IPv4 senders too)
+                    sa.set(JAVA_SHORT, 0, (short) family);
+                    sa.set(JAVA_SHORT, 2, Short.reverseBytes((short) bind.getPort()));
+                    len = family == Libc.AF_INET ? 16 : 28;
+                } else {
+                    len = new AddressEncoder(family).encode(bind, sa, 0);
+                }
+                if (len < 0) {
+                    throw new IOException("cannot bind " + bind + " on a socket of family " + family);
+                }
+                libc.bind(errno, fd, sa, len, bind);
                 efd = libc.eventFd(errno);
                 int slot = gro ? GRO_SLOT_BYTES : Math.max(2048, (maxDatagram + 1 + 63) & ~63);
                 return new LinuxBatchedPort(libc, fd, efd, family, bind, receiveBufferBytes, sendBufferBytes, reusePort,

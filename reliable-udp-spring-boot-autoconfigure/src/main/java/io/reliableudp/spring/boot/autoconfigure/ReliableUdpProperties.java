@@ -38,7 +38,7 @@ import org.springframework.util.unit.DataSize;
  * @param socketSendBufferSize SO_SNDBUF to ask the kernel for (0 keeps the OS default).
  * @param ioThreads I/O threads, 1..64: above 1 the node opens that many UDP sockets on its port with SO_REUSEPORT, one I/O thread each, and the kernel spreads the peers among them (Linux only; elsewhere one thread and a logged warning). Listeners are then called from that many threads (one peer's calls from one thread, in order).
  * @param dedicatedSockets How many connected peers get a UDP socket of their own on the node's port (0..65536, 0 = none): their datagrams land in a kernel buffer of their own, which a flood of the shared socket cannot fill. One file descriptor each; Linux only (elsewhere none, with a logged warning).
- * @param batchedIo Whether the node reads and writes its socket in batches: AUTO (the batched port, recvmmsg/sendmmsg with UDP GSO and GRO through the FFM API, on Linux with Java 22+ when the node uses platform I/O threads and no dedicated sockets; else the plain DatagramChannel port), ON (the batched port wherever it is available) or OFF (always the plain port). See docs/operations.md, "Batched socket I/O".
+ * @param batchedIo Whether the node reads and writes its socket in batches: AUTO (the batched port, recvmmsg/sendmmsg with UDP GSO and GRO through the FFM API, on Linux with Java 22+ when the node uses platform I/O threads and no dedicated sockets; else the plain DatagramChannel port), ON (the batched port wherever it is available) or OFF (always the plain port; the default until the batched port has passed the many-clients benchmark). See docs/operations.md, "Batched socket I/O".
  * @param receiveMemoryLimit Most bytes all connections of the node together hold for their peers: reassembly of sliced messages, messages of an ordered channel that arrived before an earlier one, messages held for a paused channel (at least message.max-message-size). A packet that would pass it (or a connection's message.receive-memory-limit) is refused, not acknowledged, and its sender resends it later; nothing acknowledged is dropped. Keep it well below the heap (docs/operations.md, "Receive memory").
  * @param message Message-layer settings (datagram size, resend, large messages, congestion avoidance).
  * @param channels Channels by name; each needs an index (0..n-1, contiguous) that both sides agree on. Without any, four default channels are used: reliable-ordered (0), reliable-unordered (1), unreliable (2), unreliable-sequenced (3).
@@ -72,7 +72,7 @@ public record ReliableUdpProperties(
         @DefaultValue("4MB") DataSize socketSendBufferSize,
         @DefaultValue("1") int ioThreads,
         @DefaultValue("0") int dedicatedSockets,
-        @DefaultValue("auto") BatchedIo batchedIo,
+        @DefaultValue("off") BatchedIo batchedIo,
         @DefaultValue("256MB") DataSize receiveMemoryLimit,
         @DefaultValue Message message,
         @DefaultValue Map<String, Channel> channels,
