@@ -134,7 +134,7 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
 
     /** Starts a node whose connections use {@code sessions} as their message layer (tests use doubles). */
     static DatagramNode start(NodeConfig config, NodeListener listener, Session.Factory sessions) throws IOException {
-        return start(config, listener, sessions, UdpDatagramPort.open(config));
+        return start(config, listener, sessions, BatchedPorts.open(config));
     }
 
     /**
@@ -159,7 +159,8 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
         for (IoLane lane : node.lanes) {
             lane.loop.start();
         }
-        LOG.log(Level.DEBUG, () -> "reliable-udp node started on " + node.localAddress + " with " + config);
+        LOG.log(Level.DEBUG, () -> "reliable-udp node started on " + node.localAddress + " (" + ports.length
+                + " " + port.kind() + " port(s)) with " + config);
         if (opensToAnyone(config, node.localAddress)) {
             LOG.log(Level.WARNING, openNodeWarning(node.localAddress));
         }
@@ -458,6 +459,11 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
     }
 
     // ------------------------------------------------------------------ public API
+
+    @Override
+    public String portKind() {
+        return lanes[0].port.kind();
+    }
 
     @Override
     public InetSocketAddress localAddress() {

@@ -88,6 +88,24 @@ public interface DatagramPort extends AutoCloseable {
     default void undedicate(InetSocketAddress remote) {
     }
 
+    /**
+     * Sends what this port queued: a batching port ({@link BatchedIo}) queues the datagrams the thread
+     * that {@linkplain #receive receives} sends, and sends them together when that thread flushes, waits
+     * ({@link #awaitReadable}) or reads the socket again; other threads' sends go out at once. The I/O
+     * loop calls it at the end of each pass. The default queues nothing.
+     *
+     * @return how many queued datagrams were lost since the last call (the kernel refused them), to be
+     *     counted as send errors
+     */
+    default int flush() {
+        return 0;
+    }
+
+    /** What kind of port this is, for the node's start log line (e.g. "plain" or "batched (recvmmsg/sendmmsg, GSO, GRO)"). */
+    default String kind() {
+        return getClass().getSimpleName();
+    }
+
     /** True until {@link #close()}. */
     boolean isOpen();
 

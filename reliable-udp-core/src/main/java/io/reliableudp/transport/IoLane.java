@@ -357,6 +357,15 @@ final class IoLane implements IoLoop.Handler, PeerDriver.Lane, PeerTransmitter.S
 
     // ------------------------------------------------------------------ IoLoop.Handler
 
+    /** The end of a pass: the port sends what this lane's thread queued; what the kernel refused is counted. */
+    @Override
+    public void flush() {
+        int lost = port.flush();
+        if (lost > 0) {
+            counters.sendErrors.add(lost);
+        }
+    }
+
     @Override
     public boolean conditioned() {
         return conditioning.isSet();

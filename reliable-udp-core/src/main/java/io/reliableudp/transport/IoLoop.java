@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The I/O loop of one node: one thread that waits on a {@link DatagramPort}, drains every readable
  * datagram into its receive buffer and hands each to the {@link Handler}, keeps the optional receive
  * busy-poll window, and runs a turn (conditioners, the tick when due, the handler's due timers,
- * listener events, queued sends) after each datagram, each wake-up and each timeout. It waits until
+ * listener events, queued sends) after each datagram, each wake-up and each timeout, and before each
+ * wait has the port send what its thread queued ({@link Handler#flush()}: a batching port's sends leave
+ * together). It waits until
  * the earliest of the next tick, a requested deadline and the handler's {@link Handler#nextDeadline()}
  * (the port's wait until the tick, a {@link WakeTimer} for an earlier deadline). Other threads wake it with {@link #wakeup()} (at most one port wake-up per batch: an atomic
  * "wake pending" flag that the loop clears before each turn, and none while the loop is not waiting) or ask for a turn at a time with
@@ -59,6 +61,13 @@ final class IoLoop {
          */
         default long nextDeadline() {
             return Long.MAX_VALUE;
+        }
+
+        /**
+         * The end of a pass, before the loop waits: the port sends what the loop's thread queued
+         * ({@link DatagramPort#flush()}); count what it lost.
+         */
+        default void flush() {
         }
 
         /** A bug: handling a datagram threw (the datagram is dropped; count and log it). */
@@ -262,6 +271,11 @@ final class IoLoop {
             }
         } finally {
             wakeTimer.close(); // however the loop ended: the timer thread forgets it
+            try {
+                handler.flush(); // what the last turn queued (a goodbye) still goes out
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, () -> "last flush of " + port.localAddress() + " failed: " + e);
+            }
         }
     }
 
@@ -352,6 +366,7 @@ final class IoLoop {
      * wakes the loop then (a short timeout on the port would arm and cancel a kernel timer in every wait).
      */
     private void await() throws IOException {
+        handler.flush(); // the pass's sends leave together before the loop sleeps
         long until = WakeTimer.earliest(WakeTimer.earliest(nextTick, requestedDeadline.get()),
                 WakeTimer.earliest(handler.nextDeadline(), quietDeadline.get()));
         long now = System.nanoTime();

@@ -44,6 +44,7 @@ public final class NodeConfig {
     private final long receiveMemoryLimit;
     private final TrafficClass trafficClass;
     private final boolean pathMtuDiscovery;
+    private final BatchedIo batchedIo;
 
     /** Default of {@link #receiveMemoryLimit()}: 256 MiB. */
     public static final long DEFAULT_RECEIVE_MEMORY_LIMIT = 256L * 1024 * 1024;
@@ -114,6 +115,9 @@ public final class NodeConfig {
             throw new InvalidConfigurationException("trafficClass", null, "must not be null",
                     "trafficClass must not be null (TrafficClass.DEFAULT leaves datagrams unmarked)");
         }
+        if (b.batchedIo == null) {
+            throw new InvalidConfigurationException("batchedIo", null, "must not be null", "batchedIo must not be null");
+        }
         if (b.receiveMemoryLimit < b.message.maxMessageSize()) {
             throw new InvalidConfigurationException("receiveMemoryLimit", b.receiveMemoryLimit,
                     "must be >= message.maxMessageSize (" + b.message.maxMessageSize() + ")");
@@ -142,6 +146,7 @@ public final class NodeConfig {
         this.receiveMemoryLimit = b.receiveMemoryLimit;
         this.trafficClass = b.trafficClass;
         this.pathMtuDiscovery = b.pathMtuDiscovery;
+        this.batchedIo = b.batchedIo;
     }
 
     private static void positive(String name, @Nullable Duration d) {
@@ -182,6 +187,7 @@ public final class NodeConfig {
         b.allowedPeers = allowedPeers;
         b.trafficClass = trafficClass;
         b.pathMtuDiscovery = pathMtuDiscovery;
+        b.batchedIo = batchedIo;
         return b;
     }
 
@@ -331,6 +337,14 @@ public final class NodeConfig {
      */
     public boolean pathMtuDiscovery() { return pathMtuDiscovery; }
 
+    /**
+     * Whether the node reads and writes its socket in batches (default {@link BatchedIo#OFF}, the plain port,
+     * until the batched one has passed the many-clients benchmark; {@link BatchedIo#AUTO} opts in): on Linux
+     * with Java 22+, {@code recvmmsg}/{@code sendmmsg} with UDP GSO and GRO through the FFM API, else a
+     * {@link java.nio.channels.DatagramChannel}. See {@link BatchedIo} and docs/operations.md, "Batched socket I/O".
+     */
+    public BatchedIo batchedIo() { return batchedIo; }
+
     @Override
     public String toString() {
         return "NodeConfig[bindAddress=" + bindAddress + ", acceptIncoming=" + acceptIncoming
@@ -348,7 +362,7 @@ public final class NodeConfig {
                 + ", linkConditioner=" + linkConditioner
                 + ", ioThreads=" + ioThreads + ", dedicatedSockets=" + dedicatedSockets
                 + ", receiveMemoryLimit=" + receiveMemoryLimit + ", trafficClass=" + trafficClass
-                + ", pathMtuDiscovery=" + pathMtuDiscovery + "]";
+                + ", pathMtuDiscovery=" + pathMtuDiscovery + ", batchedIo=" + batchedIo + "]";
     }
 
     @Override
@@ -387,6 +401,7 @@ public final class NodeConfig {
         private long receiveMemoryLimit = DEFAULT_RECEIVE_MEMORY_LIMIT;
         private TrafficClass trafficClass = TrafficClass.DEFAULT;
         private boolean pathMtuDiscovery = true;
+        private @Nullable BatchedIo batchedIo = BatchedIo.OFF;
 
         private Builder() {
         }
@@ -435,6 +450,8 @@ public final class NodeConfig {
         public Builder trafficClass(TrafficClass trafficClass) { this.trafficClass = trafficClass; return this; }
         /** See {@link NodeConfig#pathMtuDiscovery()}. */
         public Builder pathMtuDiscovery(boolean on) { this.pathMtuDiscovery = on; return this; }
+        /** See {@link NodeConfig#batchedIo()}. */
+        public Builder batchedIo(BatchedIo mode) { this.batchedIo = mode; return this; }
 
         /** See {@link NodeConfig#identity()}. */
         public Builder identity(@Nullable NodeIdentity identity) { this.identity = identity; return this; }

@@ -63,6 +63,14 @@ public interface ReliableUdpNode extends AutoCloseable {
 
     NodeStats stats();
 
+    /**
+     * What the node's socket runs on ({@link NodeConfig#batchedIo()}): {@code "batched (recvmmsg/sendmmsg,
+     * GSO, GRO)"}, {@code "plain (DatagramChannel)"}, or another port's own name.
+     */
+    default String portKind() {
+        return "unknown";
+    }
+
     /** True from start until close. */
     boolean isOpen();
 

@@ -502,6 +502,11 @@ public final class UdpDatagramPort implements DatagramPort {
     }
 
     @Override
+    public String kind() {
+        return "plain (DatagramChannel)";
+    }
+
+    @Override
     public String toString() {
         return "UdpDatagramPort[" + localAddress + (channel.isOpen() ? "" : ", closed") + "]";
     }

@@ -45,11 +45,12 @@ class TransportTiersTest {
             List.of("PeerHandle"),
             List.of("IoLane", "LaneSchedule", "ImmediateLaneSchedule", "TickLaneSchedule", "DirtyPeers", "NodeEvents", "PeerTable"),
             List.of("PeerDriver", "PeerTransmitter", "PeerLock", "PeerPauses"),
-            List.of("IoLoop", "WakeTimer", "UdpDatagramPort", "SocketMarking", "InMemoryNetwork"),
+            List.of("IoLoop", "WakeTimer", "UdpDatagramPort", "SocketMarking", "InMemoryNetwork", "BatchedPorts",
+                    "LinuxBatchedPort", "Libc"),
             List.of("ReliableUdpNode", "Peer", "NodeListener", "NodeConfig", "NodeIdentity", "PeerIdentity", "PeerKey", "Pem",
                     "PeerState", "PeerStats", "NodeStats", "NodeCounters", "Delivery", "ConnectionFailedException",
                     "ReceiveThreadMode", "DatagramPort", "Sessions", "SourceBudget", "PeerTimers", "NodeClock", "PathBudget",
-                    "ConditionerSetting"));
+                    "ConditionerSetting", "BatchedIo", "BatchedPort"));
 
     /** The one declared arrow up: the public interface's factory starts its implementation. */
     static final Set<String> ALLOWED_UP = Set.of("ReliableUdpNode -> DatagramNode");

@@ -9,6 +9,7 @@ import io.reliableudp.bench.kit.Plot;
 import io.reliableudp.bench.kit.ProcessCpu;
 import io.reliableudp.bench.kit.Report;
 import io.reliableudp.bench.kit.Table;
+import io.reliableudp.bench.systems.ReliableUdp;
 import io.reliableudp.transport.NodeConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -62,6 +63,10 @@ public final class ScaleBench extends BenchCommand {
     private int clientThreads;
     @Option(names = "--io-threads", defaultValue = "1", description = "I/O threads of the server (N sockets on one port with SO_REUSEPORT)")
     private int ioThreads;
+    @Option(names = "--port", split = ",", paramLabel = "PORT", defaultValue = "auto",
+            description = "the server's socket port(s), each measured in turn within every run: plain (DatagramChannel), "
+                    + "batched (recvmmsg/sendmmsg, GSO, GRO), auto (the default choice); e.g. plain,batched")
+    private List<String> ports;
     @Option(names = "--runs", defaultValue = "1", converter = Runs.class, description = RUNS)
     private int runs;
     @Option(names = "--server-heap", defaultValue = "1g", description = "the server JVM's -Xmx")
@@ -76,6 +81,11 @@ public final class ScaleBench extends BenchCommand {
      */
     static NodeConfig serverConfig(int ioThreads) {
         return Loopback.node().ioThreads(ioThreads).build();
+    }
+
+    /** As {@link #serverConfig(int)} on the port a {@code --port} name stands for. */
+    static NodeConfig serverConfig(int ioThreads, String port) {
+        return Loopback.node().ioThreads(ioThreads).batchedIo(ReliableUdp.batchedIo(port)).build();
     }
 
     /**
@@ -111,18 +121,22 @@ public final class ScaleBench extends BenchCommand {
         params.put("io_threads", ioThreads);
         params.put("server_heap", serverHeap);
         params.put("connect_rate", connectRate == 0 ? "all at once" : connectRate);
+        params.put("ports", ports);
         params.put("config", "NodeConfig defaults (maxConnections " + NodeConfig.builder().build().maxConnections() + "), loopback");
         Report report = new Report(NAME, params);
-        Table table = new Table("clients", "run", "connected", "connect s", "delivered/s", "offered/s", "server cores",
+        Table table = new Table("clients", "port", "run", "connected", "connect s", "delivered/s", "offered/s", "server cores",
                 "server us/msg", "heap/conn idle KiB", "heap/conn after KiB", "timeouts", "server sock drops", "unacked", "load1");
         Map<String, List<double[]>> cpu = new LinkedHashMap<>();
         Map<String, List<double[]>> heap = new LinkedHashMap<>();
         for (int clients : clientCounts) {
-            String system = "clients-" + clients;
-            for (int run = 1; run <= runs; run++) {
+          for (int run = 1; run <= runs; run++) {
+            for (String port : ports) {
+                // one port: the system keeps its name; several: one system per port, interleaved in each run
+                String system = "clients-" + clients + (ports.size() == 1 ? "" : "@" + port);
                 Map<String, Object> f = report.run(system, run);
-                measure(clients, run, f);
-                table.row(clients, run, f.getOrDefault("connected", "-"), num(f, "connect_seconds"), num(f, "delivered_per_s"),
+                f.put("port", port);
+                measure(clients, run, port, f);
+                table.row(clients, port, run, f.getOrDefault("connected", "-"), num(f, "connect_seconds"), num(f, "delivered_per_s"),
                         num(f, "offered_per_s"), num(f, "server_cpu_cores"), num(f, "server_cpu_us_per_message"),
                         num(f, "heap_per_connection_idle_kib"), num(f, "heap_per_connection_after_kib"),
                         f.getOrDefault("timeouts", "-"), f.getOrDefault("server_socket_drops", "-"),
@@ -131,12 +145,17 @@ public final class ScaleBench extends BenchCommand {
                     System.out.println("  error: " + f.get("error"));
                 }
             }
-            cpu.computeIfAbsent("server CPU (us per message)", k -> new ArrayList<>())
+          }
+          for (String port : ports) {
+            String system = "clients-" + clients + (ports.size() == 1 ? "" : "@" + port);
+            String suffix = ports.size() == 1 ? "" : " " + port;
+            cpu.computeIfAbsent("server CPU (us per message)" + suffix, k -> new ArrayList<>())
                     .add(new double[] {clients, report.median(system, "server_cpu_us_per_message")});
-            heap.computeIfAbsent("idle", k -> new ArrayList<>())
+            heap.computeIfAbsent("idle" + suffix, k -> new ArrayList<>())
                     .add(new double[] {clients, report.median(system, "heap_per_connection_idle_kib")});
-            heap.computeIfAbsent("after traffic", k -> new ArrayList<>())
+            heap.computeIfAbsent("after traffic" + suffix, k -> new ArrayList<>())
                     .add(new double[] {clients, report.median(system, "heap_per_connection_after_kib")});
+          }
         }
         table.print(System.out, String.format(Locale.ROOT, "scale: one server, clients at %.0f msg/s each (%d B, reliable-ordered),"
                 + " %d client JVMs x %d threads, %d I/O thread(s); clients on the same cores as the server", rate, size,
@@ -160,11 +179,12 @@ public final class ScaleBench extends BenchCommand {
         return JavaCommand.command(JavaCommand.currentJava(), JavaCommand.harnessClassPath(), jvmArgs, mainClass, args);
     }
 
-    private void measure(int clients, int run, Map<String, Object> f) throws Exception {
-        String tag = "clients" + clients + "-run" + run;
+    private void measure(int clients, int run, String portKind, Map<String, Object> f) throws Exception {
+        String tag = "clients" + clients + "-" + portKind + "-run" + run;
         Path logs = out().resolve("logs");
         try (ChildProcess server = ChildProcess.start("scale server", java(ScaleServerMain.class.getName(),
-                List.of("-Xmx" + serverHeap, "-Xms" + serverHeap), List.of(String.valueOf(ioThreads))),
+                List.of("-Xmx" + serverHeap, "-Xms" + serverHeap, "--enable-native-access=ALL-UNNAMED"),
+                List.of(String.valueOf(ioThreads), portKind)),
                 logs.resolve(tag + "-server.log"))) {
             String ready = server.awaitLine("READY", System.nanoTime() + 60 * SECOND);
             if (ready == null) {
@@ -172,6 +192,7 @@ public final class ScaleBench extends BenchCommand {
                 return;
             }
             int port = (int) field(ready, "port");
+            f.put("server_port", ready.contains("kind=") ? ready.substring(ready.indexOf("kind=") + 5).trim() : "?");
             long baseline = heap(server);
             List<ChildProcess> clientProcs = new ArrayList<>();
             try {
@@ -218,8 +239,8 @@ public final class ScaleBench extends BenchCommand {
                 }
                 Thread.sleep((long) (warmup * 1000));
                 double load = LoadAverage.oneMinute();
-                System.out.printf(Locale.ROOT, "[run %d/%d] %,d clients at %.0f msg/s: %s%n", run, runs, clients, rate,
-                        LoadAverage.describe(load));
+                System.out.printf(Locale.ROOT, "[run %d/%d] %,d clients at %.0f msg/s, %s port: %s%n", run, runs, clients, rate,
+                        f.get("server_port"), LoadAverage.describe(load));
                 long cpu0 = ProcessCpu.ticks(server.pid());
                 long delivered0 = field(status(server), "delivered");
                 long t0 = System.nanoTime();

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code STATUS} (connections, delivered, ended, timed out, datagrams and drops by reason), {@code HEAP} (heap used after a full GC,
  * with the connection count at that moment); end of input stops it.
  *
- * <p>Arguments: {@code IO_THREADS}.
+ * <p>Arguments: {@code IO_THREADS [PORT]} (PORT: plain, batched or auto, the default).
  */
 public final class ScaleServerMain {
 
@@ -29,6 +29,7 @@ public final class ScaleServerMain {
     /** Runs the server until its stdin ends. */
     public static void main(String[] args) throws Exception {
         int ioThreads = Integer.parseInt(args[0]);
+        String port = args.length > 1 ? args[1] : "auto";
         LongAdder delivered = new LongAdder();
         LongAdder connections = new LongAdder();
         LongAdder ended = new LongAdder();
@@ -53,9 +54,10 @@ public final class ScaleServerMain {
                 }
             }
         };
-        try (ReliableUdpNode node = ReliableUdpNode.start(ScaleBench.serverConfig(ioThreads), listener);
+        try (ReliableUdpNode node = ReliableUdpNode.start(ScaleBench.serverConfig(ioThreads, port), listener);
              BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-            System.out.println("READY port=" + node.localAddress().getPort() + " pid=" + ProcessHandle.current().pid());
+            System.out.println("READY port=" + node.localAddress().getPort() + " pid=" + ProcessHandle.current().pid()
+                    + " kind=" + node.portKind().replace(' ', '_'));
             for (String line; (line = in.readLine()) != null; ) {
                 switch (line.trim()) {
                     case "STATUS" -> {

@@ -3,6 +3,7 @@ package io.reliableudp.bench.systems;
 import io.reliableudp.message.ChannelConfig;
 import io.reliableudp.message.DeliveryMode;
 import io.reliableudp.message.MessageConfig;
+import io.reliableudp.transport.BatchedIo;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeListener;
 import io.reliableudp.transport.Peer;
@@ -48,6 +49,7 @@ public final class ReliableUdp implements ThroughputSystem, PingPongSystem {
     private final ReceiveThreadMode mode;
     private final Duration busyPoll;
     private final boolean psk;
+    private BatchedIo batchedIo = NodeConfig.builder().build().batchedIo();
 
     private ReliableUdp(String name, boolean offer, boolean reliable, ReceiveThreadMode mode, Duration busyPoll, boolean psk) {
         this.name = name;
@@ -68,6 +70,29 @@ public final class ReliableUdp implements ThroughputSystem, PingPongSystem {
     public static ReliableUdp throughput(boolean offer, boolean reliable, boolean psk) {
         String name = "reliable-udp/" + (offer ? "offer" : "send") + (reliable ? "" : "/unreliable");
         return new ReliableUdp(name, offer, reliable, NodeConfig.builder().build().receiveThreadMode(), Duration.ZERO, psk);
+    }
+
+    /**
+     * A throughput variant on a chosen socket port ({@link NodeConfig#batchedIo()}), named as
+     * {@link #throughput(boolean, boolean, boolean)} with {@code @PORT} appended (e.g. {@code reliable-udp/send@batched}).
+     *
+     * @param port "plain" (OFF), "batched" (ON) or "auto" (AUTO)
+     */
+    public static ReliableUdp throughput(boolean offer, boolean reliable, boolean psk, String port) {
+        ReliableUdp r = throughput(offer, reliable, psk);
+        ReliableUdp named = new ReliableUdp(r.name + "@" + port, offer, reliable, r.mode, r.busyPoll, psk);
+        named.batchedIo = batchedIo(port);
+        return named;
+    }
+
+    /** The {@link BatchedIo} a benchmark's port name stands for: plain, batched or auto. */
+    public static BatchedIo batchedIo(String port) {
+        return switch (port.toLowerCase(Locale.ROOT)) {
+            case "plain", "off" -> BatchedIo.OFF;
+            case "batched", "on" -> BatchedIo.ON;
+            case "auto" -> BatchedIo.AUTO;
+            default -> throw new IllegalArgumentException("a port is plain, batched or auto, not " + port);
+        };
     }
 
     /** Ping-pong with every node setting at its default (the I/O thread mode, no busy-poll). */
@@ -118,7 +143,8 @@ public final class ReliableUdp implements ThroughputSystem, PingPongSystem {
                 .channels(List.of(ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED), ChannelConfig.of(DeliveryMode.UNRELIABLE)))
                 .build();
         return NodeConfig.builder().bindAddress(new InetSocketAddress(LOOPBACK, 0)).receiveThreadMode(mode)
-                .preSharedKey(key).message(message).timeout(Duration.ofSeconds(10)).receiveBusyPoll(busyPoll);
+                .preSharedKey(key).message(message).timeout(Duration.ofSeconds(10)).receiveBusyPoll(busyPoll)
+                .batchedIo(batchedIo);
     }
 
     // ----------------------------------------------------------------------------- throughput

@@ -63,6 +63,10 @@ public final class ThroughputBench extends BenchCommand {
     private boolean psk;
     @Option(names = "--systems", split = ",", paramLabel = "SYSTEM", defaultValue = SYSTEM_NAMES, description = "systems to measure: " + SYSTEM_NAMES)
     private List<String> requestedSystems;
+    @Option(names = "--port", split = ",", paramLabel = "PORT", defaultValue = "auto",
+            description = "this library's socket port(s), each measured as its own system in the same run: plain "
+                    + "(DatagramChannel), batched (recvmmsg/sendmmsg, GSO, GRO), auto (the default choice); e.g. plain,batched")
+    private List<String> ports;
     @Mixin
     private ChildPeers.PeerOptions peerOptions = new ChildPeers.PeerOptions();
     private ChildPeers.Setup childPeers;
@@ -101,6 +105,7 @@ public final class ThroughputBench extends BenchCommand {
         params.put("runs", runs);
         params.put("warmup_seconds", warmup);
         params.put("psk", psk);
+        params.put("ports", ports);
         Report report = new Report(NAME, params);
         describeSystems();
         List<PeerProcess> children = new ArrayList<>();
@@ -113,6 +118,15 @@ public final class ThroughputBench extends BenchCommand {
                 if (why.isPresent()) {
                     System.out.println("skipping " + name + ": " + why.get());
                     report.skip(name, why.get());
+                    continue;
+                }
+                if (name.startsWith("reliable-udp/") && !(ports.size() == 1 && ports.get(0).equals("auto"))) {
+                    for (String port : ports) {
+                        ReliableUdp r = ReliableUdp.throughput(name.contains("/offer"), !name.endsWith("/unreliable"), psk, port);
+                        description.put(r.name(), description.get(name) + "; NodeConfig.batchedIo "
+                                + ReliableUdp.batchedIo(port));
+                        systems.add(r);
+                    }
                     continue;
                 }
                 systems.add(switch (name) {
@@ -313,21 +327,16 @@ public final class ThroughputBench extends BenchCommand {
     /** This library's reliable-ordered figures as ratios to raw datagrams/s and to Aeron's best mode (the throughput targets, docs/benchmarks.md). */
     private void printTargets(Report report, List<ThroughputSystem> systems) {
         List<String> names = systems.stream().map(ThroughputSystem::name).toList();
-        if (!names.contains("raw-udp")) {
-            return;
-        }
         Table t = new Table("system", "cell", "msgs/s", "x raw-udp datagrams/s", "x Aeron best mode (reliable)");
-        for (String lib : List.of("reliable-udp/send", "reliable-udp/offer")) {
-            if (!names.contains(lib)) {
-                continue;
-            }
+        List<String> libs = names.stream().filter(n -> n.startsWith("reliable-udp/") && !n.contains("/unreliable")).toList();
+        for (String lib : libs) {
             for (int size : sizes) {
                 for (int c : connections) {
                     String k = cell(size, c) + "msgs_per_s";
                     double v = report.median(lib, k);
                     double raw = report.median("raw-udp", k);
                     double aeron = Math.max(nanToZero(report.median("aeron/shared", k)), nanToZero(report.median("aeron/dedicated", k)));
-                    t.row(lib, size + " B x" + c, v, String.format(Locale.ROOT, "%.2fx", v / raw),
+                    t.row(lib, size + " B x" + c, v, raw > 0 ? String.format(Locale.ROOT, "%.2fx", v / raw) : "-",
                             aeron > 0 ? String.format(Locale.ROOT, "%.2fx", v / aeron) : "-");
                 }
             }

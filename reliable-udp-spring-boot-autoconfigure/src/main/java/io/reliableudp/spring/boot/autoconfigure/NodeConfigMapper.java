@@ -46,6 +46,7 @@ final class NodeConfigMapper {
             Map.entry("socketSendBufferSize", P + "socket-send-buffer-size"),
             Map.entry("ioThreads", P + "io-threads"),
             Map.entry("dedicatedSockets", P + "dedicated-sockets"),
+            Map.entry("batchedIo", P + "batched-io"),
             Map.entry("receiveMemoryLimit", P + "receive-memory-limit"),
             Map.entry("channels", P + "channels"),
             Map.entry("datagramBudget", P + "message.datagram-budget"),
@@ -125,6 +126,7 @@ final class NodeConfigMapper {
                 .socketSendBufferSize(intBytes(P + "socket-send-buffer-size", props.socketSendBufferSize().toBytes()))
                 .ioThreads(props.ioThreads())
                 .dedicatedSockets(props.dedicatedSockets())
+                .batchedIo(props.batchedIo())
                 .receiveMemoryLimit(props.receiveMemoryLimit().toBytes())
                 .trafficClass(trafficClass(P + "traffic-class", props.trafficClass()))
                 .pathMtuDiscovery(props.pathMtuDiscovery())
