@@ -272,7 +272,8 @@ final class DatagramNode implements ReliableUdpNode, Acceptor.Node, IoLane.Node,
      * datagram budget falls back to the base and its size search starts over (see {@link PathBudget#restart}).
      * Under the peer's lock.
      */
-    void restartPath(Connection c, InetSocketAddress remote, double now) {
+    @Override
+    public void restartPath(Connection c, InetSocketAddress remote, double now) {
         pathBudget.restart(c, remote, now);
     }
 

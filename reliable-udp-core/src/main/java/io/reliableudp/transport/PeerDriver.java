@@ -88,6 +88,9 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         /** Tells a new connection to {@code remote} how large its datagrams may grow and how it searches ({@link PathBudget#discover}). */
         void discoverPath(Connection c, InetSocketAddress remote);
 
+        /** The connection moved to the path to {@code remote}: its size search starts over ({@link PathBudget#restart}). */
+        void restartPath(Connection c, InetSocketAddress remote, double now);
+
         /** The channels paused on the whole node, one bit each. */
         long pausedChannels();
 
@@ -497,8 +500,11 @@ final class PeerDriver extends PeerTimers.Entry implements Connection.Events, Rt
         if (!from.equals(to)) {
             counters.migrations.increment();
             lane.migrated(this, from, to);
-            // hook for path-MTU discovery: a migrated connection's path is a new one, whose datagram
-            // budget is not known yet (the search restarts there once SizeProbe/PathBudget support it)
+            // a new path, whose datagram budget is not known yet: back to the base, and search again
+            Connection c = connection;
+            if (c != null) {
+                node.restartPath(c, to, clock.now());
+            }
             LOG.log(Level.DEBUG, () -> "peer migrated from " + from + " to " + to);
         }
     }
