@@ -42,6 +42,14 @@ final class BatchedPorts {
                 || config.dedicatedSockets() > 0)) {
             return UdpDatagramPort.open(config); // a wait in native code would hold a carrier; no dedicated sockets
         }
+        if (config.trafficClass().tos() != 0 || SocketMarking.channelClasses(config)) {
+            // the batched port does not mark datagrams (no IP_TOS cmsg yet): marks win over batching
+            if (mode == BatchedIo.ON) {
+                LOG.log(Level.WARNING, "batchedIo=ON but the node marks its datagrams (trafficClass), which only the "
+                        + "plain port does; the node runs on the plain port");
+            }
+            return UdpDatagramPort.open(config);
+        }
         boolean share = config.ioThreads() > 1 && UdpDatagramPort.reusePortWorks();
         DatagramPort port = openBatched(config.bindAddress(), config.socketReceiveBufferSize(),
                 config.socketSendBufferSize(), share, config.message().maxDatagramBudget(), true);

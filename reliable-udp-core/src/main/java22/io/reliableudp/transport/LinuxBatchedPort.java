@@ -242,6 +242,12 @@ final class LinuxBatchedPort implements BatchedPort {
                 if (reusePort) {
                     libc.setInt(errno, fd, Libc.SOL_SOCKET, Libc.SO_REUSEPORT, 1, "SO_REUSEPORT");
                 }
+                // don't fragment, as the plain port (path-MTU discovery: a probe passes whole or not at all):
+                // IP_MTU_DISCOVER / IPV6_MTU_DISCOVER = IP_PMTUDISC_DO
+                libc.trySetInt(errno, fd, Libc.IPPROTO_IP, 10, 2);
+                if (family == Libc.AF_INET6) {
+                    libc.trySetInt(errno, fd, Libc.IPPROTO_IPV6, 23, 2);
+                }
                 boolean gro = wantGro && libc.trySetInt(errno, fd, Libc.SOL_UDP, Libc.UDP_GRO, 1);
                 MemorySegment sa = arena.allocate(ADDR_BYTES, 8);
                 int len;
