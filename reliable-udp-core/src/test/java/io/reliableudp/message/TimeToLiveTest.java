@@ -17,12 +17,20 @@ import org.junit.jupiter.api.Test;
  * reaches the listener older than its time-to-live, every message that is not delivered has a future
  * that failed with {@link DeliveryFailure#EXPIRED} (or, on the ordered channel, was received in time
  * and dropped by the receiver while it waited, which its counter shows), no future both expired and
- * delivered, and the ordered channel goes on past the ids the sender abandoned.
+ * delivered, and the ordered channel goes on past the ids the sender abandoned. The one case the acks
+ * cannot tell (docs/messages.md, "Limits"): a message that arrived just as the path went black, every
+ * ack of it lost, fails {@code EXPIRED} though the receiver had it; allowed only for messages sent
+ * within a time-to-live before the blackhole, at most {@link #UNTOLD_MAX} per stream, as in
+ * {@code TimeToLiveNetnsTest}.
  */
 class TimeToLiveTest {
 
     static final int TTL_MS = 50;
     static final double LATENCY_MS = 5;
+    /** When the blackhole starts, seconds into the stream (which starts at 100 s on the simulated clock). */
+    static final double OUTAGE_FROM = 3.0;
+    /** Most messages per stream that the receiver had but whose every ack the blackhole took. */
+    static final int UNTOLD_MAX = 3;
 
     /** One message of the stream: when it was sent, its future, and when (if) the listener got it. */
     static final class Sent {
@@ -62,7 +70,7 @@ class TimeToLiveTest {
         double start = p.time;
         for (int k = 0; k < 1600; k++) {
             double t = p.time - start;
-            if (t >= 3.0 && t < 3.005) {
+            if (t >= OUTAGE_FROM && t < OUTAGE_FROM + 0.005) {
                 p.ab.reconfigure(lossy(1.0, 7));
                 p.ba.reconfigure(lossy(1.0, 8));
             } else if (t >= 4.0 && t < 4.005) {
@@ -108,6 +116,7 @@ class TimeToLiveTest {
         long expiredFutures = 0;
         long delivered = 0;
         long undelivered = 0;
+        long untold = 0;
         for (var e : sent.entrySet()) {
             Sent s = e.getValue();
             assertThat(s.future).as("message %d has a verdict", e.getKey()).isDone();
@@ -115,8 +124,16 @@ class TimeToLiveTest {
             boolean exp = expired(s.future);
             if (s.deliveries == 1) {
                 delivered++;
-                assertThat(exp).as("message %d both expired and delivered", e.getKey()).isFalse();
-                assertThat(s.future).as("a delivered message's future succeeded").isCompleted().isNotCompletedExceptionally();
+                if (exp) {
+                    // received as the path went black, every ack of it lost: the sender cannot tell
+                    double before = OUTAGE_FROM - (s.sentAt - 100.0);
+                    assertThat(before).as("message %d both expired and delivered", e.getKey())
+                            .isBetween(-0.005, TTL_MS / 1000.0);
+                    untold++;
+                    expiredFutures++;
+                } else {
+                    assertThat(s.future).as("a delivered message's future succeeded").isCompleted().isNotCompletedExceptionally();
+                }
                 assertThat((s.deliveredAt - s.sentAt) * 1000).as("age of message %d when delivered", e.getKey())
                         .isLessThan(TTL_MS);
                 assertThat(s.deliveredAge).as("the age the listener is told").isBetween(0, TTL_MS - 1);
@@ -133,12 +150,17 @@ class TimeToLiveTest {
         ChannelStats rs = p.b.stats().channels().get(channel);
         ChannelStats ss = p.a.stats().channels().get(channel);
         // a message neither delivered nor expired was received in time and dropped by the receiver while it waited
-        assertThat(undelivered - expiredFutures).as("undelivered, not expired").isEqualTo(rs.receivedExpired());
+        // (more when a message received just as the path went black waited there and expired at both ends)
+        long receivedAndExpired = rs.receivedExpired() - (undelivered - (expiredFutures - untold));
+        assertThat(receivedAndExpired).as("undelivered, not expired").isNotNegative();
+        untold += receivedAndExpired;
+        assertThat(untold).as("expired futures of messages the receiver had (acks lost in the blackhole)")
+                .isLessThanOrEqualTo(UNTOLD_MAX);
         assertThat(ss.messagesExpired()).isEqualTo(expiredFutures);
         assertThat(p.a.stats().channels().get(channel).queuedMessages()).isZero();
         System.out.println("TTL " + p.a.config().channels().get(channel).mode() + ": sent " + sent.size() + ", delivered " + delivered
                 + ", expired futures " + expiredFutures + ", received expired " + rs.receivedExpired() + ", skipped " + rs.messagesSkipped()
-                + ", resent " + ss.messagesResent());
+                + ", resent " + ss.messagesResent() + ", untold " + untold);
         return new long[] {expiredFutures, delivered};
     }
 
