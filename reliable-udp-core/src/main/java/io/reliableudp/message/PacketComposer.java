@@ -476,8 +476,7 @@ final class PacketComposer {
      * previous packets carried (as themselves, not as copies) and that are still unacknowledged, from
      * the packet {@code k} back (oldest first, so their ids ascend) to the one just before, for each
      * channel whose redundancy is at least {@code k}. A message is copied at most once per packet, and
-     * a copy that does not fit is skipped. A message with a time-to-live is never copied: its expiry
-     * waits for the last packet that carried it, and a copy would leave an earlier carrier unwatched.
+     * a copy that does not fit is skipped.
      */
     private void writeCopies() {
         int seq = packetSeq;
@@ -507,7 +506,7 @@ final class PacketComposer {
                 }
                 int i = v & ch.mask;
                 if (ch.state[i] != SendChannel.SENT || ch.large[i] != null || ch.lastSeq[i] == seq
-                        || ch.payload[i].length > ChannelConfig.REDUNDANT_MAX_PAYLOAD || ch.ttl[i] != 0) {
+                        || ch.payload[i].length > ChannelConfig.REDUNDANT_MAX_PAYLOAD) {
                     continue;
                 }
                 if (writeSmall(ch, v, i, true)) {
@@ -526,8 +525,7 @@ final class PacketComposer {
      * meanwhile or the message went again since. Once per resend: a lost copy leaves the message to the
      * loss detector and the timer. On a long path a lost repair then costs the spacing of the sender's
      * packets instead of another resend interval; where the repair is acknowledged before the next packet
-     * leaves (a short path) nothing is copied. Messages with a time-to-live are not copied (see
-     * {@link #writeCopies}).
+     * leaves (a short path) nothing is copied.
      */
     private void writeRepairCopies() {
         int n = repairCount;
@@ -543,7 +541,7 @@ final class PacketComposer {
                 continue;
             }
             int i = v & ch.mask;
-            if (ch.state[i] != SendChannel.SENT || ch.large[i] != null || ch.lastSeq[i] != repairSeq || ch.ttl[i] != 0) {
+            if (ch.state[i] != SendChannel.SENT || ch.large[i] != null || ch.lastSeq[i] != repairSeq) {
                 continue;
             }
             if (writeSmall(ch, v, i, true)) {
