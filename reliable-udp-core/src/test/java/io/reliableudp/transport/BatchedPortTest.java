@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
@@ -243,6 +244,66 @@ class BatchedPortTest {
         List<byte[]> got = receive(port, 2, new ArrayList<>());
         assertThat(got.get(0).length).as("a truncated datagram still shows as too large").isGreaterThan(1200);
         assertThat(got.get(1)).isEqualTo(payload(2, 1200));
+    }
+
+    /**
+     * Many senders at once (a server flooded with handshakes): each datagram is read with its own
+     * sender's address, and the loop's reply to that address reaches that sender, whichever cache
+     * slots the addresses share.
+     */
+    @ParameterizedTest
+    @CsvSource({"127.0.0.1, false", "127.0.0.1, true", "::1, true"})
+    void manySendersEachGetTheirReplyAtTheirOwnAddress(String host, boolean gro) throws Exception {
+        BatchedPort port = batched(host, gro);
+        int clients = 1500;
+        List<DatagramChannel> peers = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+            DatagramChannel ch = channel(host);
+            ch.configureBlocking(false);
+            peers.add(ch);
+        }
+        int rounds = 3;
+        int[] wrong = new int[1];
+        ByteBuffer into = ByteBuffer.allocate(2048);
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < clients; i++) {
+                peers.get(i).send(ByteBuffer.wrap(("r" + round + "c" + i).getBytes(StandardCharsets.UTF_8)), to(host, port));
+            }
+            int answered = 0;
+            long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (answered < clients && System.nanoTime() < giveUp) {
+                into.clear();
+                InetSocketAddress from = port.receive(into); // this thread is the loop: replies are queued
+                if (from == null) {
+                    port.awaitReadable(100_000_000); // flushes the queue
+                    continue;
+                }
+                into.flip();
+                String text = StandardCharsets.UTF_8.decode(into).toString();
+                int index = Integer.parseInt(text.substring(text.indexOf('c') + 1));
+                if (from.getPort() != peers.get(index).socket().getLocalPort()) {
+                    wrong[0]++;
+                }
+                port.send(ByteBuffer.wrap(("reply " + text).getBytes(StandardCharsets.UTF_8)), from);
+                answered++;
+            }
+            port.flush();
+            assertThat(answered).as("datagrams read in round %d", round).isEqualTo(clients);
+            List<Integer> missing = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // one for all: a broken port fails fast
+            for (int i = 0; i < clients; i++) {
+                ByteBuffer b = ByteBuffer.allocate(2048);
+                while (peers.get(i).receive(b) == null && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                b.flip();
+                if (!StandardCharsets.UTF_8.decode(b).toString().equals("reply r" + round + "c" + i)) {
+                    missing.add(i);
+                }
+            }
+            assertThat(wrong[0]).as("datagrams read with another sender's address").isZero();
+            assertThat(missing).as("senders without their reply in round %d", round).isEmpty();
+        }
     }
 
     @Test
