@@ -112,8 +112,9 @@ public final class MigrationPeerMain {
         }
     }
 
-    private static void streamTo(Peer peer, char kind, long[] sent, java.util.concurrent.atomic.AtomicBoolean go) {
-        Thread.ofPlatform().daemon().start(() -> {
+    /** Streams until {@code go} clears; STOP joins the returned thread before it reads {@code sent}. */
+    private static Thread streamTo(Peer peer, char kind, long[] sent, java.util.concurrent.atomic.AtomicBoolean go) {
+        return Thread.ofPlatform().daemon().start(() -> {
             long next = System.nanoTime();
             while (go.get()) {
                 long now = System.nanoTime();
@@ -171,6 +172,7 @@ public final class MigrationPeerMain {
         };
         NodeConfig cfg = config(args[1], Integer.parseInt(args[2]), Double.parseDouble(args[3]));
         long[] sent = {0};
+        Thread[] streamer = {null};
         java.util.concurrent.atomic.AtomicBoolean go = new java.util.concurrent.atomic.AtomicBoolean(true);
         try (DatagramNode node = DatagramNode.start(cfg, listener, Sessions.DEFAULT, UdpDatagramPort.open(cfg))) {
             self.set(node);
@@ -179,7 +181,7 @@ public final class MigrationPeerMain {
             String line;
             while ((line = in.readLine()) != null) {
                 if (line.equals("STREAM")) {
-                    streamTo(client.get(), 'D', sent, go);
+                    streamer[0] = streamTo(client.get(), 'D', sent, go);
                 } else if (line.equals("STATS")) {
                     NodeStats s = node.stats();
                     System.out.println("STATS migrations=" + s.migrations() + " failed=" + s.pathValidationsFailed()
@@ -189,6 +191,9 @@ public final class MigrationPeerMain {
                             + " amplification_limited=" + node.counters().amplificationLimited.sum());
                 } else if (line.startsWith("STOP")) {
                     go.set(false);
+                    if (streamer[0] != null) {
+                        streamer[0].join(); // a send in progress is counted before the count is read
+                    }
                     System.out.println("SENT " + sent[0]);
                 } else if (line.startsWith("REPORT")) {
                     System.out.println(up.report("up", rtt(line), times(line)));
@@ -232,6 +237,7 @@ public final class MigrationPeerMain {
         NodeConfig cfg = config(args[1], 5000, Double.parseDouble(args[4]));
         Recording port = new Recording(UdpDatagramPort.open(cfg));
         long[] sent = {0};
+        Thread[] streamer = {null};
         java.util.concurrent.atomic.AtomicBoolean go = new java.util.concurrent.atomic.AtomicBoolean(true);
         try (DatagramNode node = DatagramNode.start(cfg, listener, Sessions.DEFAULT, port)) {
             Peer server = node.connect(new InetSocketAddress(InetAddress.getByName(args[2]), Integer.parseInt(args[3])))
@@ -246,7 +252,7 @@ public final class MigrationPeerMain {
             }
             rtts.sort(null);
             System.out.println("RTT " + rtts.get(rtts.size() / 2));
-            streamTo(server, 'U', sent, go);
+            streamer[0] = streamTo(server, 'U', sent, go);
             System.out.println("STREAMING");
             System.out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
@@ -256,6 +262,9 @@ public final class MigrationPeerMain {
                     System.out.println("COPY " + HexFormat.of().formatHex(port.last));
                 } else if (line.startsWith("STOP")) {
                     go.set(false);
+                    if (streamer[0] != null) {
+                        streamer[0].join(); // a send in progress is counted before the count is read
+                    }
                     System.out.println("SENT " + sent[0]);
                 } else if (line.startsWith("REPORT")) {
                     System.out.println(down.report("down", rtt(line), times(line)));
