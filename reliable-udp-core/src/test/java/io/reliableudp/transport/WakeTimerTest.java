@@ -70,7 +70,7 @@ class WakeTimerTest {
         FakeLoop loop = new FakeLoop();
         long far = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
         loop.waitUntil(far);
-        long near = System.nanoTime() + 20 * MS;
+        long near = System.nanoTime() + 2_000 * MS; // far enough that a descheduled test thread still sees it armed
         loop.waitUntil(near);
         assertThat(loop.timer.armedAt()).isEqualTo(near);
         Long woken = loop.wakeups.poll(30, TimeUnit.SECONDS);
