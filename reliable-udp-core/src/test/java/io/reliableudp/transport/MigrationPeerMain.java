@@ -112,21 +112,36 @@ public final class MigrationPeerMain {
         }
     }
 
-    /** Streams until {@code go} clears; STOP joins the returned thread before it reads {@code sent}. */
-    private static Thread streamTo(Peer peer, char kind, long[] sent, java.util.concurrent.atomic.AtomicBoolean go) {
-        return Thread.ofPlatform().daemon().start(() -> {
-            long next = System.nanoTime();
-            while (go.get()) {
-                long now = System.nanoTime();
-                if (now < next) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(next - now);
-                    continue;
+    /** A stream of numbered messages to one peer at the test's rate, from a thread of its own. */
+    private static final class Outgoing {
+        private final java.util.concurrent.atomic.AtomicBoolean go = new java.util.concurrent.atomic.AtomicBoolean(true);
+        private long sent;
+        private @org.jspecify.annotations.Nullable Thread thread;
+
+        void start(Peer peer, char kind) {
+            thread = Thread.ofPlatform().daemon().start(() -> {
+                long next = System.nanoTime();
+                while (go.get()) {
+                    long now = System.nanoTime();
+                    if (now < next) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(next - now);
+                        continue;
+                    }
+                    next += INTERVAL_MICROS * 1000;
+                    peer.send(0, (kind + String.valueOf(sent) + ":" + System.nanoTime()).getBytes(StandardCharsets.US_ASCII));
+                    sent++;
                 }
-                next += INTERVAL_MICROS * 1000;
-                peer.send(0, (kind + String.valueOf(sent[0]) + ":" + System.nanoTime()).getBytes(StandardCharsets.US_ASCII));
-                sent[0]++;
+            });
+        }
+
+        /** Stops the stream and says how many it sent: a send in progress is counted before the count is read. */
+        long stop() throws InterruptedException {
+            go.set(false);
+            if (thread != null) {
+                thread.join();
             }
-        });
+            return sent;
+        }
     }
 
     /** The move times of a {@code REPORT rtt t1 t2 ...} line. */
@@ -171,9 +186,7 @@ public final class MigrationPeerMain {
             }
         };
         NodeConfig cfg = config(args[1], Integer.parseInt(args[2]), Double.parseDouble(args[3]));
-        long[] sent = {0};
-        Thread[] streamer = {null};
-        java.util.concurrent.atomic.AtomicBoolean go = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Outgoing stream = new Outgoing();
         try (DatagramNode node = DatagramNode.start(cfg, listener, Sessions.DEFAULT, UdpDatagramPort.open(cfg))) {
             self.set(node);
             System.out.println("READY");
@@ -181,7 +194,7 @@ public final class MigrationPeerMain {
             String line;
             while ((line = in.readLine()) != null) {
                 if (line.equals("STREAM")) {
-                    streamer[0] = streamTo(client.get(), 'D', sent, go);
+                    stream.start(client.get(), 'D');
                 } else if (line.equals("STATS")) {
                     NodeStats s = node.stats();
                     System.out.println("STATS migrations=" + s.migrations() + " failed=" + s.pathValidationsFailed()
@@ -190,11 +203,7 @@ public final class MigrationPeerMain {
                             + " opened=" + s.connectionsOpened() + " peers=" + s.connections() + " address=" + client.get().address()
                             + " amplification_limited=" + node.counters().amplificationLimited.sum());
                 } else if (line.startsWith("STOP")) {
-                    go.set(false);
-                    if (streamer[0] != null) {
-                        streamer[0].join(); // a send in progress is counted before the count is read
-                    }
-                    System.out.println("SENT " + sent[0]);
+                    System.out.println("SENT " + stream.stop());
                 } else if (line.startsWith("REPORT")) {
                     System.out.println(up.report("up", rtt(line), times(line)));
                     System.out.flush();
@@ -236,9 +245,7 @@ public final class MigrationPeerMain {
         };
         NodeConfig cfg = config(args[1], 5000, Double.parseDouble(args[4]));
         Recording port = new Recording(UdpDatagramPort.open(cfg));
-        long[] sent = {0};
-        Thread[] streamer = {null};
-        java.util.concurrent.atomic.AtomicBoolean go = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Outgoing stream = new Outgoing();
         try (DatagramNode node = DatagramNode.start(cfg, listener, Sessions.DEFAULT, port)) {
             Peer server = node.connect(new InetSocketAddress(InetAddress.getByName(args[2]), Integer.parseInt(args[3])))
                     .get(10, TimeUnit.SECONDS);
@@ -252,7 +259,7 @@ public final class MigrationPeerMain {
             }
             rtts.sort(null);
             System.out.println("RTT " + rtts.get(rtts.size() / 2));
-            streamer[0] = streamTo(server, 'U', sent, go);
+            stream.start(server, 'U');
             System.out.println("STREAMING");
             System.out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
@@ -261,11 +268,7 @@ public final class MigrationPeerMain {
                 if (line.equals("COPY")) {
                     System.out.println("COPY " + HexFormat.of().formatHex(port.last));
                 } else if (line.startsWith("STOP")) {
-                    go.set(false);
-                    if (streamer[0] != null) {
-                        streamer[0].join(); // a send in progress is counted before the count is read
-                    }
-                    System.out.println("SENT " + sent[0]);
+                    System.out.println("SENT " + stream.stop());
                 } else if (line.startsWith("REPORT")) {
                     System.out.println(down.report("down", rtt(line), times(line)));
                     System.out.flush();
