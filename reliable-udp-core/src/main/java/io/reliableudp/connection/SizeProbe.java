@@ -264,13 +264,7 @@ final class SizeProbe {
             return 0;
         }
         budget = t;
-        target = candidate();
-        tries = 0;
-        if (target == 0) {
-            complete(now);
-        } else {
-            next = now;
-        }
+        search(now); // the next size up, or done
         return t;
     }
 
