@@ -587,19 +587,40 @@ public final class DocsReport {
         }
 
         private static void throughput(Result r, StringBuilder b, String prefix) {
-            MarkdownTable t = new MarkdownTable("size", "connections", "reliable-udp `send`", "`offer`", "raw UDP datagrams/s", "Aeron best", "`send` / raw", "`send` / Aeron best");
+            // a run with --port plain,batched names this library's systems NAME@plain and NAME@batched: the
+            // plain port is the default one, so its figures go where a single-port run's would, the batched
+            // port's in columns of their own
+            String send = ours(r, "reliable-udp/send");
+            String offer = ours(r, "reliable-udp/offer");
+            boolean batched = r.systems().contains("reliable-udp/send@batched") || r.systems().contains("reliable-udp/offer@batched");
+            List<String> head = new ArrayList<>(List.of("size", "connections", "reliable-udp `send`", "`offer`"));
+            if (batched) {
+                head.addAll(List.of("`send`, batched port", "`offer`, batched port"));
+            }
+            head.addAll(List.of("raw UDP datagrams/s", "Aeron best", "`send` / raw", "`send` / Aeron best"));
+            MarkdownTable t = new MarkdownTable(head.toArray(String[]::new));
             for (Object size : r.param("sizes_bytes")) {
                 for (Object conn : r.param("connections")) {
                     String cell = integer(size) + "B/x" + integer(conn) + "/msgs_per_s";
-                    double send = r.figure("reliable-udp/send", cell);
+                    double sent = r.figure(send, cell);
                     double raw = r.figure("raw-udp", cell);
                     double aeron = Math.max(nanToZero(r.figure("aeron/shared", cell)), nanToZero(r.figure("aeron/dedicated", cell)));
-                    t.row(integer(size) + " B", integer(conn), format(send), format(r.figure("reliable-udp/offer", cell)), format(raw),
-                            aeron > 0 ? format(aeron) : "-", ratio(send, raw), aeron > 0 ? ratio(send, aeron) : "-");
+                    List<String> row = new ArrayList<>(List.of(integer(size) + " B", integer(conn), format(sent), format(r.figure(offer, cell))));
+                    if (batched) {
+                        row.add(format(r.figure("reliable-udp/send@batched", cell)));
+                        row.add(format(r.figure("reliable-udp/offer@batched", cell)));
+                    }
+                    row.addAll(List.of(format(raw), aeron > 0 ? format(aeron) : "-", ratio(sent, raw), aeron > 0 ? ratio(sent, aeron) : "-"));
+                    t.row(row.toArray(String[]::new));
                 }
             }
             b.append("Reliable-ordered messages per second over loopback, medians (").append(source(r, prefix)).append("):\n\n")
                     .append(t).append('\n');
+        }
+
+        /** This library's system {@code base} in {@code r}: itself, or its plain-port variant in a run of both ports. */
+        private static String ours(Result r, String base) {
+            return r.systems().contains(base) || !r.systems().contains(base + "@plain") ? base : base + "@plain";
         }
 
         private static void pingpong(Result r, StringBuilder b, String prefix) {

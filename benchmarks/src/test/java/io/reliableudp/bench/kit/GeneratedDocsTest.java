@@ -121,6 +121,22 @@ class GeneratedDocsTest {
     }
 
     @Test
+    void theHeadlineOfARunOfBothPortsShowsThePlainPortAsTheDefaultAndTheBatchedPortBesideIt(@TempDir Path dir) throws Exception {
+        Path results = Files.createDirectories(dir.resolve(DocsReport.RESULTS_DIR));
+        Files.writeString(results.resolve("throughput.json"), "{\"benchmark\":\"throughput\",\"params\":{\"sizes_bytes\":[32],\"connections\":[1]},"
+                + "\"environment\":{\"started\":\"2026-12-01T10:00Z\",\"cores\":2},\"results\":{"
+                + "\"reliable-udp/send@plain\":{\"32B/x1/msgs_per_s\":100,\"runs\":[{\"run\":1,\"32B/x1/msgs_per_s\":100}]},"
+                + "\"reliable-udp/offer@plain\":{\"32B/x1/msgs_per_s\":130,\"runs\":[{\"run\":1,\"32B/x1/msgs_per_s\":130}]},"
+                + "\"reliable-udp/send@batched\":{\"32B/x1/msgs_per_s\":150,\"runs\":[{\"run\":1,\"32B/x1/msgs_per_s\":150}]},"
+                + "\"reliable-udp/offer@batched\":{\"32B/x1/msgs_per_s\":170,\"runs\":[{\"run\":1,\"32B/x1/msgs_per_s\":170}]},"
+                + "\"raw-udp\":{\"32B/x1/msgs_per_s\":50,\"runs\":[{\"run\":1,\"32B/x1/msgs_per_s\":50}]},"
+                + "\"aeron/shared\":{\"32B/x1/msgs_per_s\":200,\"runs\":[{\"run\":1,\"32B/x1/msgs_per_s\":200}]}},\"skipped\":{}}");
+        String body = DocsReport.body("headline throughput", dir, "README.md");
+        assertThat(body).contains("| size | connections | reliable-udp `send` | `offer` | `send`, batched port | `offer`, batched port |")
+                .contains("| 32 B | 1 | 100 | 130 | 150 | 170 | 50 | 200 | 2.00x | 0.50x |");
+    }
+
+    @Test
     void aRegionWithoutItsEndOrJsonIsAnError(@TempDir Path dir) throws Exception {
         Files.createDirectories(dir.resolve(DocsReport.RESULTS_DIR));
         assertThatThrownBy(() -> DocsReport.regenerate("<!-- generated: nothing -->\n<!-- end generated -->\n", dir, "README.md"))
