@@ -42,17 +42,9 @@ final class BatchedPorts {
                 || config.dedicatedSockets() > 0)) {
             return UdpDatagramPort.open(config); // a wait in native code would hold a carrier; no dedicated sockets
         }
-        if (config.trafficClass().tos() != 0 || SocketMarking.channelClasses(config)) {
-            // the batched port does not mark datagrams (no IP_TOS cmsg yet): marks win over batching
-            if (mode == BatchedIo.ON) {
-                LOG.log(Level.WARNING, "batchedIo=ON but the node marks its datagrams (trafficClass), which only the "
-                        + "plain port does; the node runs on the plain port");
-            }
-            return UdpDatagramPort.open(config);
-        }
         boolean share = config.ioThreads() > 1 && UdpDatagramPort.reusePortWorks();
         DatagramPort port = openBatched(config.bindAddress(), config.socketReceiveBufferSize(),
-                config.socketSendBufferSize(), share, config.message().maxDatagramBudget(), true);
+                config.socketSendBufferSize(), share, config.message().maxDatagramBudget(), true, config.trafficClass().tos());
         if (port != null) {
             if (config.dedicatedSockets() > 0) {
                 LOG.log(Level.WARNING, "batchedIo=ON: the batched port has no dedicated sockets; dedicatedSockets="
@@ -74,12 +66,18 @@ final class BatchedPorts {
      */
     static @Nullable DatagramPort openBatched(InetSocketAddress bind, int receiveBufferBytes, int sendBufferBytes,
                                               boolean reusePort, int maxDatagram, boolean gro) throws IOException {
+        return openBatched(bind, receiveBufferBytes, sendBufferBytes, reusePort, maxDatagram, gro, 0);
+    }
+
+    /** As above, the socket's sends marked with the TOS byte {@code tos} (0: as the OS has it). */
+    static @Nullable DatagramPort openBatched(InetSocketAddress bind, int receiveBufferBytes, int sendBufferBytes,
+                                              boolean reusePort, int maxDatagram, boolean gro, int tos) throws IOException {
         MethodHandle h = handle();
         if (h == null) {
             return null;
         }
         try {
-            return (DatagramPort) h.invoke(bind, receiveBufferBytes, sendBufferBytes, reusePort, maxDatagram, gro);
+            return (DatagramPort) h.invoke(bind, receiveBufferBytes, sendBufferBytes, reusePort, maxDatagram, gro, tos);
         } catch (IOException e) {
             throw e;
         } catch (UnsupportedOperationException | IllegalCallerException | LinkageError e) {
@@ -116,7 +114,7 @@ final class BatchedPorts {
         try {
             Class<?> c = Class.forName(implementation, true, BatchedPorts.class.getClassLoader());
             h = MethodHandles.lookup().findStatic(c, "open", MethodType.methodType(c, InetSocketAddress.class,
-                    int.class, int.class, boolean.class, int.class, boolean.class));
+                    int.class, int.class, boolean.class, int.class, boolean.class, int.class));
         } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
             unavailable = "its classes are not on the class path (" + e + ")";
             return null;

@@ -42,6 +42,8 @@ final class Libc {
     static final int IPPROTO_IP = 0;
     static final int IPPROTO_IPV6 = 41;
     static final int IPV6_V6ONLY = 26;
+    static final int IP_TOS = 1;
+    static final int IPV6_TCLASS = 67;
     static final int SOL_UDP = 17;
     static final int UDP_SEGMENT = 103;
     static final int UDP_GRO = 104;

@@ -28,7 +28,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * GSO send ({@code UDP_SEGMENT}); with {@code UDP_GRO} the kernel hands coalesced segments up as one
  * buffer, which {@link #receive} splits by the segment size it reports. Other threads' sends go out at
  * once ({@code sendto}, under a lock), as with {@link UdpDatagramPort}. Wake-ups go through an eventfd
- * polled beside the socket.
+ * polled beside the socket. The socket is opened with the node's traffic class ({@code IP_TOS}, and
+ * {@code IPV6_TCLASS} on an IPv6 socket); a datagram of another class carries its own as a cmsg, and a
+ * GSO run holds datagrams of one class only.
  *
  * <p>The socket's descriptor is closed only when no thread is inside a system call on it (a count of
  * users with a closed bit), so that a closing port can never make a blocked call read a reused
@@ -60,7 +62,10 @@ final class LinuxBatchedPort implements BatchedPort {
 
     private static final int MMSG = 64; // struct mmsghdr: msghdr (56) + msg_len (4) + padding
     private static final int MSG_LEN = 56;
-    private static final int CMSG_BYTES = 32; // CMSG_SPACE(int) = 24, rounded
+    private static final int CMSG_BYTES = 32; // a receive slot's control: CMSG_SPACE(int) = 24, rounded
+    /** A send's control: a GSO cmsg and a TOS cmsg, each CMSG_SPACE(int) = 24 (the u16 segment size rounds up to it). */
+    private static final int SEND_CMSG_BYTES = 48;
+    private static final int CMSG_SPACE_INT = 24;
 
     private final Libc libc;
     private final int fd;
@@ -74,6 +79,8 @@ final class LinuxBatchedPort implements BatchedPort {
     private final boolean gro;
     private final int slotBytes;
     private final int maxDatagram;
+    /** The TOS byte the socket was opened with ({@link NodeConfig#trafficClass()}): sends of another class carry a cmsg. */
+    private final int defaultTos;
     /** Set by close: further calls see the port closed. */
     private final AtomicBoolean closing = new AtomicBoolean();
     /** Threads inside a system call on the descriptors, plus {@link #CLOSED} once closed. */
@@ -114,6 +121,9 @@ final class LinuxBatchedPort implements BatchedPort {
     private final int[] qSeg = new int[SEND_BATCH];
     private final int[] qCount = new int[SEND_BATCH];
     private final boolean[] qClosed = new boolean[SEND_BATCH];
+    /** Each queued message's TOS byte, and whether its destination is IPv4 (IP_TOS, else IPV6_TCLASS). */
+    private final int[] qTos = new int[SEND_BATCH];
+    private final boolean[] qV4 = new boolean[SEND_BATCH];
     private int queued;
     private int queuedBytes;
     /** Datagrams the loop's flushes lost since the last {@link #flush()} returned them. */
@@ -128,6 +138,10 @@ final class LinuxBatchedPort implements BatchedPort {
     private final MemorySegment directName;
     private final MemorySegment directErrno;
     private final AddressEncoder directEncoder;
+    /** One message for a marked send of another thread: sendmmsg of one, with a TOS cmsg. */
+    private final MemorySegment directMsg;
+    private final MemorySegment directIov;
+    private final MemorySegment directControl;
 
     // ---- wake-ups
     private final AtomicBoolean signalled = new AtomicBoolean();
@@ -144,9 +158,10 @@ final class LinuxBatchedPort implements BatchedPort {
     private long unloggedErrors;
 
     private LinuxBatchedPort(Libc libc, int fd, int eventFd, int family, InetSocketAddress bind, int receiveBufferBytes,
-                             int sendBufferBytes, boolean reusePort, boolean gro, int slotBytes, int maxDatagram)
+                             int sendBufferBytes, boolean reusePort, boolean gro, int slotBytes, int maxDatagram, int tos)
             throws IOException {
         this.maxDatagram = maxDatagram;
+        this.defaultTos = tos;
         this.libc = libc;
         this.fd = fd;
         this.eventFd = eventFd;
@@ -187,7 +202,7 @@ final class LinuxBatchedPort implements BatchedPort {
         this.sendMsgs = arena.allocate((long) MMSG * SEND_BATCH, 8);
         this.sendIov = arena.allocate(16L * SEND_BATCH, 8);
         this.sendNames = arena.allocate((long) ADDR_BYTES * SEND_BATCH, 8);
-        this.sendControl = arena.allocate((long) CMSG_BYTES * SEND_BATCH, 8);
+        this.sendControl = arena.allocate((long) SEND_CMSG_BYTES * SEND_BATCH, 8);
         this.sendData = arena.allocate(SEND_QUEUE_BYTES, 64);
         this.sendView = sendData.asByteBuffer();
         this.sendDataAddress = sendData.address();
@@ -196,10 +211,6 @@ final class LinuxBatchedPort implements BatchedPort {
             sendMsgs.set(ADDRESS, m, sendNames.asSlice((long) i * ADDR_BYTES, ADDR_BYTES));
             sendMsgs.set(ADDRESS, m + 16, sendIov.asSlice(i * 16L, 16));
             sendMsgs.set(JAVA_LONG, m + 24, 1);
-            long c = (long) i * CMSG_BYTES;
-            sendControl.set(JAVA_LONG, c, 18); // CMSG_LEN(sizeof(uint16_t))
-            sendControl.set(JAVA_INT, c + 8, Libc.SOL_UDP);
-            sendControl.set(JAVA_INT, c + 12, Libc.UDP_SEGMENT);
         }
         this.loopEncoder = new AddressEncoder(family);
         this.directData = arena.allocate(65_536, 64);
@@ -207,6 +218,14 @@ final class LinuxBatchedPort implements BatchedPort {
         this.directName = arena.allocate(ADDR_BYTES, 8);
         this.directErrno = libc.errnoSegment(arena);
         this.directEncoder = new AddressEncoder(family);
+        this.directMsg = arena.allocate(MMSG, 8);
+        this.directIov = arena.allocate(16, 8);
+        this.directControl = arena.allocate(CMSG_SPACE_INT, 8);
+        directIov.set(ADDRESS, 0, directData);
+        directMsg.set(ADDRESS, 0, directName);
+        directMsg.set(ADDRESS, 16, directIov);
+        directMsg.set(JAVA_LONG, 24, 1);
+        directMsg.set(ADDRESS, 32, directControl);
         this.localAddress = libc.localAddress(fd, arena);
     }
 
@@ -218,7 +237,7 @@ final class LinuxBatchedPort implements BatchedPort {
      *     that a longer datagram shows as too large rather than cut to fit
      */
     static LinuxBatchedPort open(InetSocketAddress bind, int receiveBufferBytes, int sendBufferBytes, boolean reusePort,
-                                 int maxDatagram, boolean wantGro) throws IOException {
+                                 int maxDatagram, boolean wantGro, int tos) throws IOException {
         Libc libc = Libc.get();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = libc.errnoSegment(arena);
@@ -248,6 +267,14 @@ final class LinuxBatchedPort implements BatchedPort {
                 if (family == Libc.AF_INET6) {
                     libc.trySetInt(errno, fd, Libc.IPPROTO_IPV6, 23, 2);
                 }
+                if (tos != 0) {
+                    // the node's class, as the JDK sets it on a DatagramChannel: IP_TOS, and on an IPv6 or
+                    // dual-stack socket the IPv6 traffic class as well (IP_TOS then marks IPv4 destinations)
+                    libc.setInt(errno, fd, Libc.IPPROTO_IP, Libc.IP_TOS, tos, "IP_TOS");
+                    if (family == Libc.AF_INET6) {
+                        libc.setInt(errno, fd, Libc.IPPROTO_IPV6, Libc.IPV6_TCLASS, tos, "IPV6_TCLASS");
+                    }
+                }
                 boolean gro = wantGro && libc.trySetInt(errno, fd, Libc.SOL_UDP, Libc.UDP_GRO, 1);
                 MemorySegment sa = arena.allocate(ADDR_BYTES, 8);
                 int len;
@@ -266,7 +293,7 @@ final class LinuxBatchedPort implements BatchedPort {
                 efd = libc.eventFd(errno);
                 int slot = gro ? GRO_SLOT_BYTES : Math.max(2048, (maxDatagram + 1 + 63) & ~63);
                 return new LinuxBatchedPort(libc, fd, efd, family, bind, receiveBufferBytes, sendBufferBytes, reusePort,
-                        gro, slot, maxDatagram);
+                        gro, slot, maxDatagram, tos);
             } catch (IOException | RuntimeException e) {
                 libc.close(fd);
                 if (efd >= 0) {
@@ -420,13 +447,36 @@ final class LinuxBatchedPort implements BatchedPort {
         return sendNow(datagram, to);
     }
 
-    /** The loop's send: into the queue, merged into the last message as a GSO segment where it can be. */
+    /**
+     * Sends with the TOS byte {@code tos}: the loop's queued sends carry it as an {@code IP_TOS} (IPv4
+     * destination) or {@code IPV6_TCLASS} cmsg, another thread's send as one {@code sendmmsg} with that
+     * cmsg. The socket's own class costs nothing more than {@link #send(ByteBuffer, InetSocketAddress)}.
+     */
+    @Override
+    public boolean send(ByteBuffer datagram, InetSocketAddress to, int tos) throws IOException {
+        if (tos == defaultTos) {
+            return send(datagram, to);
+        }
+        if (closing.get()) {
+            throw new ClosedChannelException();
+        }
+        if (Thread.currentThread() == owner) {
+            return queue(datagram, to, tos);
+        }
+        return sendNowMarked(datagram, to, tos);
+    }
+
     private boolean queue(ByteBuffer datagram, InetSocketAddress to) throws IOException {
+        return queue(datagram, to, defaultTos);
+    }
+
+    /** The loop's send: into the queue, merged into the last message as a GSO segment where it can be. */
+    private boolean queue(ByteBuffer datagram, InetSocketAddress to, int tos) throws IOException {
         int len = datagram.remaining();
         int n = queued;
         if (n > 0) {
             int last = n - 1;
-            if (qTo[last] == to && !qClosed[last] && len > 0 && len <= qSeg[last] && qSeg[last] <= gsoMaxSegment
+            if (qTo[last] == to && qTos[last] == tos && !qClosed[last] && len > 0 && len <= qSeg[last] && qSeg[last] <= gsoMaxSegment
                     && qCount[last] < GSO_MAX_SEGMENTS && qLen[last] + len <= GSO_MAX_BYTES
                     && queuedBytes + len <= SEND_QUEUE_BYTES) {
                 sendView.put(queuedBytes, datagram, datagram.position(), len);
@@ -456,6 +506,8 @@ final class LinuxBatchedPort implements BatchedPort {
         qSeg[n] = len;
         qCount[n] = 1;
         qClosed[n] = false;
+        qTos[n] = tos;
+        qV4[n] = tos != defaultTos && isV4(to);
         queuedBytes += len;
         queued = n + 1;
         return true;
@@ -493,6 +545,56 @@ final class LinuxBatchedPort implements BatchedPort {
         }
     }
 
+    /** Another thread's send of another class than the socket's: one {@code sendmmsg} of one message with a TOS cmsg. */
+    private boolean sendNowMarked(ByteBuffer datagram, InetSocketAddress to, int tos) throws IOException {
+        int len = datagram.remaining();
+        synchronized (directLock) {
+            int nameLen = directEncoder.encode(to, directName, 0);
+            if (nameLen < 0) {
+                failed("send to " + to, Libc.EAFNOSUPPORT, 1);
+                return false;
+            }
+            directView.put(0, datagram, datagram.position(), len);
+            directIov.set(JAVA_LONG, 8, len);
+            directMsg.set(JAVA_INT, 8, nameLen);
+            directMsg.set(JAVA_LONG, 40, tosCmsg(directControl, 0, tos, isV4(to)));
+            directMsg.set(JAVA_INT, 48, 0);
+            int r;
+            enter();
+            try {
+                r = libc.sendmmsg(directErrno, fd, directMsg, 1);
+            } finally {
+                exit();
+            }
+            if (r == 1) {
+                datagram.position(datagram.limit());
+                return true;
+            }
+            int e = libc.errno(directErrno);
+            if (e == Libc.EBADF && closing.get()) {
+                throw new ClosedChannelException();
+            }
+            if (e != Libc.EAGAIN) {
+                failed("sendmmsg to " + to, e, 1);
+            }
+            return false;
+        }
+    }
+
+    /** Writes a TOS cmsg at {@code control[off]}: IP_TOS for an IPv4 destination, else IPV6_TCLASS; its space. */
+    private static int tosCmsg(MemorySegment control, long off, int tos, boolean v4) {
+        control.set(JAVA_LONG, off, 20); // CMSG_LEN(sizeof(int))
+        control.set(JAVA_INT, off + 8, v4 ? Libc.IPPROTO_IP : Libc.IPPROTO_IPV6);
+        control.set(JAVA_INT, off + 12, v4 ? Libc.IP_TOS : Libc.IPV6_TCLASS);
+        control.set(JAVA_INT, off + 16, tos);
+        return CMSG_SPACE_INT;
+    }
+
+    /** An IPv4 destination (also on a dual-stack socket, where it is ::ffff:a.b.c.d and IP_TOS marks it). */
+    private static boolean isV4(InetSocketAddress to) {
+        return to.getAddress() instanceof Inet4Address;
+    }
+
     @Override
     public int flush() {
         if (Thread.currentThread() != owner) {
@@ -516,12 +618,22 @@ final class LinuxBatchedPort implements BatchedPort {
             long m = (long) i * MMSG;
             sendIov.set(JAVA_LONG, i * 16L, sendDataAddress + qStart[i]); // raw addresses: no slice object per datagram
             sendIov.set(JAVA_LONG, i * 16L + 8, qLen[i]);
+            long c = (long) i * SEND_CMSG_BYTES;
+            int control = 0;
             if (qCount[i] > 1) {
-                long c = (long) i * CMSG_BYTES;
+                sendControl.set(JAVA_LONG, c, 18); // CMSG_LEN(sizeof(uint16_t))
+                sendControl.set(JAVA_INT, c + 8, Libc.SOL_UDP);
+                sendControl.set(JAVA_INT, c + 12, Libc.UDP_SEGMENT);
                 sendControl.set(JAVA_SHORT, c + 16, (short) qSeg[i]);
-                sendMsgs.set(JAVA_LONG, m + 32, sendControl.address() + c);
-                sendMsgs.set(JAVA_LONG, m + 40, 24); // CMSG_SPACE(sizeof(uint16_t))
+                control = CMSG_SPACE_INT; // CMSG_SPACE(sizeof(uint16_t))
                 gsoSends++;
+            }
+            if (qTos[i] != defaultTos) {
+                control += tosCmsg(sendControl, c + control, qTos[i], qV4[i]);
+            }
+            if (control > 0) {
+                sendMsgs.set(JAVA_LONG, m + 32, sendControl.address() + c);
+                sendMsgs.set(JAVA_LONG, m + 40, control);
             } else {
                 sendMsgs.set(ADDRESS, m + 32, MemorySegment.NULL);
                 sendMsgs.set(JAVA_LONG, m + 40, 0);
@@ -575,26 +687,39 @@ final class LinuxBatchedPort implements BatchedPort {
         }
     }
 
-    /** Sends the segments of queued message {@code i} one by one (GSO refused). */
+    /**
+     * Sends the segments of queued message {@code i} one by one (GSO refused): its own message slot,
+     * re-pointed at each segment in turn, with its TOS cmsg and without the GSO one.
+     */
     private void sendSegments(int i) {
-        int nameLen = sendMsgs.get(JAVA_INT, (long) i * MMSG + 8);
-        MemorySegment name = sendNames.asSlice((long) i * ADDR_BYTES, ADDR_BYTES);
+        long m = (long) i * MMSG;
+        long c = (long) i * SEND_CMSG_BYTES;
+        if (qTos[i] != defaultTos) {
+            sendMsgs.set(JAVA_LONG, m + 32, sendControl.address() + c);
+            sendMsgs.set(JAVA_LONG, m + 40, tosCmsg(sendControl, c, qTos[i], qV4[i]));
+        } else {
+            sendMsgs.set(ADDRESS, m + 32, MemorySegment.NULL);
+            sendMsgs.set(JAVA_LONG, m + 40, 0);
+        }
+        MemorySegment one = sendMsgs.asSlice(m, MMSG);
         for (int off = 0; off < qLen[i]; off += qSeg[i]) {
             int len = Math.min(qSeg[i], qLen[i] - off);
-            long r;
+            sendIov.set(JAVA_LONG, i * 16L, sendDataAddress + qStart[i] + off);
+            sendIov.set(JAVA_LONG, i * 16L + 8, len);
+            int r;
             try {
                 enter();
             } catch (ClosedChannelException e) {
                 return;
             }
             try {
-                r = libc.sendto(loopErrno, fd, sendData.asSlice(qStart[i] + off, len), len, name, nameLen);
+                r = libc.sendmmsg(loopErrno, fd, one, 1);
             } finally {
                 exit();
             }
             syscallsSend++;
-            if (r < 0) {
-                failed("sendto " + qTo[i], libc.errno(loopErrno), 1);
+            if (r != 1) {
+                failed("sendmmsg to " + qTo[i], libc.errno(loopErrno), 1);
                 unreportedFailures++;
             }
         }
@@ -691,7 +816,7 @@ final class LinuxBatchedPort implements BatchedPort {
         }
         InetSocketAddress same = bind.getAddress() == null ? new InetSocketAddress(localAddress.getPort())
                 : new InetSocketAddress(bind.getAddress(), localAddress.getPort());
-        return open(same, receiveBufferBytes, sendBufferBytes, true, maxDatagram, gro);
+        return open(same, receiveBufferBytes, sendBufferBytes, true, maxDatagram, gro, defaultTos);
     }
 
     /**

@@ -22,22 +22,29 @@ import tools.jackson.databind.json.JsonMapper;
  * class marks the handshake, the acks and keepalives (everything the server sends) and the first
  * channel's packets; the override marks the other channel's; nothing else leaves; the ECN bits stay
  * 0; with the default class every datagram leaves with TOS 0. Over IPv4, IPv6 and a dual-stack
- * socket sending to an IPv4 address (the JDK's {@code IP_TOS} on an IPv6 socket).
+ * socket sending to an IPv4 address (the JDK's {@code IP_TOS} on an IPv6 socket), on both socket
+ * ports: the plain one sets the socket option when the class changes, the batched one puts an
+ * {@code IP_TOS} or {@code IPV6_TCLASS} cmsg on each datagram of another class than the socket's.
  */
 @Timeout(180)
 class DscpMarkingTest {
 
-    @ParameterizedTest(name = "bind {0} to {1}: node {3}, channel {4}")
+    @ParameterizedTest(name = "{5} port, bind {0} to {1}: node {3}, channel {4}")
     @CsvSource({
-        "127.0.0.1, 127.0.0.1, ip,  CS6,     EF",
-        "::1,       ::1,       ip6, CS6,     EF",
-        "*,         127.0.0.1, ip,  AF41,    EF",
-        "*,         ::1,       ip6, AF41,    CS5",
-        "127.0.0.1, 127.0.0.1, ip,  DEFAULT, -",
-        "::1,       ::1,       ip6, DEFAULT, -",
+        "127.0.0.1, 127.0.0.1, ip,  CS6,     EF,   plain",
+        "::1,       ::1,       ip6, CS6,     EF,   plain",
+        "*,         127.0.0.1, ip,  AF41,    EF,   plain",
+        "*,         ::1,       ip6, AF41,    CS5,  plain",
+        "127.0.0.1, 127.0.0.1, ip,  DEFAULT, -,    plain",
+        "::1,       ::1,       ip6, DEFAULT, -,    plain",
+        "127.0.0.1, 127.0.0.1, ip,  CS6,     EF,   batched",
+        "::1,       ::1,       ip6, CS6,     EF,   batched",
+        "*,         127.0.0.1, ip,  AF41,    EF,   batched",
+        "*,         ::1,       ip6, AF41,    CS5,  batched",
+        "127.0.0.1, 127.0.0.1, ip,  DEFAULT, EF,   batched",
     })
     void theNodeClassMarksHandshakeAcksAndItsChannelsAndAChannelOverrideMarksThatChannelsDatagrams(
-            String bind, String target, String family, String node, String channel) throws Exception {
+            String bind, String target, String family, String node, String channel, String portKind) throws Exception {
         NetworkNamespace.assumeAvailable("DSCP marking");
         String nodeDscp = dscpName(node);
         String channelDscp = channel.equals("-") ? null : dscpName(channel);
@@ -58,10 +65,11 @@ class DscpMarkingTest {
                 counter(ns, port + "-ecn", from + " " + family + " ecn != not-ect");
             }
 
-            Process p = ns.javaChild(DscpPeerMain.class, bind, target, node, channel, "300").start();
+            Process p = ns.javaChild(DscpPeerMain.class, bind, target, node, channel, "300", portKind).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
             assertThat(p.exitValue()).as(out).isZero();
+            assertThat(out).as("the port both nodes ran on").contains("server=" + portKind).contains("client=" + portKind);
 
             Map<String, Long> c = counters(ns.exec("nft", "-j", "list", "ruleset"));
             System.out.println("bind " + bind + " to " + target + ", node " + node + ", channel " + channel + ": " + c);
@@ -83,6 +91,34 @@ class DscpMarkingTest {
                         .isEqualTo(c.get(client + "all"));
             }
             assertThat(c.get(server + "ecn") + c.get(client + "ecn")).as("datagrams with ECN bits").isZero();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"127.0.0.1, ip", "::1, ip6"})
+    void theBatchedPortMarksEachDatagramOfAnotherClassWhetherItsLoopQueuedItOrAnotherThreadSentItAtOnce(
+            String host, String family) throws Exception {
+        NetworkNamespace.assumeAvailable("DSCP marking");
+        try (NetworkNamespace ns = NetworkNamespace.create("rudp-dscp")) {
+            ns.exec("nft", "add", "table", "inet", NetworkNamespace.TABLE);
+            ns.exec("nft", "add", "chain", "inet", NetworkNamespace.TABLE, NetworkNamespace.CHAIN,
+                    "{ type filter hook output priority 0; }");
+            String from = "meta nfproto " + (family.equals("ip") ? "ipv4" : "ipv6") + " udp sport " + BatchedMarkMain.SOURCE_PORT;
+            counter(ns, "all", from);
+            for (String dscp : new String[] {"ef", "af41", "af31", "cs6"}) {
+                counter(ns, dscp, from + " " + family + " dscp " + dscp);
+            }
+            Process p = ns.javaChild(BatchedMarkMain.class, host, "40").start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child finished").isTrue();
+            assertThat(p.exitValue()).as(out).isZero();
+            Map<String, Long> c = counters(ns.exec("nft", "-j", "list", "ruleset"));
+            // one datagram, one packet, except a GSO run: one packet at the output hook (lo never splits it)
+            assertThat(c).as(out).containsEntry("ef", 40L).containsEntry("af41", 40L);
+            assertThat(c.get("af31")).as("a marked GSO run").isPositive();
+            assertThat(c.get("cs6")).as("the socket's own class").isPositive();
+            assertThat(c.get("all")).as("every packet of one of the three classes")
+                    .isEqualTo(c.get("ef") + c.get("af41") + c.get("af31") + c.get("cs6"));
         }
     }
 

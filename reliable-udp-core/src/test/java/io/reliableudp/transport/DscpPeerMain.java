@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
  * channel, interleaved, to the server, which sends nothing but acks. Both nodes bind {@code args[0]}
  * ("*": the wildcard, a dual-stack socket) and the client connects to {@code args[1]}. Prints one
  * {@code RESULT ...} line and exits 0 when every message arrived. Started inside a network namespace
- * by {@link DscpMarkingTest}, whose nftables counters see the datagrams' DSCP.
+ * by {@link DscpMarkingTest}, whose nftables counters see the datagrams' DSCP. {@code args[5]}: the
+ * socket port, {@code plain} or {@code batched} ({@link NodeConfig#batchedIo()} OFF or ON); the
+ * {@code RESULT} line names the port the nodes run on.
  */
 public final class DscpPeerMain {
 
@@ -40,7 +42,8 @@ public final class DscpPeerMain {
                 ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED),
                 ChannelConfig.of(DeliveryMode.RELIABLE_ORDERED).trafficClass(channelClass))).build();
         CountDownLatch all = new CountDownLatch(2 * count);
-        NodeConfig.Builder cfg = NodeConfig.builder().message(message).trafficClass(nodeClass);
+        BatchedIo port = args[5].equals("batched") ? BatchedIo.ON : BatchedIo.OFF;
+        NodeConfig.Builder cfg = NodeConfig.builder().message(message).trafficClass(nodeClass).batchedIo(port);
         try (ReliableUdpNode server = ReliableUdpNode.start(cfg.bindAddress(new InetSocketAddress(bind, SERVER_PORT)).build(),
                      (peer, channel, id, payload) -> all.countDown());
              ReliableUdpNode client = ReliableUdpNode.start(cfg.bindAddress(new InetSocketAddress(bind, CLIENT_PORT)).build(),
@@ -56,7 +59,8 @@ public final class DscpPeerMain {
             }
             CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
             boolean done = all.await(30, TimeUnit.SECONDS);
-            System.out.printf("RESULT received=%d%n", 2 * count - all.getCount());
+            System.out.printf("RESULT received=%d server=%s client=%s%n", 2 * count - all.getCount(),
+                    server.portKind().replace(' ', '_'), client.portKind().replace(' ', '_'));
             System.exit(done ? 0 : 1);
         }
     }
