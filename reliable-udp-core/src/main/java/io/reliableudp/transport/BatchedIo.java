@@ -10,8 +10,10 @@ package io.reliableudp.transport;
  */
 public enum BatchedIo {
     /**
-     * The batched port where it is available (Linux x86-64 or AArch64, Java 22+, native access not
-     * denied) and the node uses platform I/O threads and no dedicated sockets; else the plain port.
+     * The batched port where it is available (Linux x86-64 or AArch64, Java 22+) and the application
+     * grants native access ({@code --enable-native-access=ALL-UNNAMED}, or the library's module, so the
+     * JVM prints no warning for it), and the node uses platform I/O threads and no dedicated sockets;
+     * else the plain port.
      */
     AUTO,
     /**

@@ -39,8 +39,10 @@ final class BatchedPorts {
             return UdpDatagramPort.open(config);
         }
         if (mode == BatchedIo.AUTO && (config.receiveThreadMode() == ReceiveThreadMode.VIRTUAL
-                || config.dedicatedSockets() > 0)) {
-            return UdpDatagramPort.open(config); // a wait in native code would hold a carrier; no dedicated sockets
+                || config.dedicatedSockets() > 0 || !nativeAccessGranted())) {
+            // a wait in native code would hold a carrier; no dedicated sockets; and AUTO never makes the
+            // JVM print its native-access warning: the application grants native access, or gets the plain port
+            return UdpDatagramPort.open(config);
         }
         boolean share = config.ioThreads() > 1 && UdpDatagramPort.reusePortWorks();
         DatagramPort port = openBatched(config.bindAddress(), config.socketReceiveBufferSize(),
@@ -58,6 +60,26 @@ final class BatchedPorts {
         }
         return UdpDatagramPort.open(config);
     }
+
+    /**
+     * Whether the JVM was told to let this library call native code ({@code --enable-native-access} for
+     * its module or ALL-UNNAMED, or the executable JAR's {@code Enable-Native-Access} manifest entry), so
+     * that a native call prints no warning. False on Java 21 (no such check, and no batched port).
+     */
+    static boolean nativeAccessGranted() {
+        Boolean g = granted;
+        if (g == null) {
+            try {
+                g = (Boolean) Module.class.getMethod("isNativeAccessEnabled").invoke(BatchedPorts.class.getModule());
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                g = false;
+            }
+            granted = g;
+        }
+        return g;
+    }
+
+    private static volatile @Nullable Boolean granted;
 
     /**
      * A batched port, or null when it is not available in this JVM (the reason: {@link #unavailable()}).

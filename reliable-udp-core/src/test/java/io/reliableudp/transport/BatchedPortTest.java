@@ -425,7 +425,11 @@ class BatchedPortTest {
             assertThat(auto.kind()).startsWith(available ? "batched" : "plain");
         }
         boolean linux22 = System.getProperty("os.name").startsWith("Linux") && Runtime.version().feature() >= 22;
-        assertThat(available).as("the batched port on Linux with Java 22+ (%s)", BatchedPorts.unavailable()).isEqualTo(linux22);
+        assertThat(available).as("AUTO: the batched port on Linux with Java 22+ where native access is granted (%s)",
+                BatchedPorts.unavailable()).isEqualTo(linux22 && BatchedPorts.nativeAccessGranted());
+        try (DatagramPort on = BatchedPorts.open(local.toBuilder().batchedIo(BatchedIo.ON).build())) {
+            assertThat(on instanceof BatchedPort).as("ON: the batched port on Linux with Java 22+").isEqualTo(linux22);
+        }
 
         BatchedPorts.implementation = "io.reliableudp.transport.NoSuchPort"; // as on Java 21: the classes are not there
         BatchedPorts.reset();
@@ -445,21 +449,30 @@ class BatchedPortTest {
 
     /**
      * A JVM that denies native access ({@code --illegal-native-access=deny}, JDK 24+) runs the node on
-     * the plain port; one that enables it for the class path runs the batched port, and one that says
-     * nothing too (with the JDK's warning).
+     * the plain port; one that enables it for the class path runs the batched port, also with AUTO; one
+     * that says nothing runs it with ON (and the JDK's warning), and with AUTO the plain port, without
+     * that warning.
      */
-    @ParameterizedTest
-    @ValueSource(strings = {"--illegal-native-access=deny", "--enable-native-access=ALL-UNNAMED", "-Dnothing.said=true"})
-    void nativeAccessDeniedFallsBackToThePlainPort(String flag) throws Exception {
+    @ParameterizedTest(name = "{1} with {0}: {2}")
+    @CsvSource({
+        "--illegal-native-access=deny,      ON,   plain",
+        "--enable-native-access=ALL-UNNAMED, ON,   batched",
+        "-Dnothing.said=true,               ON,   batched",
+        "--enable-native-access=ALL-UNNAMED, AUTO, batched",
+        "-Dnothing.said=true,               AUTO, plain",
+    })
+    void nativeAccessDecidesThePortAndAutoNeverCausesTheJdkWarning(String flag, String mode, String kind) throws Exception {
         Assumptions.assumeTrue(Runtime.version().feature() >= 24 && System.getProperty("os.name").startsWith("Linux"),
                 "--illegal-native-access exists from JDK 24; the batched port is Linux only");
         List<String> command = List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                flag, "-cp", System.getProperty("java.class.path"), NativeAccessMain.class.getName());
+                flag, "-cp", System.getProperty("java.class.path"), NativeAccessMain.class.getName(), mode);
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("child finished").isTrue();
-        String expected = flag.contains("deny") ? "kind=plain" : "kind=batched";
-        assertThat(out).as(out).contains("RESULT " + expected + " delivered=true");
+        assertThat(out).as(out).contains("RESULT kind=" + kind + " delivered=true");
+        if (mode.equals("AUTO")) {
+            assertThat(out).as("the JDK's warning").doesNotContain("restricted method");
+        }
     }
 
     @ParameterizedTest

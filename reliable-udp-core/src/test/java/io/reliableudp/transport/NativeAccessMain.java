@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A child JVM of {@link BatchedPortTest}: starts two nodes on loopback with {@link BatchedIo#ON},
+ * A child JVM of {@link BatchedPortTest}: starts two nodes on loopback with {@link BatchedIo} {@code args[0]},
  * exchanges a message, and prints {@code RESULT kind=<port kind> delivered=<true|false>}, so that the
  * test can run it with native access denied or enabled and see which port the node ran on.
  */
@@ -15,7 +15,8 @@ public final class NativeAccessMain {
     }
 
     public static void main(String[] args) throws Exception {
-        NodeConfig config = NodeConfig.builder().bindAddress(new InetSocketAddress("127.0.0.1", 0)).batchedIo(BatchedIo.ON).build();
+        NodeConfig config = NodeConfig.builder().bindAddress(new InetSocketAddress("127.0.0.1", 0))
+                .batchedIo(BatchedIo.valueOf(args[0])).build();
         RecordingListener events = new RecordingListener();
         boolean delivered = false;
         String kind;
