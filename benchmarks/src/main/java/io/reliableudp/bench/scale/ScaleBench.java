@@ -71,6 +71,10 @@ public final class ScaleBench extends BenchCommand {
     private int runs;
     @Option(names = "--server-heap", defaultValue = "1g", description = "the server JVM's -Xmx")
     private String serverHeap;
+    @Option(names = "--client-nice", defaultValue = "10",
+            description = "niceness the client JVMs run at (0: the server's), so that the load they generate does not "
+                    + "take the CPU the server asks for: what is measured is the server")
+    private int clientNice;
     @Option(names = "--connect-rate", defaultValue = "0",
             description = "clients starting their handshakes per second, over all client JVMs (0: all at once)")
     private double connectRate;
@@ -118,6 +122,7 @@ public final class ScaleBench extends BenchCommand {
         params.put("warmup_seconds", warmup);
         params.put("client_jvms", clientJvms);
         params.put("client_threads", clientThreads);
+        params.put("client_nice", clientNice);
         params.put("io_threads", ioThreads);
         params.put("server_heap", serverHeap);
         params.put("connect_rate", connectRate == 0 ? "all at once" : connectRate);
@@ -158,8 +163,8 @@ public final class ScaleBench extends BenchCommand {
           }
         }
         table.print(System.out, String.format(Locale.ROOT, "scale: one server, clients at %.0f msg/s each (%d B, reliable-ordered),"
-                + " %d client JVMs x %d threads, %d I/O thread(s); clients on the same cores as the server", rate, size,
-                clientJvms, clientThreads, ioThreads));
+                + " %d client JVMs x %d threads, %d I/O thread(s); clients on the same cores as the server, at nice %d", rate, size,
+                clientJvms, clientThreads, ioThreads, clientNice));
         try {
             Plot.write(out().resolve(NAME + ".png"), String.format(Locale.ROOT, "Scale: clients at %.0f msg/s each", rate), "clients",
                     List.of(new Plot.Panel("server CPU per message (us)", false, cpu),
@@ -199,9 +204,13 @@ public final class ScaleBench extends BenchCommand {
                 int jvms = Math.min(clientJvms, clients);
                 for (int j = 0; j < jvms; j++) {
                     int n = clients / jvms + (j < clients % jvms ? 1 : 0);
-                    clientProcs.add(ChildProcess.start("scale clients " + j, java(ScaleClientMain.class.getName(),
-                            List.of("-Xmx1g"), List.of(String.valueOf(port), String.valueOf(n), String.valueOf(clientThreads),
-                                    String.valueOf(run * 1000L + j))), logs.resolve(tag + "-clients" + j + ".log")));
+                    List<String> command = new ArrayList<>();
+                    if (clientNice != 0) {
+                        command.addAll(List.of("nice", "-n", String.valueOf(clientNice)));
+                    }
+                    command.addAll(java(ScaleClientMain.class.getName(), List.of("-Xmx1g"), List.of(String.valueOf(port),
+                            String.valueOf(n), String.valueOf(clientThreads), String.valueOf(run * 1000L + j))));
+                    clientProcs.add(ChildProcess.start("scale clients " + j, command, logs.resolve(tag + "-clients" + j + ".log")));
                 }
                 for (ChildProcess p : clientProcs) {
                     if (p.awaitLine("READY", System.nanoTime() + 120 * SECOND) == null) {

@@ -39,6 +39,9 @@ class ScaleSmokeTest {
         assertThat(r.path("heap_per_connection_idle_kib").asDouble()).isBetween(1.0, 256.0);
         assertThat(r.path("heap_per_connection_after_kib").asDouble()).isBetween(1.0, 256.0);
         assertThat(out.resolve("scale.json")).content().isEqualToIgnoringNewLines(line);
+        // the load generator yields to the server: the client JVM ran niced, the server not
+        assertThat(out.resolve("logs/clients200-auto-run1-clients0.log")).content().startsWith("$ nice -n 10 ");
+        assertThat(out.resolve("logs/clients200-auto-run1-server.log")).content().doesNotStartWith("$ nice");
     }
 
     @Test
