@@ -290,7 +290,7 @@ class StaleDatagramReplayTest {
                 Thread.sleep(3_000);
                 up.perMillisecond = 0;
                 down.perMillisecond = 0;
-                waitFor("every send to end", 60, () -> up.settled() && down.settled()
+                boolean allEnded = within(60, () -> up.settled() && down.settled()
                         && serverEvents.messages.get() >= up.sent.get() - up.failed.get()
                         && clientEvents.messages.get() >= down.sent.get() - down.failed.get());
 
@@ -299,6 +299,7 @@ class StaleDatagramReplayTest {
                         + " client " + clientEvents.disconnected + "; failed sends up " + up.failed + " down " + down.failed
                         + "; server drops " + server.stats().datagramsDropped() + "; client drops "
                         + client.stats().datagramsDropped();
+                assertThat(allEnded).as("every send ended: " + report).isTrue();
                 assertThat(serverEvents.disconnected).as(report).isEmpty();
                 assertThat(clientEvents.disconnected).as(report).isEmpty();
                 assertThat(up.failed.get() + down.failed.get()).as(report).isZero();
@@ -316,12 +317,20 @@ class StaleDatagramReplayTest {
     }
 
     private static void waitFor(String what, int seconds, java.util.function.BooleanSupplier condition) throws InterruptedException {
+        if (!within(seconds, condition)) {
+            throw new AssertionError("gave up waiting for " + what);
+        }
+    }
+
+    /** Whether {@code condition} held within {@code seconds}. */
+    private static boolean within(int seconds, java.util.function.BooleanSupplier condition) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > until) {
-                throw new AssertionError("gave up waiting for " + what);
+                return false;
             }
             Thread.sleep(5);
         }
+        return true;
     }
 }
