@@ -319,13 +319,22 @@ public final class FaultPeerMain {
 
     // ------------------------------------------------------------------ wall-clock jump
 
+    /**
+     * The connect timeout of the clock-jump nodes, instead of the default 5 s: the first handshake of
+     * this fresh JVM runs interpreted and, on a loaded build machine, overran 5 s before any jump. What
+     * the test looks for is a handshake the jump breaks, and such a one never completes (each fresh
+     * challenge after the jump is refused alike), so waiting longer hides nothing; 25 s is what the
+     * parent's 90 s wait for this process leaves each of its three connects.
+     */
+    private static final Duration JUMP_CONNECT_TIMEOUT = Duration.ofSeconds(25);
+
     private static void clockJump() throws Exception {
         String file = System.getenv("FAKETIME_TIMESTAMP_FILE");
         if (file == null) {
             throw new IllegalStateException("run under libfaketime with FAKETIME_TIMESTAMP_FILE");
         }
         Path timestamp = Path.of(file);
-        try (Stream s = new Stream(config())) {
+        try (Stream s = new Stream(config().connectTimeout(JUMP_CONNECT_TIMEOUT))) {
             s.run(1, 500);
             long forward = jump(s, timestamp, "+3h");
             boolean newClientAfterForward = connectOnce(s);
@@ -359,8 +368,10 @@ public final class FaultPeerMain {
 
     /** A fresh client node connects to the stream's server and gets one message acknowledged. */
     private static boolean connectOnce(Stream s) throws Exception {
-        try (ReliableUdpNode other = ReliableUdpNode.start(config().acceptIncoming(false).build(), (p, c, i, d) -> { })) {
-            Peer p = other.connect(s.serverAddress()).get(10, TimeUnit.SECONDS);
+        try (ReliableUdpNode other = ReliableUdpNode.start(config().connectTimeout(JUMP_CONNECT_TIMEOUT).acceptIncoming(false).build(),
+                (p, c, i, d) -> { })) {
+            // the node ends a connect that gets no answer at its connect timeout: wait that long, and a little more
+            Peer p = other.connect(s.serverAddress()).get(JUMP_CONNECT_TIMEOUT.toSeconds() + 5, TimeUnit.SECONDS);
             p.send(1, "hello".getBytes(StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
             return true;
         } catch (ExecutionException | TimeoutException e) {

@@ -74,17 +74,25 @@ class HardeningFindingsTest {
      * A send to a peer that has gone (here: timed out) must not fail with the reason of the
      * disconnect (TIMEOUT), as if it had been queued and gone unanswered. It never left: it is
      * refused with NOT_CONNECTED. Messages pending when the timeout struck still fail with TIMEOUT.
+     * The pending message is queued while the client is still heard (its keepalives reach the
+     * server, nothing reaches it back, so nothing is acknowledged); only then does the client vanish.
      */
     @Test
     void aSendAfterATimeoutIsRefusedAsNotConnected() throws Exception {
+        InMemoryNetwork network = new InMemoryNetwork();
         RecordingListener serverEvents = new RecordingListener();
-        try (ReliableUdpNode server = ReliableUdpNode.start(NodeLifecycleTest.fast().build(), serverEvents)) {
-            DatagramNode client = DatagramNode.start(NodeLifecycleTest.fast().build(), new RecordingListener(), Sessions.DEFAULT);
-            client.connect(NodeConnectTest.target(server)).get(5, TimeUnit.SECONDS);
+        // the client's own timeout is long: it must not time out (and say goodbye) while its link is cut
+        NodeConfig serverConfig = NodeConfig.builder().keepAliveInterval(Duration.ofMillis(50)).timeout(Duration.ofMillis(800)).build();
+        NodeConfig clientConfig = NodeConfig.builder().acceptIncoming(false).keepAliveInterval(Duration.ofMillis(50))
+                .timeout(Duration.ofSeconds(30)).build();
+        try (ReliableUdpNode server = ReliableUdpNode.start(serverConfig, serverEvents, network.open())) {
+            DatagramNode client = DatagramNode.start(clientConfig, new RecordingListener(), Sessions.DEFAULT, network.open());
+            client.connect(server.localAddress()).get(5, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.connected.size() == 1);
             Peer toClient = serverEvents.connected.get(0);
-            client.abort();
+            network.condition(server.localAddress(), client.localAddress(), loss(1));
             CompletableFuture<Delivery> pending = toClient.send(0, "pending".getBytes(UTF_8));
+            client.abort();
             await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.disconnected.size() == 1);
             assertThat(serverEvents.disconnected.get(0).reason()).isEqualTo(DisconnectReason.TIMEOUT);
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.reliableudp.message.ChannelConfig;
+import io.reliableudp.message.ChannelStats;
 import io.reliableudp.message.DeliveryException;
 import io.reliableudp.message.DeliveryFailure;
 import io.reliableudp.message.DeliveryMode;
@@ -119,10 +120,14 @@ class ReceivePauseTest {
     void aChannelPausedPastTheLimitFillsTheSendersQueueAndLosesNothingOnResume() throws Exception {
         InMemoryNetwork network = new InMemoryNetwork();
         RecordingListener serverEvents = new RecordingListener();
-        // 64 KiB per connection, 1 KiB messages: the server holds at most ~48 of them (the last 16 KiB are
-        // kept for the next message of a running channel); the sender queues at most 256
-        try (ReliableUdpNode server = ReliableUdpNode.start(config(messages(64 * 1024, 256)).build(), serverEvents, network.open());
-             ReliableUdpNode client = ReliableUdpNode.start(config(messages(64 * 1024, 256)).acceptIncoming(false).build(),
+        // 64 KiB per connection, 1 KiB messages, one to a packet (no larger datagrams): the server holds
+        // exactly 48 of them (the last 16 KiB are kept for the next message of a running channel), then
+        // refuses every packet; the sender queues at most 256
+        MessageConfig oneMessagePerPacket = messages(64 * 1024, 256).toBuilder()
+                .datagramBudget(1200).maxDatagramBudget(1200).build();
+        long heldAtLimit = 48 * 1024;
+        try (ReliableUdpNode server = ReliableUdpNode.start(config(oneMessagePerPacket).build(), serverEvents, network.open());
+             ReliableUdpNode client = ReliableUdpNode.start(config(oneMessagePerPacket).acceptIncoming(false).build(),
                      new RecordingListener(), network.open())) {
             Peer toServer = client.connect(server.localAddress()).get(5, TimeUnit.SECONDS);
             await().atMost(WAIT).until(() -> server.peers().size() == 1);
@@ -133,15 +138,19 @@ class ReceivePauseTest {
             CompletableFuture<Delivery> refused = null;
             for (int i = 0; i < 5_000 && refused == null; i++) {
                 byte[] payload = new byte[1024];
-                java.nio.ByteBuffer.wrap(payload).putInt(i);
+                java.nio.ByteBuffer.wrap(payload).putInt(futures.size());
                 CompletableFuture<Delivery> f = toServer.send(0, payload);
-                if (f.isCompletedExceptionally()) {
-                    refused = f;
-                } else {
+                if (!f.isCompletedExceptionally()) {
                     futures.add(f);
-                    if (futures.size() % 64 == 0) {
-                        Thread.sleep(5); // let the acks come back: the queue fills only because the server refuses
-                    }
+                    continue;
+                }
+                // the queue is full for good only once the server holds all it may and the sender has had
+                // every ack of it; a sender that ran ahead of the acks gets room back and fills on (only
+                // this thread adds to the queue, so a queue still full after the wait is full for good)
+                await().atMost(WAIT).until(() -> sent(toServer).queuedMessages() < 256
+                        || heldForGood(toClient, toServer, heldAtLimit));
+                if (sent(toServer).queuedMessages() >= 256) {
+                    refused = f;
                 }
             }
             assertThat(refused).as("the sender's queue filled").isNotNull();
@@ -152,7 +161,8 @@ class ReceivePauseTest {
             assertThat(toServer.offer(0, new byte[1024])).as("offer refused as well").isFalse();
             assertThat(serverEvents.texts(0)).isEmpty();
             assertThat(toClient.stats().receiveMemoryBytes()).isLessThanOrEqualTo(64 * 1024);
-            assertThat(toClient.stats().memoryRefusals()).isPositive();
+            // the sender resends what the server did not take; each resend is refused
+            await().atMost(WAIT).until(() -> toClient.stats().memoryRefusals() > 0);
 
             toClient.resumeReceiving(0);
             for (CompletableFuture<Delivery> f : futures) {
@@ -168,6 +178,19 @@ class ReceivePauseTest {
             assertThat(order).containsExactlyElementsOf(expected);
             assertThat(toClient.stats().receiveMemoryBytes()).isZero();
         }
+    }
+
+    /** The channel-0 counters of the sender's side of the connection. */
+    private static ChannelStats sent(Peer sender) {
+        return sender.stats().channels().get(0);
+    }
+
+    /**
+     * Whether the paused server holds all it may of channel 0 (no further 1 KiB message fits) and the
+     * sender has had every ack of it: from then on nothing leaves the sender's queue until resume.
+     */
+    private static boolean heldForGood(Peer receiver, Peer sender, long heldAtLimit) {
+        return receiver.stats().receiveMemoryBytes() == heldAtLimit && sent(sender).messagesAcked() == heldAtLimit / 1024;
     }
 
     @Test
