@@ -83,6 +83,9 @@ public final class LossBench extends BenchCommand {
     @Option(names = "--settle-seconds", defaultValue = "" + DEFAULT_SETTLE_SECONDS,
             description = "seconds every sender sends at --rate on the measured connection, through the loss, before recording")
     private double settleSeconds;
+    @Option(names = "--peer-jvm-option", paramLabel = "OPTION",
+            description = "an extra option for every Java peer's JVM (repeatable), e.g. -XX:+PrintCompilation: the logs show the JIT's work")
+    private List<String> peerJvmOptions = List.of();
     @Option(names = "--systems", split = ",", paramLabel = "SYSTEM", defaultValue = SYSTEM_NAMES, description = "systems to measure: " + SYSTEM_NAMES)
     private List<String> requestedSystems;
     @Option(names = "--delay-ms", split = ",", defaultValue = "0",
@@ -288,6 +291,7 @@ public final class LossBench extends BenchCommand {
         } else {
             List<String> classPath = new ArrayList<>(JavaCommand.harnessClassPath());
             List<String> jvm = new ArrayList<>(List.of("-Dloss.warmup=" + warmup));
+            jvm.addAll(peerJvmOptions);
             if (delay > 0) {
                 jvm.add("-Dloss.burst=local"); // a burst would queue behind the delay line's round trip
             }
@@ -338,9 +342,9 @@ public final class LossBench extends BenchCommand {
                     out().resolve("logs").resolve(tag + "-sender.log"))) {
                 // The sender connects, warms up in bursts, then settles at the cadence through the loss (installed
                 // as the settle starts) and says READY; GO zeroes the counters and starts the measured events.
-                String phase = awaitSettling(tx, rx, System.nanoTime() + 300 * SECOND);
+                String phase = awaitSettling(tx, rx, System.nanoTime() + 600 * SECOND);
                 if (phase == null) {
-                    return error(f, "sender did not connect and warm up within 300 s (see " + tx.log() + ")");
+                    return error(f, "sender did not connect and warm up within 600 s (see " + tx.log() + ")");
                 }
                 if (namespace != null) {
                     namespace.install(loss, port, relay == null ? 0 : relayPort);

@@ -4,6 +4,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,9 +27,10 @@ import java.util.concurrent.locks.LockSupport;
  * An event is SIZE bytes: its sequence number (bytes 0-7) and its send time (bytes 8-15, CLOCK_MONOTONIC
  * nanoseconds: {@code System.nanoTime()} on Linux, the same clock in every process of the machine), big-endian,
  * then zeros. The sender opens its connection at once and sends on it, in this order: the warm-up (Java only,
- * {@code -Dloss.warmup} events in bursts, then {@code BURST n}; it waits for {@code SETTLE}, which the harness
- * sends once the receiver, told {@code AWAIT n}, printed {@code WARMED}), then events at RATE_HZ for SETTLE_S seconds (printing {@code SETTLING}
- * as the settle starts: the harness installs the lossy link then), then {@code READY}, and it goes on at the same
+ * {@code -Dloss.warmup} events back to back in {@value #WARMUP_ROUNDS} rounds; after each round {@code BURST n},
+ * and it waits for {@code SETTLE}, which the harness sends once the receiver, told {@code AWAIT n}, got n events
+ * and printed {@code WARMED}), then events at RATE_HZ for SETTLE_S seconds (printing {@code SETTLING} as the
+ * settle starts: the harness installs the lossy link then), then {@code READY}, and it goes on at the same
  * cadence until {@code GO} on stdin; the first event due after {@code GO} is the first measured one, sequence
  * number F (printed as {@code CONNECTED first=F}), and EVENTS measured events follow, so that the measured
  * events run on the very connection, nodes and code that the warm-up and the settle made hot. It then prints
@@ -57,7 +60,11 @@ public final class LossPeer {
 
     private static final LinkedBlockingQueue<String> STDIN = new LinkedBlockingQueue<>();
     private static final String END = "\u0000end";
-    /** The burst warm-up (-Dloss.warmup events, 100 then a 2 ms pause) on the measured connection, or local. */
+    /** Rounds of the warm-up on the measured connection; after each the peers wait for their JITs to be quiet. */
+    static final int WARMUP_ROUNDS = 4;
+    /** The pause after each warm-up event: the receiver wakes for each one, as in the measurement. */
+    private static final long WARMUP_GAP_NANOS = 100_000;
+    /** The warm-up (-Dloss.warmup events) on the measured connection, or over a local one of each peer's own. */
     private static final boolean LOCAL_BURST = "local".equals(System.getProperty("loss.burst", "connection"));
     /** How long a receiver that reported DONE waits for the harness's STOP before it closes anyway. */
     private static final long STOP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -222,6 +229,7 @@ public final class LossPeer {
                     break;
                 }
                 if (awaited >= 0 && record.delivered() >= awaited) {
+                    awaitQuietJit(deadline);
                     System.out.println("WARMED");
                     awaited = -1;
                 }
@@ -266,18 +274,19 @@ public final class LossPeer {
         }
         try (EventTransport.Sending tx = transport.connect(host, port, CONNECT_TIMEOUT)) {
             long seq = 0;
-            if (!LOCAL_BURST) {
-                for (int n = Integer.getInteger("loss.warmup", DEFAULT_WARMUP_EVENTS); seq < n; ) {
+            int warmup = LOCAL_BURST ? 0 : Integer.getInteger("loss.warmup", DEFAULT_WARMUP_EVENTS);
+            for (int round = 1; round <= WARMUP_ROUNDS && warmup > 0; round++) {
+                // one event per wake-up, as measured, but back to back; the next round starts once both JITs
+                // are quiet, so that C2's queue is short and its thresholds low when the counters climb again
+                for (long end = (long) warmup * round / WARMUP_ROUNDS; seq < end; ) {
                     tx.send(event(seq++, System.nanoTime(), size));
-                    if (seq % 100 == 0) {
-                        Thread.sleep(2); // stay within every transport's queues and windows
-                    }
+                    LockSupport.parkNanos(WARMUP_GAP_NANOS);
                 }
-                // the settle starts once the receiver has the whole burst (KCP's window drains it for seconds)
+                awaitQuietJit(deadline);
                 System.out.println("BURST " + seq);
                 String command = STDIN.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 if (!"SETTLE".equals(command)) {
-                    throw new IllegalStateException("no SETTLE after the burst, got " + command);
+                    throw new IllegalStateException("no SETTLE after the warm-up round, got " + command);
                 }
             }
             System.out.println("SETTLING");
@@ -327,6 +336,27 @@ public final class LossPeer {
                 }
             }
             System.out.println("STATS " + tx.stats());
+        }
+    }
+
+    /**
+     * Returns once this JVM's JIT has compiled nothing for a second (or after 30 s): a long C2 queue raises the
+     * invocation counts a method needs to be queued for C2 at all, so a warm-up that outruns the compiler
+     * leaves the measured path in C1's profiled code.
+     */
+    static void awaitQuietJit(long deadline) throws InterruptedException {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        long until = Math.min(deadline, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            Thread.sleep(1000);
+            return;
+        }
+        long last = jit.getTotalCompilationTime();
+        for (int quiet = 0; quiet < 5 && System.nanoTime() < until; ) {
+            Thread.sleep(200);
+            long now = jit.getTotalCompilationTime();
+            quiet = now == last ? quiet + 1 : 0;
+            last = now;
         }
     }
 
