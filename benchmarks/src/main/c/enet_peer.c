@@ -2,12 +2,14 @@
  * ENet peer of the reliable-udp "loss" benchmark: the sender or the receiver of a timestamped event stream over
  * one ENet reliable channel, with a flush after every send. It follows the peer contract of LossPeer.java:
  *
- *   enet-peer receive PORT EVENTS SIZE RECORD_FILE LIFETIME_S      (PORT 0: any free one, printed after READY)
- *   enet-peer send    HOST PORT EVENTS RATE_HZ SIZE LIFETIME_S
+ *   enet-peer receive PORT EVENTS SIZE RECORD_FILE LIFETIME_S WARM_CAP     (PORT 0: any free one, printed after READY)
+ *   enet-peer send    HOST PORT EVENTS RATE_HZ SIZE LIFETIME_S SETTLE_S WARM_CAP
  *
  * An event is SIZE bytes: sequence number (bytes 0-7) and CLOCK_MONOTONIC send time in nanoseconds (bytes 8-15),
- * big-endian, then zeros. stdout lines: READY, CONNECTED, SENT n refused=r, DONE delivered=N duplicates=D,
- * STATS; stdin lines: GO (sender: connect and stream), STOP (or end of stdin: finish). ENet's defaults otherwise
+ * big-endian, then zeros. The sender connects at once, sends at RATE_HZ for SETTLE_S seconds (SETTLING), says
+ * READY and keeps the cadence until GO; the next event, sequence number F, is the first measured one
+ * (CONNECTED first=F), the receiver learns F from a stdin line FIRST F. Other stdout lines: SENT n refused=r,
+ * DONE delivered=N duplicates=D warm=W, STATS; STOP (or end of stdin) finishes. ENet's defaults otherwise
  * (its RTT-based retransmission timer, packet throttle, 1 channel, no bandwidth limits).
  *
  * Built by the benchmark itself: gcc -O2 -o target/native/enet-peer enet_peer.c -lenet
@@ -76,7 +78,10 @@ static int stdin_line(char *buf, size_t size) {
     return 0;
 }
 
-/* 1 when stdin said STOP or ended. */
+/* The first measured event as a stdin line FIRST F said (-1 before). */
+static long long first_measured = -1;
+
+/* 1 when stdin said STOP or ended; notes FIRST F. */
 static int told_to_stop(void) {
     char line[64];
     int r;
@@ -84,26 +89,30 @@ static int told_to_stop(void) {
         if (strcmp(line, "STOP") == 0) {
             return 1;
         }
+        if (strncmp(line, "FIRST ", 6) == 0) {
+            first_measured = atoll(line + 6);
+        }
     }
     return r < 0;
 }
 
-static int receive(int port, long events, int size, const char *record_file, int64_t deadline) {
+static int receive(int port, long events, int size, const char *record_file, int64_t deadline, long warm_cap) {
     ENetAddress address = {.host = ENET_HOST_ANY, .port = (enet_uint16) port};
     ENetHost *host = enet_host_create(&address, 4, 1, 0, 0);
     if (host == NULL) {
         printf("ERROR cannot bind port %d\n", port);
         return 1;
     }
-    int64_t *latency = malloc(sizeof(int64_t) * (size_t) events);
-    for (long i = 0; i < events; i++) {
+    long capacity = events + warm_cap;
+    int64_t *latency = malloc(sizeof(int64_t) * (size_t) capacity);
+    for (long i = 0; i < capacity; i++) {
         latency[i] = -1;
     }
-    long delivered = 0, duplicates = 0, foreign = 0;
+    long delivered = 0, duplicates = 0, foreign = 0; /* delivered: first deliveries of every event */
     printf("READY port=%u\n", (unsigned) host->address.port);
     fflush(stdout);
     int stopped = 0;
-    while (delivered < events && now_nanos() < deadline && !(stopped = told_to_stop())) {
+    while ((first_measured < 0 || delivered < first_measured + events) && now_nanos() < deadline && !(stopped = told_to_stop())) {
         ENetEvent event;
         int r = enet_host_service(host, &event, 5);
         while (r > 0) {
@@ -111,10 +120,10 @@ static int receive(int port, long events, int size, const char *record_file, int
                 int64_t now = now_nanos();
                 if (event.packet->dataLength == (size_t) size) {
                     int64_t seq = get64(event.packet->data);
-                    if (seq < 0 || seq >= events) {
+                    if (seq < 0 || seq >= capacity) {
                         foreign++;
                     } else if (latency[seq] >= 0) {
-                        duplicates++;
+                        duplicates += first_measured >= 0 && seq >= first_measured;
                     } else {
                         latency[seq] = now - get64(event.packet->data + 8);
                         delivered++;
@@ -134,13 +143,20 @@ static int receive(int port, long events, int size, const char *record_file, int
         printf("ERROR cannot write %s: %s\n", record_file, strerror(errno));
         return 1;
     }
-    for (long i = 0; i < events; i++) {
-        if (latency[i] >= 0) {
-            fprintf(f, "%ld %lld\n", i, (long long) latency[i]);
+    long measured = 0, warm = 0;
+    for (long i = 0; i < capacity; i++) {
+        if (latency[i] < 0) {
+            continue;
+        }
+        if (first_measured >= 0 && i >= first_measured && i < first_measured + events) {
+            fprintf(f, "%lld %lld\n", (long long) (i - first_measured), (long long) latency[i]);
+            measured++;
+        } else if (first_measured < 0 || i < first_measured) {
+            warm++;
         }
     }
     fclose(f);
-    printf("DONE delivered=%ld duplicates=%ld foreign=%ld\n", delivered, duplicates, foreign);
+    printf("DONE delivered=%ld duplicates=%ld warm=%ld foreign=%ld\n", measured, duplicates, warm, foreign);
     fflush(stdout);
     /* the host stays up (answering the sender) until the harness has read the traffic counters */
     for (int64_t until = now_nanos() + 30000000000LL; !stopped && now_nanos() < until && !told_to_stop();) {
@@ -169,25 +185,12 @@ static void service_until(ENetHost *host, int64_t until) {
     }
 }
 
-static int send_stream(const char *hostname, int port, long events, double rate, int size, int64_t deadline) {
+static int send_stream(const char *hostname, int port, long events, double rate, int size, int64_t deadline,
+                       double settle, long warm_cap) {
     ENetHost *host = enet_host_create(NULL, 1, 1, 0, 0);
     if (host == NULL) {
         printf("ERROR cannot create the ENet host\n");
         return 1;
-    }
-    printf("READY\n");
-    fflush(stdout);
-    char line[64];
-    for (;;) {
-        int r = stdin_line(line, sizeof line);
-        if (r < 0 || now_nanos() >= deadline) {
-            printf("ERROR no GO before the deadline\n");
-            return 1;
-        }
-        if (r == 1 && strcmp(line, "GO") == 0) {
-            break;
-        }
-        usleep(1000);
     }
     ENetAddress address;
     enet_address_set_host(&address, hostname);
@@ -204,23 +207,51 @@ static int send_stream(const char *hostname, int port, long events, double rate,
         printf("ERROR could not connect\n");
         return 1;
     }
-    printf("CONNECTED\n");
+    printf("SETTLING\n");
     fflush(stdout);
     uint8_t *buf = calloc(1, (size_t) size);
     int64_t interval = (int64_t) (1e9 / rate);
+    long settle_ticks = (long) (settle * rate);
+    settle_ticks += settle_ticks < settle * rate;
     int64_t start = now_nanos();
-    long sent = 0, refused = 0;
-    for (long i = 0; i < events && now_nanos() < deadline; i++) {
-        service_until(host, start + i * interval);
-        put64(buf, i);
+    long seq = 0, first = -1, sent = 0, refused = 0;
+    int ready = 0;
+    char line[64];
+    /* one loop from the settle into the measurement: the same cadence and calls */
+    for (long k = 0; now_nanos() < deadline; k++) {
+        service_until(host, start + k * interval);
+        if (first >= 0) {
+            if (sent == events) {
+                break;
+            }
+        } else if (k >= settle_ticks) {
+            if (!ready) {
+                printf("READY\n");
+                fflush(stdout);
+                ready = 1;
+            } else if (stdin_line(line, sizeof line) == 1 && strcmp(line, "GO") == 0) {
+                first = seq;
+            }
+        }
+        if (first < 0 && seq >= warm_cap) {
+            printf("ERROR no GO within %ld events\n", warm_cap);
+            return 1;
+        }
+        put64(buf, seq++);
         put64(buf + 8, now_nanos());
         ENetPacket *packet = enet_packet_create(buf, (size_t) size, ENET_PACKET_FLAG_RELIABLE);
-        sent++;
-        if (enet_peer_send(peer, 0, packet) != 0) {
+        int failed = enet_peer_send(peer, 0, packet) != 0;
+        if (failed) {
             enet_packet_destroy(packet);
-            refused++;
         }
         enet_host_flush(host);
+        if (first >= 0) {
+            refused += failed;
+            if (sent++ == 0) {
+                printf("CONNECTED first=%ld\n", first);
+                fflush(stdout);
+            }
+        }
     }
     printf("SENT %ld refused=%ld\n", sent, refused);
     fflush(stdout);
@@ -243,20 +274,20 @@ int main(int argc, char **argv) {
         return 1;
     }
     int status;
-    if (argc == 7 && strcmp(argv[1], "receive") == 0) {
+    if (argc == 8 && strcmp(argv[1], "receive") == 0) {
         int64_t deadline = now_nanos() + (int64_t) (atof(argv[6]) * 1e9);
-        status = receive(atoi(argv[2]), atol(argv[3]), atoi(argv[4]), argv[5], deadline);
-    } else if (argc == 8 && strcmp(argv[1], "send") == 0) {
+        status = receive(atoi(argv[2]), atol(argv[3]), atoi(argv[4]), argv[5], deadline, atol(argv[7]));
+    } else if (argc == 10 && strcmp(argv[1], "send") == 0) {
         int64_t deadline = now_nanos() + (int64_t) (atof(argv[7]) * 1e9);
         int size = atoi(argv[6]);
         if (size < 16) {
             printf("ERROR SIZE must be >= 16\n");
             return 2;
         }
-        status = send_stream(argv[2], atoi(argv[3]), atol(argv[4]), atof(argv[5]), size, deadline);
+        status = send_stream(argv[2], atoi(argv[3]), atol(argv[4]), atof(argv[5]), size, deadline, atof(argv[8]), atol(argv[9]));
     } else {
-        fprintf(stderr, "usage: %s receive PORT EVENTS SIZE RECORD_FILE LIFETIME_S\n"
-                        "       %s send HOST PORT EVENTS RATE_HZ SIZE LIFETIME_S\n", argv[0], argv[0]);
+        fprintf(stderr, "usage: %s receive PORT EVENTS SIZE RECORD_FILE LIFETIME_S WARM_CAP\n"
+                        "       %s send HOST PORT EVENTS RATE_HZ SIZE LIFETIME_S SETTLE_S WARM_CAP\n", argv[0], argv[0]);
         return 2;
     }
     enet_deinitialize();

@@ -50,8 +50,18 @@ public final class LossBench extends BenchCommand {
     /** Every system, as {@code --systems} takes them. */
     static final String SYSTEM_NAMES = "reliable-udp,tcp,kcp,enet";
     static final List<String> SYSTEMS = List.of(SYSTEM_NAMES.split(","));
+    /**
+     * The default {@code --settle-seconds}: with the burst warm-up on the measured connection, the one-event path
+     * is compiled by C2 and its last deoptimizations are behind it after this long at 60 Hz
+     * (docs/benchmarks.md, "Clean link at 60 Hz").
+     */
+    static final int DEFAULT_SETTLE_SECONDS = 20;
     private static final long SECOND = 1_000_000_000L;
     private static final Pattern DONE = Pattern.compile("DONE delivered=(\\d+) duplicates=(\\d+)");
+    private static final Pattern WARM = Pattern.compile(" warm=(\\d+)");
+    private static final Pattern FIRST = Pattern.compile("first=(\\d+)");
+    /** How long past the settle a sender keeps its cadence waiting for GO (bounds the events before the measured ones). */
+    private static final double GO_WAIT_SECONDS = 120;
     private static final Pattern SENT = Pattern.compile("SENT (\\d+) refused=(\\d+)");
     private static final Pattern BYTES = Pattern.compile("bytes=(\\d+)");
 
@@ -68,8 +78,14 @@ public final class LossBench extends BenchCommand {
     @Option(names = "--grace", defaultValue = "20", description = "seconds after the last send within which an event must arrive")
     private double grace;
     @Option(names = "--warmup", defaultValue = "" + LossPeer.DEFAULT_WARMUP_EVENTS,
-            description = "events each Java peer sends itself over a local connection before measuring")
+            description = "events each Java sender sends in bursts over the measured connection before the settle")
     private int warmup;
+    @Option(names = "--settle-seconds", defaultValue = "" + DEFAULT_SETTLE_SECONDS,
+            description = "seconds every sender sends at --rate on the measured connection, through the loss, before recording")
+    private double settleSeconds;
+    @Option(names = "--peer-jvm-option", paramLabel = "OPTION",
+            description = "an extra option for every Java peer's JVM (repeatable), e.g. -XX:+PrintCompilation: the logs show the JIT's work")
+    private List<String> peerJvmOptions = List.of();
     @Option(names = "--systems", split = ",", paramLabel = "SYSTEM", defaultValue = SYSTEM_NAMES, description = "systems to measure: " + SYSTEM_NAMES)
     private List<String> requestedSystems;
     @Option(names = "--delay-ms", split = ",", defaultValue = "0",
@@ -123,6 +139,9 @@ public final class LossBench extends BenchCommand {
         if (baselineJar != null && !Files.isReadable(baselineJar)) {
             throw new IllegalArgumentException("loss: --baseline-jar " + baselineJar + " is not readable");
         }
+        if (!(settleSeconds >= 0) || settleSeconds > 3600) {
+            throw new IllegalArgumentException("loss: --settle-seconds must be 0..3600, was " + settleSeconds);
+        }
         if (size < 16 || rate <= 0 || events < 1) {
             throw new IllegalArgumentException("loss: need --size >= 16, --rate > 0 and at least one event");
         }
@@ -139,6 +158,7 @@ public final class LossBench extends BenchCommand {
         params.put("runs", runs);
         params.put("grace_seconds", grace);
         params.put("warmup_events", warmup);
+        params.put("settle_seconds", settleSeconds);
         params.put("network", useNamespace ? "netns+nftables" : "link-conditioner");
         boolean delayed = delays.stream().anyMatch(d -> d > 0);
         if (delayed && !useNamespace) {
@@ -271,6 +291,10 @@ public final class LossBench extends BenchCommand {
         } else {
             List<String> classPath = new ArrayList<>(JavaCommand.harnessClassPath());
             List<String> jvm = new ArrayList<>(List.of("-Dloss.warmup=" + warmup));
+            jvm.addAll(peerJvmOptions);
+            if (delay > 0) {
+                jvm.add("-Dloss.burst=local"); // a burst would queue behind the delay line's round trip
+            }
             String peerSystem = system;
             if (system.equals("kcp")) {
                 classPath.add(kcpJar.toString());
@@ -297,13 +321,14 @@ public final class LossBench extends BenchCommand {
         Path record = out().resolve("records").resolve(tag + ".txt");
         Files.createDirectories(record.getParent());
         Files.deleteIfExists(record);
-        double lifetime = seconds + grace + 180;
+        double lifetime = seconds + settleSeconds + GO_WAIT_SECONDS + grace + 180;
+        String warmCap = String.valueOf(warmup + (long) Math.ceil((settleSeconds + GO_WAIT_SECONDS) * rate));
         String life = String.format(Locale.ROOT, "%.0f", lifetime);
         if (namespace != null) {
             namespace.clear();
         }
         try (ChildProcess rx = ChildProcess.start(system + " receiver",
-                peerCommand(system, loss, List.of("receive", "0", String.valueOf(events), String.valueOf(size), record.toString(), life)),
+                peerCommand(system, loss, List.of("receive", "0", String.valueOf(events), String.valueOf(size), record.toString(), life, warmCap)),
                 out().resolve("logs").resolve(tag + "-receiver.log"))) {
             String ready = rx.awaitLine("READY", System.nanoTime() + 120 * SECOND);
             if (ready == null) {
@@ -313,20 +338,35 @@ public final class LossBench extends BenchCommand {
             try (ChildProcess relay = delay > 0 ? startRelay(port, loss, run, tag) : null;
                  ChildProcess tx = ChildProcess.start(system + " sender",
                     peerCommand(system, loss, List.of("send", "127.0.0.1", String.valueOf(relay == null ? port : relayPort), String.valueOf(events),
-                            String.valueOf(rate), String.valueOf(size), life)),
+                            String.valueOf(rate), String.valueOf(size), life, String.valueOf(settleSeconds), warmCap)),
                     out().resolve("logs").resolve(tag + "-sender.log"))) {
-                if (tx.awaitLine("READY", System.nanoTime() + 120 * SECOND) == null) {
-                    return error(f, "sender not ready within 120 s (see " + tx.log() + ")");
+                // The sender connects, warms up in bursts, then settles at the cadence through the loss (installed
+                // as the settle starts) and says READY; GO zeroes the counters and starts the measured events.
+                String phase = awaitSettling(tx, rx, System.nanoTime() + 600 * SECOND);
+                if (phase == null) {
+                    return error(f, "sender did not connect and warm up within 600 s (see " + tx.log() + ")");
+                }
+                if (namespace != null) {
+                    namespace.install(loss, port, relay == null ? 0 : relayPort);
+                }
+                if (!phase.startsWith("READY")
+                        && tx.awaitLine("READY", System.nanoTime() + (long) ((settleSeconds + 60) * SECOND)) == null) {
+                    return error(f, "sender did not settle in time (see " + tx.log() + ")");
                 }
                 double load = LoadAverage.oneMinute();
                 System.out.printf(Locale.ROOT, "[run %d/%d] %sloss %d%% %s: %s%n", run, runs, delayTag(), loss, system, LoadAverage.describe(load));
                 f.put("load1", load);
                 if (namespace != null) {
-                    namespace.install(loss, port, relay == null ? 0 : relayPort);
+                    namespace.install(loss, port, relay == null ? 0 : relayPort); // counters from zero
                 }
                 tx.send("GO");
-                if (tx.awaitLine("CONNECTED", System.nanoTime() + 60 * SECOND) == null) {
-                    return error(f, "sender did not connect within 60 s (see " + tx.log() + ")");
+                String connected = tx.awaitLine("CONNECTED", System.nanoTime() + 60 * SECOND);
+                if (connected == null) {
+                    return error(f, "sender did not start measuring within 60 s (see " + tx.log() + ")");
+                }
+                Matcher first = FIRST.matcher(connected);
+                if (first.find()) {
+                    rx.send("FIRST " + first.group(1));
                 }
                 String sent = tx.awaitLine("SENT", System.nanoTime() + (long) ((seconds * 2 + 30) * SECOND));
                 if (sent == null) {
@@ -368,6 +408,10 @@ public final class LossBench extends BenchCommand {
                 f.put("delivered", delivered);
                 f.put("lost", events - delivered);
                 f.put("duplicates", Long.parseLong(d.group(2)));
+                Matcher w = WARM.matcher(done);
+                if (w.find()) {
+                    f.put("warm_events", Long.parseLong(w.group(1)));
+                }
                 Latency latency = readRecord(record);
                 f.putAll(latency.figuresMillis());
                 long wire;
@@ -386,6 +430,25 @@ public final class LossBench extends BenchCommand {
                 return f;
             }
         }
+    }
+
+    /**
+     * The sender's first {@code SETTLING} or {@code READY} line (a peer without a settle says only READY); after
+     * its burst ({@code BURST n}) the settle starts only once the receiver has all n events.
+     */
+    private static String awaitSettling(ChildProcess tx, ChildProcess rx, long deadline) throws InterruptedException {
+        for (String line; (line = tx.awaitLine("", deadline)) != null; ) {
+            if (line.startsWith("BURST ")) {
+                rx.send("AWAIT " + line.substring(6).trim());
+                if (rx.awaitLine("WARMED", deadline) == null) {
+                    return null;
+                }
+                tx.send("SETTLE");
+            } else if (line.startsWith("SETTLING") || line.startsWith("READY")) {
+                return line;
+            }
+        }
+        return null;
     }
 
     /** The port of the relay started last. */
