@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @Timeout(60)
 @ExtendWith(SendFuturesEndOnce.class)
-class HardeningFindingsTest {
+class ConnectionEndEdgeCasesTest {
 
     private static LinkConditionerConfig delay(double millis) {
         return new LinkConditionerConfig(millis, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1 << 20, 7);
