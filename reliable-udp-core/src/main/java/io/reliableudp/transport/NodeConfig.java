@@ -338,9 +338,9 @@ public final class NodeConfig {
     public boolean pathMtuDiscovery() { return pathMtuDiscovery; }
 
     /**
-     * Whether the node reads and writes its socket in batches (default {@link BatchedIo#AUTO}: the batched
-     * port where the JVM grants native access, else the plain one): on Linux with Java 22+,
-     * {@code recvmmsg}/{@code sendmmsg} with UDP GSO and GRO through the FFM API, else a
+     * Whether the node reads and writes its socket in batches (default {@link BatchedIo#OFF}, the plain port,
+     * which the batched one beats only for many busy connections; {@link BatchedIo#AUTO} opts in): on Linux
+     * with Java 22+, {@code recvmmsg}/{@code sendmmsg} with UDP GSO and GRO through the FFM API, else a
      * {@link java.nio.channels.DatagramChannel}. See {@link BatchedIo} and docs/operations.md, "Batched socket I/O".
      */
     public BatchedIo batchedIo() { return batchedIo; }
@@ -401,7 +401,7 @@ public final class NodeConfig {
         private long receiveMemoryLimit = DEFAULT_RECEIVE_MEMORY_LIMIT;
         private TrafficClass trafficClass = TrafficClass.DEFAULT;
         private boolean pathMtuDiscovery = true;
-        private @Nullable BatchedIo batchedIo = BatchedIo.AUTO;
+        private @Nullable BatchedIo batchedIo = BatchedIo.OFF;
 
         private Builder() {
         }

@@ -410,7 +410,7 @@ class BatchedPortTest {
 
     @Test
     void theConfigurationChoosesThePortAndAMissingBatchedPortFallsBackToThePlainOne() throws Exception {
-        assertThat(NodeConfig.builder().build().batchedIo()).as("the default").isEqualTo(BatchedIo.AUTO);
+        assertThat(NodeConfig.builder().build().batchedIo()).as("the default").isEqualTo(BatchedIo.OFF);
         NodeConfig local = NodeConfig.builder().bindAddress(new InetSocketAddress("127.0.0.1", 0)).batchedIo(BatchedIo.AUTO).build();
         try (DatagramPort off = BatchedPorts.open(local.toBuilder().batchedIo(BatchedIo.OFF).build());
              DatagramPort virtual = BatchedPorts.open(local.toBuilder().receiveThreadMode(ReceiveThreadMode.VIRTUAL).build());

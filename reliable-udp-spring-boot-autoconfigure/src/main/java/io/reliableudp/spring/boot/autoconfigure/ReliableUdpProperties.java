@@ -38,7 +38,7 @@ import org.springframework.util.unit.DataSize;
  * @param socketSendBufferSize SO_SNDBUF to ask the kernel for (0 keeps the OS default).
  * @param ioThreads I/O threads, 1..64: above 1 the node opens that many UDP sockets on its port with SO_REUSEPORT, one I/O thread each, and the kernel spreads the peers among them (Linux only; elsewhere one thread and a logged warning). Listeners are then called from that many threads (one peer's calls from one thread, in order).
  * @param dedicatedSockets How many connected peers get a UDP socket of their own on the node's port (0..65536, 0 = none): their datagrams land in a kernel buffer of their own, which a flood of the shared socket cannot fill. One file descriptor each; Linux only (elsewhere none, with a logged warning).
- * @param batchedIo Whether the node reads and writes its socket in batches: AUTO (the default: the batched port, recvmmsg/sendmmsg with UDP GSO and GRO through the FFM API, on Linux with Java 22+ when the JVM grants native access (--enable-native-access) and the node uses platform I/O threads and no dedicated sockets; else the plain DatagramChannel port), ON (the batched port wherever it is available) or OFF (always the plain port). See docs/operations.md, "Batched socket I/O".
+ * @param batchedIo Whether the node reads and writes its socket in batches: AUTO (the batched port, recvmmsg/sendmmsg with UDP GSO and GRO through the FFM API, on Linux with Java 22+ when the JVM grants native access (--enable-native-access) and the node uses platform I/O threads and no dedicated sockets; else the plain DatagramChannel port), ON (the batched port wherever it is available) or OFF (always the plain port; the default, as the batched port is ahead only for many busy connections). See docs/operations.md, "Batched socket I/O".
  * @param receiveMemoryLimit Most bytes all connections of the node together hold for their peers: reassembly of sliced messages, messages of an ordered channel that arrived before an earlier one, messages held for a paused channel (at least message.max-message-size). A packet that would pass it (or a connection's message.receive-memory-limit) is refused, not acknowledged, and its sender resends it later; nothing acknowledged is dropped. Keep it well below the heap (docs/operations.md, "Receive memory").
  * @param trafficClass DSCP of the node's datagrams (handshake, acks, keepalives, every channel without a traffic-class of its own): a name (EF, AF41, CS6, CS0..CS7, AF11..AF43, LE, DEFAULT) or a number 0..63; DEFAULT (0) leaves them unmarked. ECN bits stay 0. Which networks honour it: docs/operations.md, "Traffic class (DSCP)".
  * @param pathMtuDiscovery Whether connections to peers off this host search for the largest datagram their path carries (RFC 8899 path-MTU discovery by size probes, from message.datagram-budget up to the route's interface MTU, capped at message.max-datagram-budget), falling back to datagram-budget at once when large datagrams are lost while smaller ones pass; false keeps them at datagram-budget (peers on this host grow either way).
@@ -74,7 +74,7 @@ public record ReliableUdpProperties(
         @DefaultValue("4MB") DataSize socketSendBufferSize,
         @DefaultValue("1") int ioThreads,
         @DefaultValue("0") int dedicatedSockets,
-        @DefaultValue("auto") BatchedIo batchedIo,
+        @DefaultValue("off") BatchedIo batchedIo,
         @DefaultValue("256MB") DataSize receiveMemoryLimit,
         @DefaultValue("default") String trafficClass,
         @DefaultValue("true") boolean pathMtuDiscovery,

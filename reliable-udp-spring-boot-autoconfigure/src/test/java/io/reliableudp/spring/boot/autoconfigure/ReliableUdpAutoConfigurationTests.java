@@ -65,7 +65,7 @@ class ReliableUdpAutoConfigurationTests {
             assertThat(config.message().channels()).hasSize(4);
             assertThat(config.encrypted()).isFalse();
             assertThat(config.receiveThreadMode()).isEqualTo(ReceiveThreadMode.PLATFORM);
-            assertThat(config.batchedIo()).isEqualTo(io.reliableudp.transport.BatchedIo.AUTO);
+            assertThat(config.batchedIo()).isEqualTo(io.reliableudp.transport.BatchedIo.OFF);
             assertThat(config.sendMode()).isEqualTo(io.reliableudp.message.MessageConfig.SendMode.IMMEDIATE);
             assertThat(config.message().ackDelaySeconds()).isEqualTo(0.001);
             assertThat(config.message().fastRecovery()).isTrue();
@@ -212,7 +212,7 @@ class ReliableUdpAutoConfigurationTests {
                 "reliable-udp.channels.telemetry.ttl=50ms",
                 "reliable-udp.link-conditioner.enabled=true", "reliable-udp.link-conditioner.latency=20ms",
                 "reliable-udp.link-conditioner.loss=0.05", "reliable-udp.link-conditioner.seed=7",
-                "reliable-udp.batched-io=off")
+                "reliable-udp.batched-io=auto")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     NodeConfig c = context.getBean(NodeConfig.class);
@@ -231,7 +231,7 @@ class ReliableUdpAutoConfigurationTests {
                     assertThat(c.socketSendBufferSize()).isZero();
                     assertThat(c.ioThreads()).isEqualTo(2);
                     assertThat(c.dedicatedSockets()).isEqualTo(16);
-                    assertThat(c.batchedIo()).isEqualTo(io.reliableudp.transport.BatchedIo.OFF);
+                    assertThat(c.batchedIo()).isEqualTo(io.reliableudp.transport.BatchedIo.AUTO);
                     assertThat(c.preSharedKey()).hasSize(32);
                     assertThat(c.toString()).doesNotContain(key);
                     assertThat(c.message().datagramBudget()).isEqualTo(1400);
