@@ -93,6 +93,15 @@ public final class ScaleBench extends BenchCommand {
     }
 
     /**
+     * As {@link #serverConfig(int, String)} for {@code clients} clients: above the default
+     * {@link NodeConfig#maxConnections()} (8,192) the one setting raised is that limit, to the client count.
+     */
+    static NodeConfig serverConfig(int ioThreads, String port, int clients) {
+        NodeConfig defaults = serverConfig(ioThreads, port);
+        return clients <= defaults.maxConnections() ? defaults : defaults.toBuilder().maxConnections(clients).build();
+    }
+
+    /**
      * Runs the benchmark, prints the tables and, last, the JSON line.
      *
      * @return the JSON line, or null after {@code --help}
@@ -127,7 +136,8 @@ public final class ScaleBench extends BenchCommand {
         params.put("server_heap", serverHeap);
         params.put("connect_rate", connectRate == 0 ? "all at once" : connectRate);
         params.put("ports", ports);
-        params.put("config", "NodeConfig defaults (maxConnections " + NodeConfig.builder().build().maxConnections() + "), loopback");
+        params.put("config", "NodeConfig defaults (maxConnections " + NodeConfig.builder().build().maxConnections()
+                + ", raised to the client count above it), loopback");
         Report report = new Report(NAME, params);
         Table table = new Table("clients", "port", "run", "connected", "connect s", "delivered/s", "offered/s", "server cores",
                 "server us/msg", "heap/conn idle KiB", "heap/conn after KiB", "timeouts", "server sock drops", "unacked", "load1");
@@ -189,7 +199,7 @@ public final class ScaleBench extends BenchCommand {
         Path logs = out().resolve("logs");
         try (ChildProcess server = ChildProcess.start("scale server", java(ScaleServerMain.class.getName(),
                 List.of("-Xmx" + serverHeap, "-Xms" + serverHeap, "--enable-native-access=ALL-UNNAMED"),
-                List.of(String.valueOf(ioThreads), portKind)),
+                List.of(String.valueOf(ioThreads), portKind, String.valueOf(clients))),
                 logs.resolve(tag + "-server.log"))) {
             String ready = server.awaitLine("READY", System.nanoTime() + 60 * SECOND);
             if (ready == null) {

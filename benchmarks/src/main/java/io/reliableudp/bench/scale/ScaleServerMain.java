@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code STATUS} (connections, delivered, ended, timed out, datagrams and drops by reason), {@code HEAP} (heap used after a full GC,
  * with the connection count at that moment); end of input stops it.
  *
- * <p>Arguments: {@code IO_THREADS [PORT]} (PORT: plain, batched or auto, the default).
+ * <p>Arguments: {@code IO_THREADS [PORT [CLIENTS]]} (PORT: plain, batched or auto, the default; CLIENTS:
+ * above the default connection limit, the limit is raised to it).
  */
 public final class ScaleServerMain {
 
@@ -30,6 +31,7 @@ public final class ScaleServerMain {
     public static void main(String[] args) throws Exception {
         int ioThreads = Integer.parseInt(args[0]);
         String port = args.length > 1 ? args[1] : "auto";
+        int clients = args.length > 2 ? Integer.parseInt(args[2]) : 0;
         LongAdder delivered = new LongAdder();
         LongAdder connections = new LongAdder();
         LongAdder ended = new LongAdder();
@@ -54,7 +56,7 @@ public final class ScaleServerMain {
                 }
             }
         };
-        try (ReliableUdpNode node = ReliableUdpNode.start(ScaleBench.serverConfig(ioThreads, port), listener);
+        try (ReliableUdpNode node = ReliableUdpNode.start(ScaleBench.serverConfig(ioThreads, port, clients), listener);
              BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             System.out.println("READY port=" + node.localAddress().getPort() + " pid=" + ProcessHandle.current().pid()
                     + " kind=" + node.portKind().replace(' ', '_'));
