@@ -444,7 +444,7 @@ final class LinuxBatchedPort implements BatchedPort {
         if (Thread.currentThread() == owner) {
             return queue(datagram, to);
         }
-        return sendNow(datagram, to);
+        return sendNow(datagram, to, defaultTos);
     }
 
     /**
@@ -463,7 +463,7 @@ final class LinuxBatchedPort implements BatchedPort {
         if (Thread.currentThread() == owner) {
             return queue(datagram, to, tos);
         }
-        return sendNowMarked(datagram, to, tos);
+        return sendNow(datagram, to, tos);
     }
 
     private boolean queue(ByteBuffer datagram, InetSocketAddress to) throws IOException {
@@ -513,9 +513,13 @@ final class LinuxBatchedPort implements BatchedPort {
         return true;
     }
 
-    /** Another thread's send: at once, through this port's own buffer. */
-    private boolean sendNow(ByteBuffer datagram, InetSocketAddress to) throws IOException {
+    /**
+     * Another thread's send: at once, through this port's own buffer; of the socket's class by
+     * {@code sendto}, of another by a {@code sendmmsg} of one message with its TOS cmsg.
+     */
+    private boolean sendNow(ByteBuffer datagram, InetSocketAddress to, int tos) throws IOException {
         int len = datagram.remaining();
+        boolean marked = tos != defaultTos;
         synchronized (directLock) {
             int nameLen = directEncoder.encode(to, directName, 0);
             if (nameLen < 0) {
@@ -523,10 +527,18 @@ final class LinuxBatchedPort implements BatchedPort {
                 return false;
             }
             directView.put(0, datagram, datagram.position(), len);
+            if (marked) {
+                directIov.set(JAVA_LONG, 8, len);
+                directMsg.set(JAVA_INT, 8, nameLen);
+                directMsg.set(JAVA_LONG, 40, tosCmsg(directControl, 0, tos, isV4(to)));
+                directMsg.set(JAVA_INT, 48, 0);
+            }
             long r;
             enter();
             try {
-                r = libc.sendto(directErrno, fd, directData, len, directName, nameLen);
+                // sendmmsg answers how many of its one message left: 1, or -1 on an error
+                r = marked ? libc.sendmmsg(directErrno, fd, directMsg, 1) - 1
+                        : libc.sendto(directErrno, fd, directData, len, directName, nameLen);
             } finally {
                 exit();
             }
@@ -539,43 +551,7 @@ final class LinuxBatchedPort implements BatchedPort {
                 throw new ClosedChannelException();
             }
             if (e != Libc.EAGAIN) {
-                failed("sendto " + to, e, 1);
-            }
-            return false;
-        }
-    }
-
-    /** Another thread's send of another class than the socket's: one {@code sendmmsg} of one message with a TOS cmsg. */
-    private boolean sendNowMarked(ByteBuffer datagram, InetSocketAddress to, int tos) throws IOException {
-        int len = datagram.remaining();
-        synchronized (directLock) {
-            int nameLen = directEncoder.encode(to, directName, 0);
-            if (nameLen < 0) {
-                failed("send to " + to, Libc.EAFNOSUPPORT, 1);
-                return false;
-            }
-            directView.put(0, datagram, datagram.position(), len);
-            directIov.set(JAVA_LONG, 8, len);
-            directMsg.set(JAVA_INT, 8, nameLen);
-            directMsg.set(JAVA_LONG, 40, tosCmsg(directControl, 0, tos, isV4(to)));
-            directMsg.set(JAVA_INT, 48, 0);
-            int r;
-            enter();
-            try {
-                r = libc.sendmmsg(directErrno, fd, directMsg, 1);
-            } finally {
-                exit();
-            }
-            if (r == 1) {
-                datagram.position(datagram.limit());
-                return true;
-            }
-            int e = libc.errno(directErrno);
-            if (e == Libc.EBADF && closing.get()) {
-                throw new ClosedChannelException();
-            }
-            if (e != Libc.EAGAIN) {
-                failed("sendmmsg to " + to, e, 1);
+                failed((marked ? "sendmmsg to " : "sendto ") + to, e, 1);
             }
             return false;
         }
