@@ -55,6 +55,14 @@ class BlackHoleTest {
         }
     }
 
+    /** One millisecond on: the clock, and the send time of both paths. */
+    private static double tick(double[] now, Path toB, Path toA) {
+        now[0] += 0.001;
+        toB.time = now[0];
+        toA.time = now[0];
+        return now[0];
+    }
+
     @Test
     void aPathWhoseMtuDropsMidStreamFallsBackBeforeAnyResendAtTheGrownSizeAndLosesNothing() {
         Path toB = new Path();
@@ -80,10 +88,7 @@ class BlackHoleTest {
         double dropAt = now[0] + 0.5;
         double resendInterval = 0;
         for (int step = 0; step < 20_000 && (sent < 10_000 || got.size() < sent); step++) {
-            now[0] += 0.001;
-            double t = now[0];
-            toB.time = t;
-            toA.time = t;
+            double t = tick(now, toB, toA);
             if (sent < 10_000) {
                 for (int k = 0; k < 10; k++) { // a stream: ten 200-byte messages a millisecond
                     a.offer(0, new byte[200]);
@@ -134,10 +139,7 @@ class BlackHoleTest {
         a.datagramBudgetChanged(GROWN, true);
         int sent = 0;
         for (int step = 0; step < 20_000 && (sent < 5_000 || got.size() < sent); step++) {
-            now[0] += 0.001;
-            double t = now[0];
-            toB.time = t;
-            toA.time = t;
+            double t = tick(now, toB, toA);
             if (sent < 5_000) {
                 for (int k = 0; k < 10; k++) {
                     a.offer(0, new byte[200]);

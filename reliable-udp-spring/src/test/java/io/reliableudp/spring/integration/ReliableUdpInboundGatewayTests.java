@@ -9,6 +9,7 @@ import io.reliableudp.spring.core.ReplyingReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.listener.ListenerTestApp;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
+import io.reliableudp.spring.testapp.AppPair;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -38,8 +39,7 @@ class ReliableUdpInboundGatewayTests {
     record Quote(String orderId, double price) {
     }
 
-    private AnnotationConfigApplicationContext server;
-    private AnnotationConfigApplicationContext client;
+    private AppPair<AnnotationConfigApplicationContext> apps;
     private ReplyingReliableUdpTemplate template;
 
     private static ListenerTestApp app() {
@@ -50,18 +50,14 @@ class ReliableUdpInboundGatewayTests {
 
     @BeforeEach
     void startBoth() {
-        server = app().start(ServerFlows.class);
-        client = app().peer("server", server).start();
-        template = new ReplyingReliableUdpTemplate(client.getBean(ReliableUdpTemplate.class));
+        apps = ListenerTestApp.startPair(ReliableUdpInboundGatewayTests::app, ServerFlows.class);
+        template = new ReplyingReliableUdpTemplate(apps.client().getBean(ReliableUdpTemplate.class));
     }
 
     @AfterEach
     void close() {
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.close();
+        if (apps != null) {
+            apps.close();
         }
     }
 
@@ -83,7 +79,7 @@ class ReliableUdpInboundGatewayTests {
     @Test
     void aFlowWithoutAReplyAnswersEmptyOrWithAnErrorWhenTheGatewaySaysItMustReply() throws Exception {
         assertThat(template.sendAndReceive("server", "silent", new Order("s", 1), Quote.class).get(10, TimeUnit.SECONDS)).isNull();
-        assertThat(server.getBean(ServerFlows.class).silentSeen).isEqualTo(1);
+        assertThat(apps.server().getBean(ServerFlows.class).silentSeen).isEqualTo(1);
         assertThat(template.sendAndReceive("server", "strict", new Order("s", 1), Quote.class)).failsWithin(Duration.ofSeconds(10))
                 .withThrowableThat().havingCause().isInstanceOfSatisfying(RemoteListenerException.class,
                         e -> assertThat(e.category()).isEqualTo(RemoteListenerException.Category.LISTENER_FAILED));
@@ -106,7 +102,7 @@ class ReliableUdpInboundGatewayTests {
     @Test
     void aOneWayMessageGoesIntoTheFlowWithoutWaiting() throws Exception {
         assertThat(template.getTemplate().send("server", "silent", new Order("one-way", 1)).get(10, TimeUnit.SECONDS).acknowledged()).isTrue();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.getBean(ServerFlows.class).silentSeen == 1);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> apps.server().getBean(ServerFlows.class).silentSeen == 1);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -10,6 +10,7 @@ import io.reliableudp.spring.core.ManagedReliableUdpNode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.core.RemoteListenerException;
 import io.reliableudp.spring.support.SendResult;
+import io.reliableudp.spring.testapp.AppPair;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -34,8 +35,7 @@ import org.springframework.util.backoff.FixedBackOff;
 @Timeout(60)
 class AckModeTests {
 
-    private AnnotationConfigApplicationContext server;
-    private AnnotationConfigApplicationContext client;
+    private AppPair<AnnotationConfigApplicationContext> apps;
     private ReliableUdpTemplate template;
     private Listeners listeners;
 
@@ -49,20 +49,16 @@ class AckModeTests {
 
     @BeforeEach
     void startBoth() {
-        server = app().start(ServerApp.class);
-        client = app().peer("server", server).start();
-        template = client.getBean(ReliableUdpTemplate.class);
-        listeners = server.getBean(Listeners.class);
+        apps = ListenerTestApp.startPair(AckModeTests::app, ServerApp.class);
+        template = apps.client().getBean(ReliableUdpTemplate.class);
+        listeners = apps.server().getBean(Listeners.class);
     }
 
     @AfterEach
     void close() {
         listeners.gate.countDown();
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.close();
+        if (apps != null) {
+            apps.close();
         }
     }
 
@@ -78,7 +74,7 @@ class AckModeTests {
         assertThat(result.acknowledged()).isTrue();
         assertThat(result.channel().name()).isEqualTo("work");
         assertThat(listeners.handled).containsExactly("hold");
-        assertThat(client.getBean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
+        assertThat(apps.client().getBean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
     }
 
     @Test

@@ -14,6 +14,7 @@ import io.reliableudp.spring.core.UdpPeerDirectory;
 import io.reliableudp.spring.support.DefaultUdpHeaderMapper;
 import io.reliableudp.spring.support.ReliableUdpMessageConverters;
 import io.reliableudp.spring.support.ReliableUdpMessageMapper;
+import io.reliableudp.spring.testapp.AppPair;
 import io.reliableudp.transport.InMemoryNetwork;
 import io.reliableudp.transport.NodeConfig;
 import io.reliableudp.transport.NodeIdentity;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -145,6 +147,17 @@ public final class ListenerTestApp {
         }
         context.refresh();
         return context;
+    }
+
+    /**
+     * Starts the two applications of a test with the same settings: a server, and a client that names it {@code server}.
+     *
+     * @param app the settings, called once for each application
+     * @param serverConfigurations the server's own configuration classes (listeners, flows)
+     * @return the running pair
+     */
+    public static AppPair<AnnotationConfigApplicationContext> startPair(Supplier<ListenerTestApp> app, Class<?>... serverConfigurations) {
+        return AppPair.start(() -> app.get().start(serverConfigurations), server -> app.get().peer("server", server).start());
     }
 
     /** The node, template, converter and container factory of a test application. */

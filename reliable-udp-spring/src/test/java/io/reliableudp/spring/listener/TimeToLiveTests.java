@@ -9,6 +9,7 @@ import io.reliableudp.spring.annotation.UdpMessageListener;
 import io.reliableudp.spring.core.AckMode;
 import io.reliableudp.spring.core.ReliableUdpTemplate;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
+import io.reliableudp.spring.testapp.AppPair;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -33,8 +34,7 @@ import org.springframework.messaging.handler.annotation.Header;
 @Timeout(60)
 class TimeToLiveTests {
 
-    private AnnotationConfigApplicationContext server;
-    private AnnotationConfigApplicationContext client;
+    private AppPair<AnnotationConfigApplicationContext> apps;
     private ReliableUdpTemplate template;
     private Listeners listeners;
 
@@ -47,19 +47,15 @@ class TimeToLiveTests {
 
     @BeforeEach
     void startBoth() {
-        server = app().start(ServerApp.class);
-        client = app().peer("server", server).start();
-        template = client.getBean(ReliableUdpTemplate.class);
-        listeners = server.getBean(Listeners.class);
+        apps = ListenerTestApp.startPair(TimeToLiveTests::app, ServerApp.class);
+        template = apps.client().getBean(ReliableUdpTemplate.class);
+        listeners = apps.server().getBean(Listeners.class);
     }
 
     @AfterEach
     void close() {
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.close();
+        if (apps != null) {
+            apps.close();
         }
     }
 

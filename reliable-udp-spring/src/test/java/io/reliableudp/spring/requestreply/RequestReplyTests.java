@@ -17,6 +17,7 @@ import io.reliableudp.spring.listener.UdpMessageListenerContainer;
 import io.reliableudp.spring.support.ReliableUdpHeaders;
 import io.reliableudp.spring.support.ReliableUdpMessageMapper;
 import io.reliableudp.spring.support.UdpTypeMapper;
+import io.reliableudp.spring.testapp.AppPair;
 import io.reliableudp.spring.testapp.TestNode;
 import io.reliableudp.spring.untrusted.Triangle;
 import io.reliableudp.transport.InMemoryNetwork;
@@ -75,8 +76,7 @@ class RequestReplyTests {
     static final Map<String, Class<?>> TYPE_IDS = Map.of("circle", Circle.class, "square", Square.class);
 
     private final InMemoryNetwork network = new InMemoryNetwork();
-    private TestNode server;
-    private TestNode client;
+    private AppPair<TestNode> apps;
     private ReliableUdpOperations udp;
     private ReplyingReliableUdpOperations requests;
     private ServerListeners listeners;
@@ -89,39 +89,35 @@ class RequestReplyTests {
         return builder.start();
     }
 
-    /** The server trusts class names of this test's package (Quote, Price), not of {@code ..spring.untrusted}. */
-    private TestNode startServer(boolean errorReplyDetails) {
-        return start(ServerApp.class, new UdpTypeMapper(TYPE_IDS, List.of(RequestReplyTests.class.getPackageName()), false),
-                b -> b.containerFactory(f -> f.setErrorReplyDetails(errorReplyDetails)));
-    }
-
-    /** The client names its types by class, waits 10 s for replies, and sends requests through a replying template. */
-    private void startClient() {
-        client = start(ClientApp.class, new UdpTypeMapper(TYPE_IDS, List.of(), true),
-                b -> b.peer("server", server).template(t -> t.setReplyTimeout(Duration.ofSeconds(10))));
-        udp = client.template();
-        requests = new ReplyingReliableUdpTemplate(client.template());
+    /**
+     * The server trusts class names of this test's package (Quote, Price), not of {@code ..spring.untrusted}; the
+     * client names its types by class, waits 10 s for replies, and sends requests through a replying template.
+     */
+    private void startBoth(boolean errorReplyDetails) {
+        apps = AppPair.start(
+                () -> start(ServerApp.class, new UdpTypeMapper(TYPE_IDS, List.of(RequestReplyTests.class.getPackageName()), false),
+                        b -> b.containerFactory(f -> f.setErrorReplyDetails(errorReplyDetails))),
+                server -> start(ClientApp.class, new UdpTypeMapper(TYPE_IDS, List.of(), true),
+                        b -> b.peer("server", server).template(t -> t.setReplyTimeout(Duration.ofSeconds(10)))));
+        udp = apps.client().template();
+        requests = new ReplyingReliableUdpTemplate(apps.client().template());
+        listeners = apps.server().bean(ServerListeners.class);
     }
 
     @BeforeEach
     void startBoth() {
-        server = startServer(false);
-        startClient();
-        listeners = server.bean(ServerListeners.class);
+        startBoth(false);
     }
 
     @AfterEach
     void close() {
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.close();
+        if (apps != null) {
+            apps.close();
         }
     }
 
     private UdpMessageListenerContainer container(String id) {
-        return Objects.requireNonNull(server.bean(UdpListenerEndpointRegistry.class).getListenerContainer(id));
+        return Objects.requireNonNull(apps.server().bean(UdpListenerEndpointRegistry.class).getListenerContainer(id));
     }
 
     private static Throwable root(Throwable t) {
@@ -146,7 +142,7 @@ class RequestReplyTests {
         }
         // a listener that returns nothing answers with an empty reply: the future completes with null
         assertThat(requests.sendAndReceive("server", "serial", "void", Price.class).get(10, TimeUnit.SECONDS)).isNull();
-        assertThat(client.bean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
+        assertThat(apps.client().bean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
     }
 
     @Test
@@ -161,7 +157,7 @@ class RequestReplyTests {
                     assertThat(e.channel()).isEqualTo("nobody");
                     assertThat(e.timeout()).isEqualTo(Duration.ofMillis(300));
                 });
-        assertThat(client.bean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
+        assertThat(apps.client().bean(ManagedReliableUdpNode.class).replyCorrelator().pendingCount()).isZero();
     }
 
     @Test
@@ -181,8 +177,7 @@ class RequestReplyTests {
     @Test
     void withErrorReplyDetailsTheRequesterLearnsTheExceptionsClassNameAndMessage() {
         close();
-        server = startServer(true);
-        startClient();
+        startBoth(true);
         CompletableFuture<Price> failed = requests.sendAndReceive("server", "ordered", new Quote("boom", -1), Price.class);
         assertThat(failed).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
                 .isInstanceOfSatisfying(RemoteListenerException.class, e -> {
@@ -203,15 +198,15 @@ class RequestReplyTests {
     @Test
     void retriesSpentTheMessageGoesToTheDeadLetterChannelAndARequestGetsTheError() throws Exception {
         udp.send("server", "broken", "one-way").get(10, TimeUnit.SECONDS);
-        QueueChannel dlq = server.context().getBean("deadLetters", QueueChannel.class);
+        QueueChannel dlq = apps.server().context().getBean("deadLetters", QueueChannel.class);
         Message<?> dead = dlq.receive(10_000);
         assertThat(dead).isNotNull();
         assertThat(new String((byte[]) dead.getPayload(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("one-way");
         assertThat(dead.getHeaders()).containsEntry(ReliableUdpHeaders.DLT_LISTENER_ID, "broken")
                 .containsEntry(ReliableUdpHeaders.DLT_EXCEPTION_CLASS, UnsupportedOperationException.class.getName())
                 .containsEntry(ReliableUdpHeaders.DLT_EXCEPTION_MESSAGE, "always broken")
-                .containsEntry(ReliableUdpHeaders.PEER_NAME, server.bean(ManagedReliableUdpNode.class).peerDirectory()
-                        .label(client.bean(ManagedReliableUdpNode.class).localAddress()));
+                .containsEntry(ReliableUdpHeaders.PEER_NAME, apps.server().bean(ManagedReliableUdpNode.class).peerDirectory()
+                        .label(apps.client().bean(ManagedReliableUdpNode.class).localAddress()));
         assertThat(listeners.brokenAttempts.get()).isEqualTo(3);   // the first call and two retries
         assertThat(container("broken").getRetryCount()).isEqualTo(2);
 
