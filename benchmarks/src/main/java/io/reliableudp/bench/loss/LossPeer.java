@@ -55,10 +55,10 @@ import java.util.regex.Pattern;
 public final class LossPeer {
 
     /**
-     * Events a Java peer sends itself before measuring, unless {@code -Dloss.warmup} says otherwise (the
-     * harness always passes its {@code --warmup}, whose default this is). 20,000: with 2,000 the first ~300
-     * events of a 20 s run still met the JIT compiling the measured paths, for this library and TCP alike
-     * (docs/benchmarks.md, "Loss", warm-up); the C peer needs none.
+     * Events a Java sender sends on its connection before the settle, unless {@code -Dloss.warmup} says
+     * otherwise (the harness always passes its {@code --warmup}, whose default this is). 20,000: with 2,000
+     * the first ~300 events of a 20 s run still met the JIT compiling the measured paths, for this library
+     * and TCP alike (docs/benchmarks.md, "Loss"); the C peer needs none.
      */
     static final int DEFAULT_WARMUP_EVENTS = 20_000;
 
