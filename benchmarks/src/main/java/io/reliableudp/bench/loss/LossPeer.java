@@ -12,10 +12,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A Java peer of the {@code loss} benchmark (one child process: the sender or the receiver of one system). The
@@ -51,10 +55,10 @@ import java.util.concurrent.locks.LockSupport;
 public final class LossPeer {
 
     /**
-     * Events a Java peer sends itself before measuring, unless {@code -Dloss.warmup} says otherwise (the
-     * harness always passes its {@code --warmup}, whose default this is). 20,000: with 2,000 the first ~300
-     * events of a 20 s run still met the JIT compiling the measured paths, for this library and TCP alike
-     * (docs/benchmarks.md, "Loss", warm-up); the C peer needs none.
+     * Events a Java sender sends on its connection before the settle, unless {@code -Dloss.warmup} says
+     * otherwise (the harness always passes its {@code --warmup}, whose default this is). 20,000: with 2,000
+     * the first ~300 events of a 20 s run still met the JIT compiling the measured paths, for this library
+     * and TCP alike (docs/benchmarks.md, "Loss"); the C peer needs none.
      */
     static final int DEFAULT_WARMUP_EVENTS = 20_000;
 
@@ -224,6 +228,7 @@ public final class LossPeer {
             System.out.println("READY port=" + rx.port());
             boolean stopped = false;
             long awaited = -1;
+            String statsAtFirst = "";
             while (record.complete.getCount() > 0 && System.nanoTime() < deadline) {
                 if (record.complete.await(20, TimeUnit.MILLISECONDS)) {
                     break;
@@ -237,6 +242,7 @@ public final class LossPeer {
                 if (command != null && command.startsWith("AWAIT ")) {
                     awaited = Long.parseLong(command.substring(6).trim());
                 } else if (command != null && command.startsWith("FIRST ")) {
+                    statsAtFirst = rx.stats();
                     record.first(Long.parseLong(command.substring(6).trim()));
                 } else if (command != null && (command.equals("STOP") || command.equals(END))) {
                     stopped = true;
@@ -246,7 +252,7 @@ public final class LossPeer {
             record.write(recordFile);
             synchronized (record) {
                 System.out.println("DONE delivered=" + record.measured() + " duplicates=" + record.duplicates
-                        + " warm=" + record.warm() + " foreign=" + record.foreign + " " + rx.stats());
+                        + " warm=" + record.warm() + " foreign=" + record.foreign + " " + since(rx.stats(), statsAtFirst));
             }
             // The transport stays open until the harness has read the traffic counters: its teardown
             // (a DISCONNECT, a FIN) is not traffic of the stream, and not every system sends one.
@@ -296,6 +302,7 @@ public final class LossPeer {
             long start = System.nanoTime();
             long first = -1;
             boolean ready = false;
+            String statsAtGo = "";
             int sent = 0;
             int refused = 0;
             for (long k = 0; System.nanoTime() < deadline; k++) {
@@ -313,6 +320,7 @@ public final class LossPeer {
                         ready = true;
                     } else if ("GO".equals(STDIN.poll())) {
                         first = seq;
+                        statsAtGo = tx.stats();
                     }
                 }
                 if (first < 0 && seq >= warmCap) {
@@ -335,8 +343,23 @@ public final class LossPeer {
                     break;
                 }
             }
-            System.out.println("STATS " + tx.stats());
+            System.out.println("STATS " + since(tx.stats(), statsAtGo));
         }
+    }
+
+    private static final Pattern COUNTER = Pattern.compile("(bytes|datagrams)=(\\d+)");
+
+    /**
+     * A transport's counters ({@code bytes=N datagrams=M ...}) less those it had at {@code base}: the warm-up
+     * and the settle are not traffic of the measured events (the namespace's counters start at GO likewise).
+     */
+    static String since(String stats, String base) {
+        Matcher before = COUNTER.matcher(base);
+        Map<String, Long> at = new HashMap<>();
+        while (before.find()) {
+            at.put(before.group(1), Long.parseLong(before.group(2)));
+        }
+        return COUNTER.matcher(stats).replaceAll(m -> m.group(1) + "=" + (Long.parseLong(m.group(2)) - at.getOrDefault(m.group(1), 0L)));
     }
 
     /**

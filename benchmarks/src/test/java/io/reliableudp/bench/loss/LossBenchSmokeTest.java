@@ -2,6 +2,7 @@ package io.reliableudp.bench.loss;
 
 import io.reliableudp.bench.kit.NetNamespace;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +17,8 @@ import tools.jackson.databind.ObjectMapper;
 /**
  * The CI-sized run of the {@code loss} benchmark (one loss rate, 5 s): every available system appears in the
  * JSON line, every one of them delivered every event, and the figures are positive and ordered. Through the
- * real lossy namespace it needs root (skipped with a message otherwise); the link-conditioner variant runs anywhere.
+ * real lossy namespace it needs root (skipped with a message otherwise); the link-conditioner variants run anywhere,
+ * one of them showing that the measured events follow the warm-up and the settle on one connection.
  * No figure is compared with another: the machine may be busy.
  */
 class LossBenchSmokeTest {
@@ -29,8 +31,8 @@ class LossBenchSmokeTest {
         Assumptions.assumeTrue(NetNamespace.unavailable().isEmpty(),
                 () -> "skipped: the loss benchmark smoke run needs a network namespace: " + NetNamespace.unavailable().orElse(""));
         Path out = Path.of("target", "smoke-loss");
-        String line = LossBench.run("--loss", "5", "--seconds", "5", "--runs", "1", "--warmup", "300", "--grace", "15",
-                "--out", out.toString());
+        String line = LossBench.run("--loss", "5", "--seconds", "5", "--runs", "1", "--warmup", "300", "--settle-seconds", "1",
+                "--grace", "15", "--out", out.toString());
         JsonNode result = JSON.readTree(line);
 
         List<String> expected = new ArrayList<>(List.of("reliable-udp", "tcp"));
@@ -54,6 +56,9 @@ class LossBenchSmokeTest {
             assertThat(figures.path("loss5/bytes_from_receiver").asLong()).as(system + " ack direction").isPositive();
             // events of 64 B cost at least their own IP, UDP/TCP headers and payload
             assertThat(figures.path("loss5/bytes_per_event").asDouble()).as(system).isGreaterThan(64 + 28);
+            // the receiver got the settle (and a Java sender's warm-up) on the connection it was measured on
+            assertThat(figures.path("loss5/warm_events").asLong()).as(system + " events before the measured ones")
+                    .isGreaterThanOrEqualTo(system.equals("enet") ? 60 : 300 + 60);
         }
         assertThat(out.resolve("loss.json")).content().isEqualToIgnoringNewLines(line);
         assertThat(Files.size(out.resolve("loss.png"))).isPositive();
@@ -63,7 +68,7 @@ class LossBenchSmokeTest {
     @Timeout(120)
     void withoutNamespaceTheLibraryRunsOverItsOwnLinkConditioner() throws Exception {
         String line = LossBench.run("--network", "conditioner", "--loss", "5", "--seconds", "3", "--runs", "1",
-                "--warmup", "200", "--grace", "15", "--out", Path.of("target", "smoke-loss-conditioner").toString());
+                "--warmup", "200", "--settle-seconds", "0", "--grace", "15", "--out", Path.of("target", "smoke-loss-conditioner").toString());
         JsonNode result = JSON.readTree(line);
         assertThat(result.path("params").path("network").asString()).isEqualTo("link-conditioner");
         assertThat(names(result.path("results"))).containsExactly(LossBench.CONDITIONER_SYSTEM);
@@ -74,12 +79,42 @@ class LossBenchSmokeTest {
     }
 
     @Test
+    @Timeout(120)
+    void theMeasuredEventsFollowTheWarmUpAndTheSettleOnTheSameConnection() throws Exception {
+        String line = LossBench.run("--network", "conditioner", "--loss", "0", "--seconds", "2", "--runs", "1",
+                "--warmup", "400", "--settle-seconds", "1.5", "--grace", "15", "--out", Path.of("target", "smoke-loss-settle").toString());
+        JsonNode result = JSON.readTree(line);
+        assertThat(result.path("params").path("settle_seconds").asDouble()).isEqualTo(1.5);
+        JsonNode figures = result.path("results").path(LossBench.CONDITIONER_SYSTEM);
+        assertThat(figures.path("loss0/delivered").asInt()).isEqualTo(120);
+        // the receiver counts the events of its own connection before the first measured one: the warm-up
+        // (400) and 1.5 s at 60 Hz (90) at least; a warm-up or settle on another connection would leave 0
+        assertThat(figures.path("loss0/warm_events").asLong()).isGreaterThanOrEqualTo(400 + 90);
+        // the nodes' own counters count from the first measured event: with the 490 earlier events about 750 B
+        assertThat(figures.path("loss0/bytes_per_event").asDouble()).isBetween(64.0 + 28, 300.0);
+    }
+
+    @Test
+    void theCountersOfAPeerAreTakenFromTheFirstMeasuredEvent() {
+        assertThat(LossPeer.since("bytes=1500 datagrams=20 rtt_ms=0.1", "bytes=1000 datagrams=12 rtt_ms=0.2"))
+                .isEqualTo("bytes=500 datagrams=8 rtt_ms=0.1");
+        assertThat(LossPeer.since("bytes=1500 datagrams=20", "")).isEqualTo("bytes=1500 datagrams=20");
+    }
+
+    @Test
+    void aNegativeSettleIsRefusedBeforeTheRun() {
+        assertThatThrownBy(() -> LossBench.run("--network", "conditioner", "--settle-seconds", "-1",
+                "--out", Path.of("target", "smoke-loss-refused").toString()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--settle-seconds must be 0..3600");
+    }
+
+    @Test
     @Timeout(300)
     void throughTheDelayLineTheUdpSystemsSeeTheDelayAndTcpIsLeftOut() throws Exception {
         Assumptions.assumeTrue(NetNamespace.unavailable().isEmpty(),
                 () -> "skipped: the delayed loss run needs a network namespace: " + NetNamespace.unavailable().orElse(""));
         String line = LossBench.run("--delay-ms", "5", "--loss", "5", "--systems", "reliable-udp,tcp", "--seconds", "3",
-                "--runs", "1", "--warmup", "200", "--grace", "15", "--out", Path.of("target", "smoke-loss-delay").toString());
+                "--runs", "1", "--warmup", "200", "--settle-seconds", "1", "--grace", "15", "--out", Path.of("target", "smoke-loss-delay").toString());
         JsonNode result = JSON.readTree(line);
         assertThat(result.path("params").path("delay_ms").get(0).asDouble()).isEqualTo(5.0);
         assertThat(names(result.path("results"))).containsExactly("reliable-udp");
