@@ -81,23 +81,12 @@ public final class ScaleBench extends BenchCommand {
 
     /**
      * The server's configuration, in one place: the defaults (so "5,000 clients with the defaults" is
-     * what is measured), bound to loopback, with {@code ioThreads} I/O threads.
-     */
-    static NodeConfig serverConfig(int ioThreads) {
-        return Loopback.node().ioThreads(ioThreads).build();
-    }
-
-    /** As {@link #serverConfig(int)} on the port a {@code --port} name stands for. */
-    static NodeConfig serverConfig(int ioThreads, String port) {
-        return Loopback.node().ioThreads(ioThreads).batchedIo(ReliableUdp.batchedIo(port)).build();
-    }
-
-    /**
-     * As {@link #serverConfig(int, String)} for {@code clients} clients: above the default
-     * {@link NodeConfig#maxConnections()} (8,192) the one setting raised is that limit, to the client count.
+     * what is measured), bound to loopback, with {@code ioThreads} I/O threads, on the port a
+     * {@code --port} name stands for; above the default {@link NodeConfig#maxConnections()} (8,192) the
+     * one setting raised is that limit, to the client count.
      */
     static NodeConfig serverConfig(int ioThreads, String port, int clients) {
-        NodeConfig defaults = serverConfig(ioThreads, port);
+        NodeConfig defaults = Loopback.node().ioThreads(ioThreads).batchedIo(ReliableUdp.batchedIo(port)).build();
         return clients <= defaults.maxConnections() ? defaults : defaults.toBuilder().maxConnections(clients).build();
     }
 
